@@ -1,0 +1,184 @@
+//! XCDR serialization for DDS: the bytes a sample takes on the wire.
+//!
+//! This crate encodes and decodes values in XCDR1 and XCDR2 (OMG DDS-XTypes 1.3, section 7.4),
+//! both byte orders, for final, appendable and mutable types, and computes instance key hashes.
+//! It does no I/O and holds no state: encoding writes into a buffer the caller owns and never
+//! allocates; decoding borrows strings and octet sequences from the input where the type allows.
+//!
+//! The usual way in is `#[derive(DdsType)]`:
+//!
+//! ```
+//! use tachyon_cdr::{DdsType, XcdrVersion, Endianness};
+//!
+//! #[derive(DdsType, Debug, PartialEq)]
+//! #[dds(name = "ShapeType")]
+//! struct ShapeType {
+//!     #[dds(key, bound = 128)]
+//!     color: String,
+//!     x: i32,
+//!     y: i32,
+//!     shapesize: i32,
+//! }
+//!
+//! let shape = ShapeType { color: "RED".into(), x: 1, y: 2, shapesize: 30 };
+//! let mut buf = [0u8; 64];
+//! let n = tachyon_cdr::serialize(&shape, XcdrVersion::Xcdr2, Endianness::Little, &mut buf)?;
+//! let back: ShapeType = tachyon_cdr::deserialize(&buf[..n])?;
+//! assert_eq!(back, shape);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Mapping of IDL to Rust: `boolean` → `bool`, `char` → `char` (one octet, Latin-1),
+//! `octet`/`uint8` → `u8`, `int8` → `i8`, `short` → `i16`, `unsigned short` → `u16`, `long` →
+//! `i32`, `unsigned long` → `u32`, `long long` → `i64`, `unsigned long long` → `u64`, `float` →
+//! `f32`, `double` → `f64`, `string` → `String` or `&str`, `sequence<T>` → `Vec<T>` (or
+//! `&[u8]` for octets), `T a[N][M]` → `[[T; M]; N]`, `@optional T` → `Option<T>`, `enum` → a
+//! field-less Rust enum, `union` → a Rust enum whose variants carry `#[dds(case = …)]`. Bounds
+//! (`string<N>`, `sequence<T, N>`) are `#[dds(bound = N)]` on the member.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+// Lets the derive's `::tachyon_cdr::…` paths resolve inside this crate too.
+extern crate self as tachyon_cdr;
+
+mod encoding;
+mod error;
+#[doc(hidden)]
+pub mod fuzzing;
+mod impls;
+mod keyhash;
+pub mod member_id;
+mod optional;
+mod reader;
+mod traits;
+mod writer;
+
+pub use encoding::{Encapsulation, EncapsulationHeader, Endianness, Extensibility, XcdrVersion};
+pub use error::{DecodeError, DecodeErrorKind, EncodeError};
+pub use keyhash::{key_hash, key_hash_with_version, key_max_size, KeyHash, KEY_HASH_VERSION};
+pub use optional::{decode_maybe_bounded, decode_optional, encode_maybe_bounded, encode_optional};
+pub use reader::{MemberHeader, Reader, Region, MAX_DEPTH};
+pub use traits::{DdsType, Decode, Discriminator, Encode};
+pub use writer::{LengthMark, Writer};
+
+#[cfg(feature = "derive")]
+pub use tachyon_derive::DdsType;
+
+/// Serializes `value` with its encapsulation header into `buf`; returns the bytes written.
+///
+/// The payload is padded to a multiple of 4 and the padding count recorded in the header's
+/// options, as XTypes 1.3 (7.6.3.1.2) asks.
+#[inline]
+pub fn serialize<T: DdsType + ?Sized>(
+    value: &T,
+    version: XcdrVersion,
+    endian: Endianness,
+    buf: &mut [u8],
+) -> Result<usize, EncodeError> {
+    let capacity = buf.len();
+    let Some((head, body)) = buf.split_first_chunk_mut::<4>() else {
+        return Err(EncodeError::BufferTooSmall {
+            needed: 4,
+            capacity,
+        });
+    };
+    let mut w = Writer::new(body, version, endian);
+    value.encode(&mut w).map_err(|e| shift(e, 4))?;
+    let len = w.position();
+    let pad = (4 - len % 4) % 4;
+    // Trailing padding to a multiple of 4 (both versions align at least to 4).
+    w.align(4).map_err(|e| shift(e, 4))?;
+    let header = EncapsulationHeader {
+        encapsulation: Encapsulation::for_type(T::EXTENSIBILITY, version, endian),
+        options: pad as u16,
+    };
+    *head = header.to_bytes();
+    Ok(4 + len + pad)
+}
+
+/// Serializes `value` with its encapsulation header into a new vector.
+pub fn serialize_to_vec<T: DdsType + ?Sized>(
+    value: &T,
+    version: XcdrVersion,
+    endian: Endianness,
+) -> Result<Vec<u8>, EncodeError> {
+    let mut buf = vec![0u8; serialized_size(value, version)?];
+    let n = serialize(value, version, endian, &mut buf)?;
+    buf.truncate(n);
+    Ok(buf)
+}
+
+/// The number of bytes [`serialize`] writes for `value`, header and padding included.
+#[inline]
+pub fn serialized_size<T: DdsType + ?Sized>(
+    value: &T,
+    version: XcdrVersion,
+) -> Result<usize, EncodeError> {
+    let mut w = Writer::counter(version, Endianness::NATIVE);
+    value.encode(&mut w)?;
+    Ok(4 + w.position().div_ceil(4) * 4)
+}
+
+/// Deserializes a value from `bytes`, which start with the encapsulation header.
+///
+/// The header decides the XCDR version and byte order. Strings and octet sequences of
+/// borrowing types point into `bytes`.
+#[inline]
+pub fn deserialize<'de, T: DdsType + Decode<'de>>(bytes: &'de [u8]) -> Result<T, DecodeError> {
+    let header = EncapsulationHeader::parse(bytes)?;
+    let enc = header.encapsulation;
+    let mut r = Reader::new(&bytes[4..], enc.version(), enc.endianness(), 4);
+    T::decode(&mut r)
+}
+
+/// Serializes only the key members of `value` (its key-only form), without a header.
+pub fn serialize_key<T: DdsType + ?Sized>(
+    value: &T,
+    version: XcdrVersion,
+    endian: Endianness,
+    buf: &mut [u8],
+) -> Result<usize, EncodeError> {
+    let mut w = Writer::new(buf, version, endian);
+    value.encode_key(&mut w)?;
+    Ok(w.position())
+}
+
+/// Serializes the key-only payload of `value` with an encapsulation header, as carried by
+/// DATA submessages that dispose or unregister an instance: the header names the type's
+/// representation, the body holds only the key members (no DHEADER or member headers).
+pub fn serialize_key_payload<T: DdsType + ?Sized>(
+    value: &T,
+    version: XcdrVersion,
+    endian: Endianness,
+    buf: &mut [u8],
+) -> Result<usize, EncodeError> {
+    let capacity = buf.len();
+    let Some((head, body)) = buf.split_first_chunk_mut::<4>() else {
+        return Err(EncodeError::BufferTooSmall {
+            needed: 4,
+            capacity,
+        });
+    };
+    let mut w = Writer::new(body, version, endian);
+    value.encode_key(&mut w).map_err(|e| shift(e, 4))?;
+    let len = w.position();
+    let pad = (4 - len % 4) % 4;
+    // Trailing padding to a multiple of 4 (both versions align at least to 4).
+    w.align(4).map_err(|e| shift(e, 4))?;
+    let header = EncapsulationHeader {
+        encapsulation: Encapsulation::for_type(T::EXTENSIBILITY, version, endian),
+        options: pad as u16,
+    };
+    *head = header.to_bytes();
+    Ok(4 + len + pad)
+}
+
+fn shift(e: EncodeError, by: usize) -> EncodeError {
+    match e {
+        EncodeError::BufferTooSmall { needed, capacity } => EncodeError::BufferTooSmall {
+            needed: needed + by,
+            capacity: capacity + by,
+        },
+        other => other,
+    }
+}

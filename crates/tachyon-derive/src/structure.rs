@@ -1,0 +1,390 @@
+//! Expansion for structs: members in declaration order, keys, optional members, and the three
+//! extensibility layouts.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::{DataStruct, DeriveInput, Fields, Ident, Type};
+
+use crate::attrs::{self, AutoId, ContainerAttrs, Ext};
+use crate::common::{
+    decode_generics, encode_generics, extensibility, hashed_member_id, opt_u32, option_inner,
+    type_name,
+};
+
+struct Member<'a> {
+    ident: &'a Ident,
+    /// The member's type without `Option<…>` for optional members.
+    ty: &'a Type,
+    optional: bool,
+    key: bool,
+    id: u32,
+    must_understand: bool,
+    bound: Option<u32>,
+}
+
+pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream> {
+    let c = attrs::container(&input.attrs)?;
+    if c.switch.is_some() {
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            "`switch` applies to unions (enums with cases), not structs",
+        ));
+    }
+    let members = members(data, &c)?;
+    let k = &c.krate;
+    let name = &input.ident;
+    let keyed = members.iter().any(|m| m.key);
+
+    let encode_body = encode_body(&members, &c);
+    let decode_body = decode_body(&members, &c);
+    let key_body = key_body(&members, keyed, k);
+    let key_max_body = key_max_body(&members, keyed, k);
+    let min_size = min_size(&members, &c);
+    let default_fields = members.iter().map(|m| {
+        let id = m.ident;
+        let ty = m.ty;
+        if m.optional {
+            quote!(#id: ::core::option::Option::None)
+        } else {
+            quote!(#id: <#ty as #k::Decode<'__de>>::default_value()?)
+        }
+    });
+
+    let eg = encode_generics(&input.generics, k);
+    let (eimpl, _, ewhere) = eg.split_for_impl();
+    let (_, ty_generics, _) = input.generics.split_for_impl();
+    let dg = decode_generics(&input.generics, k);
+    let (dimpl, _, dwhere) = dg.split_for_impl();
+    let tname = type_name(input, &c);
+    let ext = extensibility(&c);
+
+    Ok(quote! {
+        impl #eimpl #k::Encode for #name #ty_generics #ewhere {
+            fn encode(&self, w: &mut #k::Writer<'_>) -> ::core::result::Result<(), #k::EncodeError> {
+                #encode_body
+            }
+            fn encode_key(&self, w: &mut #k::Writer<'_>) -> ::core::result::Result<(), #k::EncodeError> {
+                #key_body
+            }
+            fn key_max_end(
+                start: usize,
+                version: #k::XcdrVersion,
+                _bound: ::core::option::Option<u32>,
+            ) -> ::core::option::Option<usize> {
+                #key_max_body
+            }
+        }
+
+        impl #dimpl #k::Decode<'__de> for #name #ty_generics #dwhere {
+            const MIN_SIZE: usize = #min_size;
+            fn decode(r: &mut #k::Reader<'__de>) -> ::core::result::Result<Self, #k::DecodeError> {
+                r.enter()?;
+                let result = (|r: &mut #k::Reader<'__de>| -> ::core::result::Result<Self, #k::DecodeError> {
+                    #decode_body
+                })(r);
+                r.leave();
+                result
+            }
+            fn default_value() -> ::core::option::Option<Self> {
+                ::core::option::Option::Some(Self { #(#default_fields,)* })
+            }
+        }
+
+        impl #eimpl #k::DdsType for #name #ty_generics #ewhere {
+            const TYPE_NAME: &'static str = #tname;
+            const EXTENSIBILITY: #k::Extensibility = #ext;
+            const KEYED: bool = #keyed;
+        }
+    })
+}
+
+fn members<'a>(data: &'a DataStruct, c: &ContainerAttrs) -> syn::Result<Vec<Member<'a>>> {
+    let Fields::Named(named) = &data.fields else {
+        return Err(syn::Error::new_spanned(
+            &data.fields,
+            "DdsType structs need named fields (IDL members have names)",
+        ));
+    };
+    let mut next_id: u32 = 0;
+    let mut out = Vec::new();
+    for f in &named.named {
+        let a = attrs::field(&f.attrs)?;
+        let ident = f.ident.as_ref().expect("named fields have identifiers");
+        let inner = option_inner(&f.ty);
+        let optional = a.optional || inner.is_some();
+        let ty = inner.unwrap_or(&f.ty);
+        if optional && inner.is_none() {
+            return Err(syn::Error::new_spanned(
+                &f.ty,
+                "an optional member must have type Option<T>",
+            ));
+        }
+        if optional && a.key {
+            return Err(syn::Error::new_spanned(
+                &f.ty,
+                "a key member cannot be optional",
+            ));
+        }
+        let idl_name = a.name.clone().unwrap_or_else(|| ident.to_string());
+        let id = match (a.id, c.autoid) {
+            (Some(id), _) => id,
+            (None, AutoId::Sequential) => next_id,
+            (None, AutoId::Hash) => hashed_member_id(&idl_name),
+        };
+        if id > 0x0fff_ffff {
+            return Err(syn::Error::new_spanned(
+                ident,
+                "member ids are 28 bits (at most 0x0fffffff)",
+            ));
+        }
+        next_id = id.wrapping_add(1);
+        out.push(Member {
+            ident,
+            ty,
+            optional,
+            key: a.key,
+            id,
+            // XTypes: key members of mutable types are always must-understand.
+            must_understand: a.must_understand || a.key,
+            bound: a.bound,
+        });
+    }
+    for (i, m) in out.iter().enumerate() {
+        if out[..i].iter().any(|o| o.id == m.id) {
+            return Err(syn::Error::new_spanned(
+                m.ident,
+                format!("member id {} is used twice", m.id),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn encode_value(m: &Member, value: TokenStream, k: &syn::Path) -> TokenStream {
+    match m.bound {
+        Some(b) => quote!(#k::Encode::encode_bounded(#value, w, #b)?;),
+        None => quote!(#k::Encode::encode(#value, w)?;),
+    }
+}
+
+fn encode_body(members: &[Member], c: &ContainerAttrs) -> TokenStream {
+    let k = &c.krate;
+    match c.ext {
+        Ext::Final | Ext::Appendable => {
+            let fields = members.iter().map(|m| {
+                let id = m.ident;
+                if m.optional {
+                    let mid = m.id;
+                    let mu = m.must_understand;
+                    let bound = opt_u32(m.bound);
+                    quote!(#k::encode_optional(w, &self.#id, #mid, #mu, #bound)?;)
+                } else {
+                    encode_value(m, quote!(&self.#id), k)
+                }
+            });
+            if c.ext == Ext::Appendable {
+                quote! {
+                    let mark = w.begin_dheader()?;
+                    #(#fields)*
+                    w.end_dheader(mark)
+                }
+            } else {
+                quote! {
+                    #(#fields)*
+                    ::core::result::Result::Ok(())
+                }
+            }
+        }
+        Ext::Mutable => {
+            let fields = members.iter().map(|m| {
+                let id = m.ident;
+                let ty = m.ty;
+                let mid = m.id;
+                let mu = m.must_understand;
+                let enc = encode_value(m, quote!(v), k);
+                let one = quote! {
+                    let member = w.begin_member(#mid, #mu, <#ty as #k::Encode>::LENGTH_CODE)?;
+                    #enc
+                    w.end_member(member)?;
+                };
+                if m.optional {
+                    quote!(if let ::core::option::Option::Some(v) = &self.#id { #one })
+                } else {
+                    quote!({ let v = &self.#id; #one })
+                }
+            });
+            quote! {
+                let mark = w.begin_dheader()?;
+                #(#fields)*
+                w.end_parameter_list()?;
+                w.end_dheader(mark)
+            }
+        }
+    }
+}
+
+fn decode_value(m: &Member, k: &syn::Path) -> TokenStream {
+    let ty = m.ty;
+    match m.bound {
+        Some(b) => quote!(<#ty as #k::Decode<'__de>>::decode_bounded(r, #b)),
+        None => quote!(<#ty as #k::Decode<'__de>>::decode(r)),
+    }
+}
+
+fn missing(m: &Member, k: &syn::Path) -> TokenStream {
+    let ty = m.ty;
+    let mid = m.id;
+    quote! {
+        match <#ty as #k::Decode<'__de>>::default_value() {
+            ::core::option::Option::Some(v) => v,
+            ::core::option::Option::None => {
+                return ::core::result::Result::Err(
+                    r.error(#k::DecodeErrorKind::MissingMember { member_id: #mid }),
+                )
+            }
+        }
+    }
+}
+
+fn decode_body(members: &[Member], c: &ContainerAttrs) -> TokenStream {
+    let k = &c.krate;
+    match c.ext {
+        Ext::Final => {
+            let fields = members.iter().map(|m| {
+                let id = m.ident;
+                if m.optional {
+                    let bound = opt_u32(m.bound);
+                    quote!(#id: #k::decode_optional(r, #bound)?)
+                } else {
+                    let v = decode_value(m, k);
+                    quote!(#id: #v?)
+                }
+            });
+            quote!(::core::result::Result::Ok(Self { #(#fields,)* }))
+        }
+        Ext::Appendable => {
+            let fields = members.iter().map(|m| {
+                let id = m.ident;
+                if m.optional {
+                    let bound = opt_u32(m.bound);
+                    quote! {
+                        #id: if r.is_xcdr2() && r.at_end() {
+                            ::core::option::Option::None
+                        } else {
+                            #k::decode_optional(r, #bound)?
+                        }
+                    }
+                } else {
+                    let v = decode_value(m, k);
+                    let miss = missing(m, k);
+                    quote!(#id: if r.is_xcdr2() && r.at_end() { #miss } else { #v? })
+                }
+            });
+            quote! {
+                let region = r.begin_delimited()?;
+                let value = (|r: &mut #k::Reader<'__de>| -> ::core::result::Result<Self, #k::DecodeError> {
+                    ::core::result::Result::Ok(Self { #(#fields,)* })
+                })(r);
+                r.end_region(region);
+                value
+            }
+        }
+        Ext::Mutable => {
+            let locals: Vec<Ident> = members
+                .iter()
+                .map(|m| format_ident!("__m_{}", m.ident))
+                .collect();
+            let decls = members.iter().zip(&locals).map(|(m, l)| {
+                let ty = m.ty;
+                quote!(let mut #l: ::core::option::Option<#ty> = ::core::option::Option::None;)
+            });
+            let arms = members.iter().zip(&locals).map(|(m, l)| {
+                let mid = m.id;
+                let v = decode_value(m, k);
+                quote! {
+                    #mid => {
+                        #l = ::core::option::Option::Some(r.member_value(&member, |r| #v)?);
+                    }
+                }
+            });
+            let fields = members.iter().zip(&locals).map(|(m, l)| {
+                let id = m.ident;
+                if m.optional {
+                    quote!(#id: #l)
+                } else {
+                    let miss = missing(m, k);
+                    quote!(#id: match #l { ::core::option::Option::Some(v) => v, ::core::option::Option::None => #miss })
+                }
+            });
+            quote! {
+                let region = r.begin_delimited()?;
+                #(#decls)*
+                let scan = (|r: &mut #k::Reader<'__de>| -> ::core::result::Result<(), #k::DecodeError> {
+                    while let ::core::option::Option::Some(member) = r.next_member()? {
+                        match member.id {
+                            #(#arms)*
+                            _ => r.skip_member(&member)?,
+                        }
+                    }
+                    ::core::result::Result::Ok(())
+                })(r);
+                r.end_region(region);
+                scan?;
+                ::core::result::Result::Ok(Self { #(#fields,)* })
+            }
+        }
+    }
+}
+
+fn key_body(members: &[Member], keyed: bool, k: &syn::Path) -> TokenStream {
+    let keys = members.iter().filter(|m| m.key || !keyed).map(|m| {
+        let id = m.ident;
+        if m.optional {
+            // Optional members of a nested key struct: the present octet, then the value.
+            quote! {
+                w.write_bool(self.#id.is_some())?;
+                if let ::core::option::Option::Some(v) = &self.#id {
+                    #k::Encode::encode_key(v, w)?;
+                }
+            }
+        } else {
+            quote!(#k::Encode::encode_key(&self.#id, w)?;)
+        }
+    });
+    quote! {
+        #(#keys)*
+        ::core::result::Result::Ok(())
+    }
+}
+
+fn key_max_body(members: &[Member], keyed: bool, k: &syn::Path) -> TokenStream {
+    if members.iter().any(|m| (m.key || !keyed) && m.optional) {
+        return quote!(let _ = (start, version); ::core::option::Option::None);
+    }
+    let steps = members.iter().filter(|m| m.key || !keyed).map(|m| {
+        let ty = m.ty;
+        let bound = opt_u32(m.bound);
+        quote!(let pos = <#ty as #k::Encode>::key_max_end(pos, version, #bound)?;)
+    });
+    quote! {
+        let pos = start;
+        #(#steps)*
+        ::core::option::Option::Some(pos)
+    }
+}
+
+fn min_size(members: &[Member], c: &ContainerAttrs) -> TokenStream {
+    let k = &c.krate;
+    if c.ext != Ext::Final {
+        return quote!(1);
+    }
+    let parts = members.iter().map(|m| {
+        let ty = m.ty;
+        if m.optional {
+            quote!(1)
+        } else {
+            quote!(<#ty as #k::Decode<'__de>>::MIN_SIZE)
+        }
+    });
+    quote!(0 #(+ #parts)*)
+}

@@ -1,0 +1,157 @@
+//! Locators: transport kind, port and 16-byte address, with `SocketAddr` conversions.
+
+use crate::bytes::{Codec, Reader, Writer};
+use crate::error::{EmitError, WireError};
+use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+
+/// Where an endpoint can be reached: kind, port and a 16-byte address.
+///
+/// Kinds other than UDPv4/UDPv6 (TCP, shared memory, vendor kinds) are kept as sent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Locator {
+    /// Transport kind (`KIND_*`).
+    pub kind: i32,
+    /// Port (u32 on the wire; UDP uses the low 16 bits).
+    pub port: u32,
+    /// Address; IPv4 lives in the last four bytes.
+    pub address: [u8; 16],
+}
+
+impl Locator {
+    /// LOCATOR_KIND_INVALID.
+    pub const KIND_INVALID: i32 = -1;
+    /// LOCATOR_KIND_RESERVED.
+    pub const KIND_RESERVED: i32 = 0;
+    /// LOCATOR_KIND_UDPv4.
+    pub const KIND_UDPV4: i32 = 1;
+    /// LOCATOR_KIND_UDPv6.
+    pub const KIND_UDPV6: i32 = 2;
+    /// TCPv4 (Fast DDS / RTPS-over-TCP PSM).
+    pub const KIND_TCPV4: i32 = 4;
+    /// TCPv6 (Fast DDS / RTPS-over-TCP PSM).
+    pub const KIND_TCPV6: i32 = 8;
+    /// Fast DDS shared-memory locator kind.
+    pub const KIND_FASTDDS_SHM: i32 = 16;
+    /// Bytes a locator takes on the wire.
+    pub const WIRE_LEN: usize = 24;
+    /// LOCATOR_INVALID.
+    pub const INVALID: Locator = Locator {
+        kind: Self::KIND_INVALID,
+        port: 0,
+        address: [0; 16],
+    };
+
+    /// The socket address for UDP/TCP v4/v6 locators whose port fits in 16 bits.
+    pub fn to_socket_addr(&self) -> Option<SocketAddr> {
+        let port = u16::try_from(self.port).ok()?;
+        match self.kind {
+            Self::KIND_UDPV4 | Self::KIND_TCPV4 => {
+                let [.., a, b, c, d] = self.address;
+                Some(SocketAddr::new(Ipv4Addr::new(a, b, c, d).into(), port))
+            }
+            Self::KIND_UDPV6 | Self::KIND_TCPV6 => {
+                Some(SocketAddr::new(Ipv6Addr::from(self.address).into(), port))
+            }
+            _ => None,
+        }
+    }
+
+    /// A UDP locator for `addr` (UDPv4 or UDPv6 by address family).
+    pub fn udp(addr: SocketAddr) -> Self {
+        match addr.ip() {
+            IpAddr::V4(v4) => {
+                let mut address = [0u8; 16];
+                address[12..].copy_from_slice(&v4.octets());
+                Locator {
+                    kind: Self::KIND_UDPV4,
+                    port: u32::from(addr.port()),
+                    address,
+                }
+            }
+            IpAddr::V6(v6) => Locator {
+                kind: Self::KIND_UDPV6,
+                port: u32::from(addr.port()),
+                address: v6.octets(),
+            },
+        }
+    }
+}
+
+impl From<SocketAddr> for Locator {
+    fn from(addr: SocketAddr) -> Self {
+        Locator::udp(addr)
+    }
+}
+
+/// The compact IPv4 locator of INFO_REPLY_IP4: address and port as u32.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct LocatorUdpV4 {
+    /// IPv4 address as a u32 (host order after decoding).
+    pub address: u32,
+    /// UDP port.
+    pub port: u32,
+}
+
+impl LocatorUdpV4 {
+    /// The socket address, if the port fits in 16 bits.
+    pub fn to_socket_addr(&self) -> Option<SocketAddr> {
+        let port = u16::try_from(self.port).ok()?;
+        Some(SocketAddr::new(Ipv4Addr::from(self.address).into(), port))
+    }
+}
+
+impl Codec for Locator {
+    fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        Ok(Locator {
+            kind: r.i32()?,
+            port: r.u32()?,
+            address: r.array()?,
+        })
+    }
+    fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
+        w.i32(self.kind)?;
+        w.u32(self.port)?;
+        w.put(&self.address)
+    }
+}
+
+impl Codec for LocatorUdpV4 {
+    fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
+        Ok(LocatorUdpV4 {
+            address: r.u32()?,
+            port: r.u32()?,
+        })
+    }
+    fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
+        w.u32(self.address)?;
+        w.u32(self.port)
+    }
+}
+
+impl fmt::Display for Locator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let proto = match self.kind {
+            Self::KIND_UDPV4 | Self::KIND_UDPV6 => "udp",
+            Self::KIND_TCPV4 | Self::KIND_TCPV6 => "tcp",
+            Self::KIND_INVALID => return f.write_str("invalid"),
+            _ => "",
+        };
+        match self.to_socket_addr() {
+            Some(sa) => write!(f, "{proto}/{sa}"),
+            None => {
+                write!(f, "kind{}/", self.kind)?;
+                for b in self.address {
+                    write!(f, "{b:02x}")?;
+                }
+                write!(f, ":{}", self.port)
+            }
+        }
+    }
+}
+
+impl fmt::Display for LocatorUdpV4 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "udp/{}:{}", Ipv4Addr::from(self.address), self.port)
+    }
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The project's one test command: installs what the tests need when it is missing, then runs
+# formatting, lints and every test of the workspace. `.ci/run` calls exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '\n== %s\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# --- what the tests need -------------------------------------------------------------------
+if ! command -v cargo >/dev/null 2>&1; then
+    [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
+fi
+command -v cargo >/dev/null 2>&1 || die "cargo not found: install Rust (https://rustup.rs) and re-run"
+
+if command -v rustup >/dev/null 2>&1; then
+    for c in rustfmt clippy; do
+        if ! rustup component list --installed 2>/dev/null | grep -q "^$c"; then
+            say "installing rust component $c"
+            rustup component add "$c"
+        fi
+    done
+fi
+cargo fmt --version >/dev/null 2>&1 || die "rustfmt missing: rustup component add rustfmt"
+cargo clippy --version >/dev/null 2>&1 || die "clippy missing: rustup component add clippy"
+
+# Debian packages the tests use (none yet beyond a C toolchain for build scripts of
+# dependencies; the peers' packages are only needed to regenerate interop/ data).
+need_pkgs=()
+command -v cc >/dev/null 2>&1 || need_pkgs+=(build-essential)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        say "installing ${need_pkgs[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq "${need_pkgs[@]}" || apt-get install -y -qq "${need_pkgs[@]}"
+    else
+        die "missing Debian packages: ${need_pkgs[*]} (run as root, or apt-get install them)"
+    fi
+fi
+
+# --- checks ----------------------------------------------------------------------------------
+say "cargo fmt --check"
+cargo fmt --all --check
+
+say "cargo clippy --all-targets -- -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+say "cargo test"
+cargo test --workspace --locked
+
+say "all checks passed"
