@@ -75,25 +75,7 @@ pub fn serialize<T: DdsType + ?Sized>(
     endian: Endianness,
     buf: &mut [u8],
 ) -> Result<usize, EncodeError> {
-    let capacity = buf.len();
-    let Some((head, body)) = buf.split_first_chunk_mut::<4>() else {
-        return Err(EncodeError::BufferTooSmall {
-            needed: 4,
-            capacity,
-        });
-    };
-    let mut w = Writer::new(body, version, endian);
-    value.encode(&mut w).map_err(|e| shift(e, 4))?;
-    let len = w.position();
-    let pad = (4 - len % 4) % 4;
-    // Trailing padding to a multiple of 4 (both versions align at least to 4).
-    w.align(4).map_err(|e| shift(e, 4))?;
-    let header = EncapsulationHeader {
-        encapsulation: Encapsulation::for_type(T::EXTENSIBILITY, version, endian),
-        options: pad as u16,
-    };
-    *head = header.to_bytes();
-    Ok(4 + len + pad)
+    encapsulate::<T>(version, endian, buf, |w| value.encode(w))
 }
 
 /// Serializes `value` with its encapsulation header into a new vector.
@@ -152,25 +134,35 @@ pub fn serialize_key_payload<T: DdsType + ?Sized>(
     endian: Endianness,
     buf: &mut [u8],
 ) -> Result<usize, EncodeError> {
+    encapsulate::<T>(version, endian, buf, |w| value.encode_key(w))
+}
+
+/// Writes the encapsulation header of `T`, the body `body` writes, and the trailing padding.
+#[inline(always)]
+fn encapsulate<T: DdsType + ?Sized>(
+    version: XcdrVersion,
+    endian: Endianness,
+    buf: &mut [u8],
+    body: impl FnOnce(&mut Writer<'_>) -> Result<(), EncodeError>,
+) -> Result<usize, EncodeError> {
     let capacity = buf.len();
-    let Some((head, body)) = buf.split_first_chunk_mut::<4>() else {
+    let Some((head, rest)) = buf.split_first_chunk_mut::<4>() else {
         return Err(EncodeError::BufferTooSmall {
             needed: 4,
             capacity,
         });
     };
-    let mut w = Writer::new(body, version, endian);
-    value.encode_key(&mut w).map_err(|e| shift(e, 4))?;
+    let mut w = Writer::new(rest, version, endian);
+    body(&mut w).map_err(|e| shift(e, 4))?;
     let len = w.position();
-    let pad = (4 - len % 4) % 4;
     // Trailing padding to a multiple of 4 (both versions align at least to 4).
     w.align(4).map_err(|e| shift(e, 4))?;
     let header = EncapsulationHeader {
         encapsulation: Encapsulation::for_type(T::EXTENSIBILITY, version, endian),
-        options: pad as u16,
+        options: (w.position() - len) as u16,
     };
     *head = header.to_bytes();
-    Ok(4 + len + pad)
+    Ok(4 + w.position())
 }
 
 fn shift(e: EncodeError, by: usize) -> EncodeError {

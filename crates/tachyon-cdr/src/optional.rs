@@ -34,6 +34,7 @@ pub fn encode_optional<T: Encode>(
 /// Reads an optional member of a final or appendable type.
 pub fn decode_optional<'de, T: Decode<'de>>(
     r: &mut Reader<'de>,
+    member_id: u32,
     bound: Option<u32>,
 ) -> Result<Option<T>, DecodeError> {
     if r.is_xcdr2() {
@@ -43,7 +44,7 @@ pub fn decode_optional<'de, T: Decode<'de>>(
             Ok(None)
         };
     }
-    match r.begin_optional1()? {
+    match r.begin_optional1(member_id)? {
         None => Ok(None),
         Some(region) => {
             let v = decode_maybe_bounded(r, bound);

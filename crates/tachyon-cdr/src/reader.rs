@@ -7,7 +7,8 @@
 use crate::encoding::{Endianness, XcdrVersion};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::writer::{
-    EMHEADER_MUST_UNDERSTAND, MEMBER_ID_MASK, PID_EXTENDED, PID_FLAG_MUST_UNDERSTAND, PID_LIST_END,
+    EMHEADER_MUST_UNDERSTAND, MEMBER_ID_MASK, PID_EXTENDED, PID_FLAG_MUST_UNDERSTAND, PID_IGNORE,
+    PID_LIST_END,
 };
 
 /// How deep structures may nest before decoding gives up (protects the stack).
@@ -18,6 +19,8 @@ pub const MAX_DEPTH: u16 = 128;
 pub struct Reader<'de> {
     buf: &'de [u8],
     pos: usize,
+    /// Where alignment counts from (the start, or an XCDR1 parameter value's start).
+    origin: usize,
     limit: usize,
     base: usize,
     depth: u16,
@@ -32,6 +35,7 @@ pub struct Region {
     /// Where the region ends; `None` for XCDR1 "regions", which have no delimiter.
     end: Option<usize>,
     saved_limit: usize,
+    saved_origin: usize,
 }
 
 /// One member header of a mutable type, as read by [`Reader::next_member`].
@@ -52,6 +56,7 @@ impl<'de> Reader<'de> {
         Reader {
             buf,
             pos: 0,
+            origin: 0,
             limit: buf.len(),
             base,
             depth: 0,
@@ -114,15 +119,18 @@ impl<'de> Reader<'de> {
 
     #[inline(always)]
     fn take(&mut self, n: usize) -> Result<&'de [u8], DecodeError> {
-        if n > self.limit - self.pos {
-            return Err(self.error(DecodeErrorKind::Truncated {
-                needed: n,
-                remaining: self.limit - self.pos,
-            }));
-        }
         let start = self.pos;
-        self.pos += n;
-        Ok(&self.buf[start..start + n])
+        // `limit <= buf.len()` always holds, so `get` only fails when the limit does.
+        match self.buf.get(start..start.saturating_add(n)) {
+            Some(s) if n <= self.limit - start => {
+                self.pos = start + n;
+                Ok(s)
+            }
+            _ => Err(self.error(DecodeErrorKind::Truncated {
+                needed: n,
+                remaining: self.limit - start,
+            })),
+        }
     }
 
     #[inline(always)]
@@ -142,7 +150,7 @@ impl<'de> Reader<'de> {
             align
         };
         // Alignments are powers of two, so a mask replaces a (slow) division.
-        let pad = a.wrapping_sub(self.pos) & (a - 1);
+        let pad = a.wrapping_sub(self.pos - self.origin) & (a - 1);
         if pad != 0 {
             self.take(pad)?;
         }
@@ -251,6 +259,7 @@ impl<'de> Reader<'de> {
             return Ok(Region {
                 end: None,
                 saved_limit: self.limit,
+                saved_origin: self.origin,
             });
         }
         let len = self.read_u32()? as usize;
@@ -271,6 +280,7 @@ impl<'de> Reader<'de> {
         let r = Region {
             end: Some(end),
             saved_limit: self.limit,
+            saved_origin: self.origin,
         };
         self.limit = end;
         r
@@ -290,6 +300,7 @@ impl<'de> Reader<'de> {
             self.pos = end.max(self.pos).min(region.saved_limit);
         }
         self.limit = region.saved_limit;
+        self.origin = region.saved_origin;
     }
 
     /// Reads the next member header of a mutable type, or `None` at the end of the members
@@ -373,8 +384,8 @@ impl<'de> Reader<'de> {
                 let l = self.read_u32()? as usize;
                 self.take(len - 8)?;
                 (idf & MEMBER_ID_MASK, idf & 0x4000_0000 != 0, l)
-            } else if bare == 0 && len == 0 && pid & 0x8000 == 0 {
-                // PID_PAD-like filler with no content.
+            } else if bare == PID_IGNORE {
+                self.take(len)?;
                 continue;
             } else {
                 (u32::from(bare), must_understand, len)
@@ -404,6 +415,10 @@ impl<'de> Reader<'de> {
     ) -> Result<T, DecodeError> {
         self.pos = member.value_start;
         let region = self.open_region(member.value_end);
+        if !self.is_xcdr2() {
+            // An XCDR1 parameter value aligns from its own start.
+            self.origin = member.value_start;
+        }
         let v = f(self);
         self.end_region(region);
         v
@@ -421,24 +436,30 @@ impl<'de> Reader<'de> {
         Ok(())
     }
 
-    /// Opens an XCDR1 optional member of a non-mutable type (a parameter header): returns the
-    /// region of its value, or `None` when it is absent (length 0).
+    /// Opens an XCDR1 optional member of a non-mutable type (a parameter header carrying
+    /// `member_id`): returns the region of its value, or `None` when it is absent (length 0).
     #[inline]
-    pub fn begin_optional1(&mut self) -> Result<Option<Region>, DecodeError> {
+    pub fn begin_optional1(&mut self, member_id: u32) -> Result<Option<Region>, DecodeError> {
         self.align(4)?;
         let at = self.pos;
         let pid = self.read_u16()?;
         let len = self.read_u16()? as usize;
-        let len = if pid & 0x3fff == PID_EXTENDED {
-            self.read_u32()?;
+        let (id, len) = if pid & 0x3fff == PID_EXTENDED {
+            let id = self.read_u32()? & MEMBER_ID_MASK;
             let l = self.read_u32()? as usize;
             if len > 8 {
                 self.take(len - 8)?;
             }
-            l
+            (id, l)
         } else {
-            len
+            (u32::from(pid & 0x3fff), len)
         };
+        if id != member_id {
+            self.pos = at;
+            return Err(self.error(DecodeErrorKind::InvalidMemberHeader {
+                reason: "optional member header carries another member's id",
+            }));
+        }
         if len == 0 {
             return Ok(None);
         }
@@ -450,7 +471,9 @@ impl<'de> Reader<'de> {
                 remaining: self.remaining(),
             }));
         }
-        Ok(Some(self.open_region(self.pos + len)))
+        let region = self.open_region(self.pos + len);
+        self.origin = self.pos;
+        Ok(Some(region))
     }
 }
 

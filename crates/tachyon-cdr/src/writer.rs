@@ -5,6 +5,10 @@
 //! encoding code, so a size can never disagree with what is written. Lengths that come before
 //! the data they measure (DHEADER, EMHEADER's NEXTINT, XCDR1 parameter lengths) are written as
 //! placeholders and patched once the data is out, so encoding is a single pass.
+//!
+//! Alignment counts from an *origin*: the start of the stream, except inside an XCDR1 parameter
+//! (a mutable member or an optional member), whose value aligns as if it started the stream
+//! (XTypes 1.3 7.4.1.2; Cyclone DDS, Fast-CDR and OpenDDS all do this).
 
 use crate::encoding::{Endianness, XcdrVersion};
 use crate::error::EncodeError;
@@ -13,6 +17,8 @@ use crate::error::EncodeError;
 pub(crate) const PID_EXTENDED: u16 = 0x3f01;
 /// XCDR1 parameter id that ends a parameter list.
 pub(crate) const PID_LIST_END: u16 = 0x3f02;
+/// XCDR1 parameter id a reader skips (filler).
+pub(crate) const PID_IGNORE: u16 = 0x3f03;
 /// Must-understand flag of an XCDR1 short parameter id.
 pub(crate) const PID_FLAG_MUST_UNDERSTAND: u16 = 0x4000;
 /// Must-understand flag of an XCDR2 EMHEADER.
@@ -25,6 +31,7 @@ pub(crate) const MEMBER_ID_MASK: u32 = 0x0fff_ffff;
 pub struct Writer<'a> {
     buf: &'a mut [u8],
     pos: usize,
+    origin: usize,
     counting: bool,
     version: XcdrVersion,
     endian: Endianness,
@@ -42,8 +49,13 @@ pub struct LengthMark {
 enum MarkKind {
     /// A 32-bit length of the bytes that follow it (DHEADER, NEXTINT).
     U32,
-    /// An XCDR1 short parameter header (16-bit id, 16-bit length); `id` kept for widening.
-    Param1 { id: u32, must_understand: bool },
+    /// An XCDR1 parameter header (short, widened to extended when needed); the value's
+    /// alignment origin replaced `saved_origin` until the parameter closes.
+    Param1 {
+        id: u32,
+        must_understand: bool,
+        saved_origin: usize,
+    },
     /// Nothing to patch (XCDR1 has no DHEADER).
     None,
 }
@@ -54,6 +66,7 @@ impl<'a> Writer<'a> {
         Writer {
             buf,
             pos: 0,
+            origin: 0,
             counting: false,
             version,
             endian,
@@ -65,6 +78,7 @@ impl<'a> Writer<'a> {
         Writer {
             buf: &mut [],
             pos: 0,
+            origin: 0,
             counting: true,
             version,
             endian,
@@ -134,7 +148,7 @@ impl<'a> Writer<'a> {
             align
         };
         // Alignments are powers of two, so a mask replaces a (slow) division.
-        let pad = a.wrapping_sub(self.pos) & (a - 1);
+        let pad = a.wrapping_sub(self.pos - self.origin) & (a - 1);
         if pad != 0 {
             self.pad_zeros(pad)?;
         }
@@ -219,11 +233,19 @@ impl<'a> Writer<'a> {
                 at: memchr_nul(bytes).unwrap_or(0),
             });
         }
-        self.write_len(bytes.len() + 1)?;
-        if let Some(dst) = self.reserve(bytes.len() + 1)? {
-            let (body, nul) = dst.split_at_mut(bytes.len());
+        let n = bytes.len() + 1;
+        let len = u32::try_from(n).map_err(|_| EncodeError::LengthOverflow { len: n })?;
+        self.align(4)?;
+        let len = self.u32_bytes(len);
+        // One reservation for the length, the characters and the NUL.
+        if let Some(dst) = self.reserve(4 + n)? {
+            let (head, rest) = dst.split_at_mut(4);
+            head.copy_from_slice(&len);
+            let (body, nul) = rest.split_at_mut(bytes.len());
             body.copy_from_slice(bytes);
-            nul[0] = 0;
+            if let Some(z) = nul.first_mut() {
+                *z = 0;
+            }
         }
         Ok(())
     }
@@ -310,11 +332,14 @@ impl<'a> Writer<'a> {
         } else {
             self.put([0; 12])?;
         }
+        let saved_origin = self.origin;
+        self.origin = self.pos;
         Ok(LengthMark {
             at,
             kind: MarkKind::Param1 {
                 id: member_id,
                 must_understand,
+                saved_origin,
             },
         })
     }
@@ -326,7 +351,8 @@ impl<'a> Writer<'a> {
             return Ok(());
         }
         self.align(4)?;
-        self.write_u16(PID_LIST_END)?;
+        // XTypes 1.3 table 34 sets must-understand on the list end, as Cyclone DDS does.
+        self.write_u16(PID_LIST_END | PID_FLAG_MUST_UNDERSTAND)?;
         self.write_u16(0)
     }
 
@@ -343,13 +369,17 @@ impl<'a> Writer<'a> {
             MarkKind::Param1 {
                 id,
                 must_understand,
-            } => self.end_param1(mark.at, id, must_understand),
+                saved_origin,
+            } => {
+                self.origin = saved_origin;
+                self.end_param1(mark.at, id, must_understand)
+            }
         }
     }
 
     fn end_param1(&mut self, at: usize, id: u32, must_understand: bool) -> Result<(), EncodeError> {
-        // Parameter values are padded to a multiple of 4, padding included in the length.
-        self.align(4)?;
+        // The length is the value's exact size (XTypes 1.3); the next header's own alignment
+        // supplies any gap, which Fast-CDR's reader requires.
         let extended_now = id >= u32::from(PID_EXTENDED);
         let header = if extended_now { 12 } else { 4 };
         let len = self.pos - at - header;

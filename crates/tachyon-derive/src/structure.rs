@@ -18,6 +18,7 @@ struct Member<'a> {
     optional: bool,
     key: bool,
     id: u32,
+    /// `#[dds(must_understand)]`; key members of mutable types get the flag as well in XCDR2.
     must_understand: bool,
     bound: Option<u32>,
 }
@@ -144,8 +145,7 @@ fn members<'a>(data: &'a DataStruct, c: &ContainerAttrs) -> syn::Result<Vec<Memb
             optional,
             key: a.key,
             id,
-            // XTypes: key members of mutable types are always must-understand.
-            must_understand: a.must_understand || a.key,
+            must_understand: a.must_understand,
             bound: a.bound,
         });
     }
@@ -201,9 +201,16 @@ fn encode_body(members: &[Member], c: &ContainerAttrs) -> TokenStream {
                 let ty = m.ty;
                 let mid = m.id;
                 let mu = m.must_understand;
+                let key = m.key;
                 let enc = encode_value(m, quote!(v), k);
+                // XCDR2 flags key members must-understand, as Cyclone DDS 0.10 does; XCDR1 does
+                // not, since Fast-CDR reads that flag into the member id of extended headers.
                 let one = quote! {
-                    let member = w.begin_member(#mid, #mu, <#ty as #k::Encode>::LENGTH_CODE)?;
+                    let member = w.begin_member(
+                        #mid,
+                        #mu || (#key && w.is_xcdr2()),
+                        <#ty as #k::Encode>::LENGTH_CODE,
+                    )?;
                     #enc
                     w.end_member(member)?;
                 };
@@ -254,7 +261,8 @@ fn decode_body(members: &[Member], c: &ContainerAttrs) -> TokenStream {
                 let id = m.ident;
                 if m.optional {
                     let bound = opt_u32(m.bound);
-                    quote!(#id: #k::decode_optional(r, #bound)?)
+                    let mid = m.id;
+                    quote!(#id: #k::decode_optional(r, #mid, #bound)?)
                 } else {
                     let v = decode_value(m, k);
                     quote!(#id: #v?)
@@ -267,11 +275,12 @@ fn decode_body(members: &[Member], c: &ContainerAttrs) -> TokenStream {
                 let id = m.ident;
                 if m.optional {
                     let bound = opt_u32(m.bound);
+                    let mid = m.id;
                     quote! {
                         #id: if r.is_xcdr2() && r.at_end() {
                             ::core::option::Option::None
                         } else {
-                            #k::decode_optional(r, #bound)?
+                            #k::decode_optional(r, #mid, #bound)?
                         }
                     }
                 } else {
@@ -336,8 +345,15 @@ fn decode_body(members: &[Member], c: &ContainerAttrs) -> TokenStream {
     }
 }
 
+/// The members of the key-only form, in member-id order (XTypes 1.3 7.6.8).
+fn key_members<'a, 'b>(members: &'b [Member<'a>], keyed: bool) -> Vec<&'b Member<'a>> {
+    let mut keys: Vec<_> = members.iter().filter(|m| m.key || !keyed).collect();
+    keys.sort_by_key(|m| m.id);
+    keys
+}
+
 fn key_body(members: &[Member], keyed: bool, k: &syn::Path) -> TokenStream {
-    let keys = members.iter().filter(|m| m.key || !keyed).map(|m| {
+    let keys = key_members(members, keyed).into_iter().map(|m| {
         let id = m.ident;
         if m.optional {
             // Optional members of a nested key struct: the present octet, then the value.
@@ -358,10 +374,11 @@ fn key_body(members: &[Member], keyed: bool, k: &syn::Path) -> TokenStream {
 }
 
 fn key_max_body(members: &[Member], keyed: bool, k: &syn::Path) -> TokenStream {
-    if members.iter().any(|m| (m.key || !keyed) && m.optional) {
+    let keys = key_members(members, keyed);
+    if keys.iter().any(|m| m.optional) {
         return quote!(let _ = (start, version); ::core::option::Option::None);
     }
-    let steps = members.iter().filter(|m| m.key || !keyed).map(|m| {
+    let steps = keys.into_iter().map(|m| {
         let ty = m.ty;
         let bound = opt_u32(m.bound);
         quote!(let pos = <#ty as #k::Encode>::key_max_end(pos, version, #bound)?;)

@@ -146,57 +146,38 @@ impl<'de: 'a, 'a> Decode<'de> for &'a [u8] {
     }
 }
 
-impl<T: Encode + ?Sized> Encode for &T {
-    const PRIMITIVE: bool = T::PRIMITIVE;
-    const LEAF_PRIMITIVE: bool = T::LEAF_PRIMITIVE;
-    const FIXED_SIZE: Option<usize> = T::FIXED_SIZE;
-    const LENGTH_CODE: u8 = T::LENGTH_CODE;
-    #[inline]
-    fn encode(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        (**self).encode(w)
-    }
-    #[inline]
-    fn encode_bounded(&self, w: &mut Writer<'_>, bound: u32) -> Result<(), EncodeError> {
-        (**self).encode_bounded(w, bound)
-    }
-    #[inline]
-    fn encode_array_element(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        (**self).encode_array_element(w)
-    }
-    #[inline]
-    fn encode_key(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        (**self).encode_key(w)
-    }
-    fn key_max_end(start: usize, version: XcdrVersion, bound: Option<u32>) -> Option<usize> {
-        T::key_max_end(start, version, bound)
-    }
+/// `Encode` for smart pointers and references: everything forwards to the pointee.
+macro_rules! forward_encode {
+    ($($ptr:ty),*) => {$(
+        impl<T: Encode + ?Sized> Encode for $ptr {
+            const PRIMITIVE: bool = T::PRIMITIVE;
+            const LEAF_PRIMITIVE: bool = T::LEAF_PRIMITIVE;
+            const FIXED_SIZE: Option<usize> = T::FIXED_SIZE;
+            const LENGTH_CODE: u8 = T::LENGTH_CODE;
+            #[inline]
+            fn encode(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+                (**self).encode(w)
+            }
+            #[inline]
+            fn encode_bounded(&self, w: &mut Writer<'_>, bound: u32) -> Result<(), EncodeError> {
+                (**self).encode_bounded(w, bound)
+            }
+            #[inline]
+            fn encode_array_element(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+                (**self).encode_array_element(w)
+            }
+            #[inline]
+            fn encode_key(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+                (**self).encode_key(w)
+            }
+            fn key_max_end(start: usize, version: XcdrVersion, bound: Option<u32>) -> Option<usize> {
+                T::key_max_end(start, version, bound)
+            }
+        }
+    )*};
 }
 
-impl<T: Encode + ?Sized> Encode for Box<T> {
-    const PRIMITIVE: bool = T::PRIMITIVE;
-    const LEAF_PRIMITIVE: bool = T::LEAF_PRIMITIVE;
-    const FIXED_SIZE: Option<usize> = T::FIXED_SIZE;
-    const LENGTH_CODE: u8 = T::LENGTH_CODE;
-    #[inline]
-    fn encode(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        (**self).encode(w)
-    }
-    #[inline]
-    fn encode_bounded(&self, w: &mut Writer<'_>, bound: u32) -> Result<(), EncodeError> {
-        (**self).encode_bounded(w, bound)
-    }
-    #[inline]
-    fn encode_array_element(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        (**self).encode_array_element(w)
-    }
-    #[inline]
-    fn encode_key(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        (**self).encode_key(w)
-    }
-    fn key_max_end(start: usize, version: XcdrVersion, bound: Option<u32>) -> Option<usize> {
-        T::key_max_end(start, version, bound)
-    }
-}
+forward_encode!(&T, Box<T>);
 
 impl<'de, T: Decode<'de>> Decode<'de> for Box<T> {
     const MIN_SIZE: usize = T::MIN_SIZE;

@@ -25,11 +25,11 @@ impl Encode for String {
     const LENGTH_CODE: u8 = 5;
     #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
-        w.write_string(self, None)
+        self.as_str().encode(w)
     }
     #[inline]
     fn encode_bounded(&self, w: &mut Writer<'_>, bound: u32) -> Result<(), EncodeError> {
-        w.write_string(self, Some(bound))
+        self.as_str().encode_bounded(w, bound)
     }
     fn key_max_end(start: usize, version: XcdrVersion, bound: Option<u32>) -> Option<usize> {
         str::key_max_end(start, version, bound)
