@@ -16,6 +16,7 @@ pub enum Endian {
 
 impl Endian {
     /// The byte order selected by the E flag (bit 0) of a submessage's flags.
+    #[inline]
     pub const fn from_flags(flags: u8) -> Self {
         if flags & 0x01 != 0 {
             Endian::Little
@@ -25,6 +26,7 @@ impl Endian {
     }
 
     /// The E flag bit for this byte order.
+    #[inline]
     pub const fn flag(self) -> u8 {
         match self {
             Endian::Little => 0x01,
@@ -45,11 +47,23 @@ pub(crate) trait Codec: Sized {
 ///
 /// Views check their length once in `new_checked`, so the fallback to `T::default()` is never
 /// taken for a view that was constructed; it exists so accessors cannot panic.
+#[inline]
 pub(crate) fn field<T: Codec + Default>(buf: &[u8], off: usize, endian: Endian) -> T {
     let mut r = Reader::new(buf, 0, "field", endian);
     r.skip(off)
         .and_then(|()| T::decode(&mut r))
         .unwrap_or_default()
+}
+
+/// Copies `b` into a new vector; skips the allocator and `memcpy` calls for the empty slices
+/// (trailing bytes, padding, gaps) that are the common case.
+#[inline]
+pub(crate) fn to_vec(b: &[u8]) -> Vec<u8> {
+    if b.is_empty() {
+        Vec::new()
+    } else {
+        b.to_vec()
+    }
 }
 
 /// A bounds-checked read cursor producing [`WireError::Truncated`] on short input.
@@ -64,6 +78,7 @@ pub(crate) struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     /// A reader over `buf`, whose first byte is at `base` in the enclosing message.
+    #[inline]
     pub fn new(buf: &'a [u8], base: usize, what: &'static str, endian: Endian) -> Self {
         Reader {
             buf,
@@ -75,21 +90,26 @@ impl<'a> Reader<'a> {
     }
 
     /// Bytes consumed so far.
+    #[inline]
     pub fn pos(&self) -> usize {
         self.pos
     }
 
     /// Absolute offset of the cursor (for error messages).
+    #[inline]
     pub fn offset(&self) -> usize {
         self.base.saturating_add(self.pos)
     }
 
     /// Bytes not yet consumed.
+    #[inline]
     pub fn remaining(&self) -> usize {
         self.buf.len().saturating_sub(self.pos)
     }
 
     /// The truncation error for needing `needed` bytes here.
+    #[cold]
+    #[inline(never)]
     pub fn truncated(&self, needed: usize) -> WireError {
         WireError::Truncated {
             what: self.what,
@@ -100,33 +120,43 @@ impl<'a> Reader<'a> {
     }
 
     /// Consumes `n` bytes.
+    #[inline]
     pub fn take(&mut self, n: usize) -> Result<&'a [u8], WireError> {
-        let end = self.pos.checked_add(n).ok_or_else(|| self.truncated(n))?;
-        let s = self
-            .buf
-            .get(self.pos..end)
-            .ok_or_else(|| self.truncated(n))?;
-        self.pos = end;
-        Ok(s)
+        match self.buf.get(self.pos..).and_then(|rest| rest.get(..n)) {
+            Some(s) => {
+                self.pos = self.pos.saturating_add(n);
+                Ok(s)
+            }
+            None => Err(self.truncated(n)),
+        }
     }
 
     /// Skips `n` bytes.
+    #[inline]
     pub fn skip(&mut self, n: usize) -> Result<(), WireError> {
         self.take(n).map(|_| ())
     }
 
     /// Consumes exactly `N` bytes as an array.
+    #[inline]
     pub fn array<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
-        let s = self.take(N)?;
-        <[u8; N]>::try_from(s).map_err(|_| self.truncated(N))
+        match self.buf.get(self.pos..).and_then(<[u8]>::first_chunk::<N>) {
+            Some(a) => {
+                self.pos = self.pos.saturating_add(N);
+                Ok(*a)
+            }
+            None => Err(self.truncated(N)),
+        }
     }
 
     /// Reads one byte.
+    #[inline]
     pub fn u8(&mut self) -> Result<u8, WireError> {
         Ok(self.array::<1>()?[0])
     }
 
     /// Reads a u16 in the reader's byte order.
+    #[inline]
     pub fn u16(&mut self) -> Result<u16, WireError> {
         let a = self.array::<2>()?;
         Ok(match self.endian {
@@ -136,11 +166,13 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads an i16 in the reader's byte order.
+    #[inline]
     pub fn i16(&mut self) -> Result<i16, WireError> {
         Ok(self.u16()? as i16)
     }
 
     /// Reads a u32 in the reader's byte order.
+    #[inline]
     pub fn u32(&mut self) -> Result<u32, WireError> {
         let a = self.array::<4>()?;
         Ok(match self.endian {
@@ -150,11 +182,13 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads an i32 in the reader's byte order.
+    #[inline]
     pub fn i32(&mut self) -> Result<i32, WireError> {
         Ok(self.u32()? as i32)
     }
 
     /// Decodes a [`Codec`] element.
+    #[inline]
     pub fn decode<T: Codec>(&mut self) -> Result<T, WireError> {
         T::decode(self)
     }
@@ -170,6 +204,7 @@ pub(crate) struct Writer<'b> {
 
 impl<'b> Writer<'b> {
     /// A writer at the start of `buf`.
+    #[inline]
     pub fn new(buf: &'b mut [u8], endian: Endian) -> Self {
         Writer {
             buf,
@@ -179,11 +214,13 @@ impl<'b> Writer<'b> {
     }
 
     /// Bytes written so far.
+    #[inline]
     pub fn pos(&self) -> usize {
         self.pos
     }
 
     /// Lets `f` write into the unwritten rest of the buffer; `f` returns how much it wrote.
+    #[inline]
     pub fn with_rest(
         &mut self,
         f: impl FnOnce(&mut [u8]) -> Result<usize, EmitError>,
@@ -195,6 +232,7 @@ impl<'b> Writer<'b> {
     }
 
     /// Writes raw bytes.
+    #[inline]
     pub fn put(&mut self, bytes: &[u8]) -> Result<(), EmitError> {
         let (pos, available) = (self.pos, self.buf.len());
         let too_small = || EmitError::BufferTooSmall {
@@ -209,11 +247,13 @@ impl<'b> Writer<'b> {
     }
 
     /// Writes one byte.
+    #[inline]
     pub fn u8(&mut self, v: u8) -> Result<(), EmitError> {
         self.put(&[v])
     }
 
     /// Writes a u16 in the writer's byte order.
+    #[inline]
     pub fn u16(&mut self, v: u16) -> Result<(), EmitError> {
         match self.endian {
             Endian::Little => self.put(&v.to_le_bytes()),
@@ -222,6 +262,7 @@ impl<'b> Writer<'b> {
     }
 
     /// Writes a u32 in the writer's byte order.
+    #[inline]
     pub fn u32(&mut self, v: u32) -> Result<(), EmitError> {
         match self.endian {
             Endian::Little => self.put(&v.to_le_bytes()),
@@ -230,11 +271,13 @@ impl<'b> Writer<'b> {
     }
 
     /// Writes an i32 in the writer's byte order.
+    #[inline]
     pub fn i32(&mut self, v: i32) -> Result<(), EmitError> {
         self.u32(v as u32)
     }
 
     /// Encodes a [`Codec`] element.
+    #[inline]
     pub fn encode<T: Codec>(&mut self, v: &T) -> Result<(), EmitError> {
         v.encode(self)
     }

@@ -17,6 +17,7 @@ pub struct HeaderView<'a> {
 
 impl<'a> HeaderView<'a> {
     /// Checks that `buf` holds at least a full header starting with `RTPS`.
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         let head = buf.get(..HEADER_LEN).ok_or(WireError::Truncated {
             what: "RTPS header",
@@ -32,16 +33,19 @@ impl<'a> HeaderView<'a> {
     }
 
     /// The protocol version.
+    #[inline]
     pub fn protocol_version(&self) -> ProtocolVersion {
         crate::bytes::field(self.buf, 4, Endian::Big)
     }
 
     /// The sender's vendor id.
+    #[inline]
     pub fn vendor_id(&self) -> VendorId {
         crate::bytes::field(self.buf, 6, Endian::Big)
     }
 
     /// The sender's GUID prefix.
+    #[inline]
     pub fn guid_prefix(&self) -> GuidPrefix {
         crate::bytes::field(self.buf, 8, Endian::Big)
     }

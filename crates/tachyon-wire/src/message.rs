@@ -2,7 +2,7 @@
 
 use crate::error::{EmitError, WireError};
 use crate::header::{Header, HeaderView, HEADER_LEN};
-use crate::submessage::{RawSubmessage, Submessage, SubmessageView};
+use crate::submessage::{frame_error, RawSubmessage, Submessage, SubmessageView};
 
 /// A checked, zero-copy view of an RTPS message.
 ///
@@ -18,22 +18,27 @@ pub struct MessageView<'a> {
 
 impl<'a> MessageView<'a> {
     /// Checks the header and the framing of every submessage.
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, WireError> {
         let header = HeaderView::new_checked(buf)?;
         let mut off = HEADER_LEN;
         while off < buf.len() {
-            let (_, next) = RawSubmessage::parse_at(buf, off)?;
-            off = next;
+            match RawSubmessage::frame_at(buf, off) {
+                Some((_, next)) => off = next,
+                None => return Err(frame_error(buf, off)),
+            }
         }
         Ok(MessageView { buf, header })
     }
 
     /// The header.
+    #[inline]
     pub fn header(&self) -> HeaderView<'a> {
         self.header
     }
 
     /// The submessages' framing, in order, bodies not interpreted.
+    #[inline]
     pub fn raw_submessages(&self) -> RawSubmessages<'a> {
         RawSubmessages {
             buf: self.buf,
@@ -42,11 +47,16 @@ impl<'a> MessageView<'a> {
     }
 
     /// The submessages as typed views, in order; an item is `Err` if its body is malformed.
+    #[inline]
     pub fn submessages(&self) -> impl Iterator<Item = Result<SubmessageView<'a>, WireError>> + 'a {
-        self.raw_submessages().map(SubmessageView::new_checked)
+        Submessages {
+            buf: self.buf,
+            off: HEADER_LEN,
+        }
     }
 
     /// The message bytes.
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8] {
         self.buf
     }
@@ -62,16 +72,48 @@ pub struct RawSubmessages<'a> {
 impl<'a> Iterator for RawSubmessages<'a> {
     type Item = RawSubmessage<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.off >= self.buf.len() {
             return None;
         }
-        match RawSubmessage::parse_at(self.buf, self.off) {
-            Ok((raw, next)) => {
+        match RawSubmessage::frame_at(self.buf, self.off) {
+            Some((raw, next)) => {
                 self.off = next;
                 Some(raw)
             }
-            Err(_) => {
+            None => {
+                self.off = self.buf.len();
+                None
+            }
+        }
+    }
+}
+
+/// Iterator over the typed submessage views of a checked message.
+///
+/// Frames and checks each submessage in one step (rather than mapping [`RawSubmessages`]), so
+/// the framing stays in registers instead of round-tripping through an `Option` on the stack.
+#[derive(Clone, Debug)]
+struct Submessages<'a> {
+    buf: &'a [u8],
+    off: usize,
+}
+
+impl<'a> Iterator for Submessages<'a> {
+    type Item = Result<SubmessageView<'a>, WireError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.off >= self.buf.len() {
+            return None;
+        }
+        match RawSubmessage::frame_at(self.buf, self.off) {
+            Some((raw, next)) => {
+                self.off = next;
+                Some(SubmessageView::new_checked(raw))
+            }
+            None => {
                 self.off = self.buf.len();
                 None
             }
@@ -96,10 +138,11 @@ impl Message {
 
     /// Parses every submessage of a checked view.
     pub fn from_view(view: &MessageView<'_>) -> Result<Self, WireError> {
-        let submessages = view
-            .submessages()
-            .map(|s| s.map(|v| Submessage::parse(&v)))
-            .collect::<Result<Vec<_>, _>>()?;
+        // One cheap framing pass sizes the vector exactly: no regrowth, no moves.
+        let mut submessages = Vec::with_capacity(view.raw_submessages().count());
+        for sub in view.submessages() {
+            submessages.push(Submessage::parse(&sub?));
+        }
         Ok(Message {
             header: Header::parse(&view.header()),
             submessages,

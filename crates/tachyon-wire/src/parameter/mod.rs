@@ -26,18 +26,13 @@ pub struct ParameterListView<'a> {
 
 impl<'a> ParameterListView<'a> {
     /// Validates the list at the start of `buf` (which may continue past the sentinel).
+    #[inline]
     pub fn parse(buf: &'a [u8], endian: Endian) -> Result<Self, ParameterError> {
         let mut off = 0usize;
         loop {
-            let available = buf.len().saturating_sub(off);
-            if available == 0 {
-                return Err(ParameterError::MissingSentinel { offset: off });
-            }
-            let (pid, length) = header_at(buf, off, endian).ok_or(ParameterError::Truncated {
-                offset: off,
-                needed: 4,
-                available,
-            })?;
+            let Some((pid, length)) = header_at(buf, off, endian) else {
+                return Err(header_error(off, buf.len().saturating_sub(off)));
+            };
             let value_start = off.saturating_add(4);
             if pid == pid::SENTINEL {
                 return Ok(ParameterListView {
@@ -46,51 +41,46 @@ impl<'a> ParameterListView<'a> {
                     sentinel_length: length,
                 });
             }
-            if length % 4 != 0 {
-                return Err(ParameterError::UnalignedLength {
-                    pid,
-                    length,
-                    offset: off,
-                });
-            }
             let end = value_start.saturating_add(usize::from(length));
-            if end > buf.len() {
-                return Err(ParameterError::Truncated {
-                    offset: value_start,
-                    needed: usize::from(length),
-                    available: buf.len().saturating_sub(value_start),
-                });
+            if length % 4 != 0 || end > buf.len() {
+                return Err(value_error(buf.len(), pid, length, off));
             }
             off = end;
         }
     }
 
     /// Bytes the list occupies, sentinel included.
+    #[inline]
     pub fn len(&self) -> usize {
         self.buf.len()
     }
 
     /// Whether the list holds no parameter besides the sentinel.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.buf.len() <= 4
     }
 
     /// The list's byte order.
+    #[inline]
     pub fn endian(&self) -> Endian {
         self.endian
     }
 
     /// The length field of the sentinel (ignored by the spec, kept for re-emission).
+    #[inline]
     pub fn sentinel_length(&self) -> u16 {
         self.sentinel_length
     }
 
     /// The raw bytes of the list, sentinel included.
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8] {
         self.buf
     }
 
     /// The parameters in order, sentinel excluded.
+    #[inline]
     pub fn iter(&self) -> ParameterIter<'a> {
         ParameterIter {
             buf: self.buf,
@@ -100,19 +90,54 @@ impl<'a> ParameterListView<'a> {
     }
 
     /// The value bytes of the first parameter with `pid`.
+    #[inline]
     pub fn get(&self, pid: u16) -> Option<&'a [u8]> {
         self.iter().find(|p| p.pid == pid).map(|p| p.value)
     }
 }
 
 /// Reads a parameter header (pid, length) at `off`.
+#[inline]
 fn header_at(buf: &[u8], off: usize, endian: Endian) -> Option<(u16, u16)> {
-    let h = buf.get(off..off.checked_add(4)?)?;
-    let (a, b) = ([*h.first()?, *h.get(1)?], [*h.get(2)?, *h.get(3)?]);
+    let &[a, b, c, d] = buf.get(off..)?.first_chunk::<4>()?;
     Some(match endian {
-        Endian::Little => (u16::from_le_bytes(a), u16::from_le_bytes(b)),
-        Endian::Big => (u16::from_be_bytes(a), u16::from_be_bytes(b)),
+        Endian::Little => (u16::from_le_bytes([a, b]), u16::from_le_bytes([c, d])),
+        Endian::Big => (u16::from_be_bytes([a, b]), u16::from_be_bytes([c, d])),
     })
+}
+
+/// The error for a missing or cut-short parameter header at `off` (cold path).
+#[cold]
+#[inline(never)]
+fn header_error(off: usize, available: usize) -> ParameterError {
+    if available == 0 {
+        ParameterError::MissingSentinel { offset: off }
+    } else {
+        ParameterError::Truncated {
+            offset: off,
+            needed: 4,
+            available,
+        }
+    }
+}
+
+/// The error for a parameter whose length is unaligned or runs past the list (cold path).
+#[cold]
+#[inline(never)]
+fn value_error(buf_len: usize, pid: u16, length: u16, off: usize) -> ParameterError {
+    if length % 4 != 0 {
+        return ParameterError::UnalignedLength {
+            pid,
+            length,
+            offset: off,
+        };
+    }
+    let value_start = off.saturating_add(4);
+    ParameterError::Truncated {
+        offset: value_start,
+        needed: usize::from(length),
+        available: buf_len.saturating_sub(value_start),
+    }
 }
 
 /// One parameter of a [`ParameterListView`]: its PID and borrowed value bytes.
@@ -135,15 +160,15 @@ pub struct ParameterIter<'a> {
 impl<'a> Iterator for ParameterIter<'a> {
     type Item = ParameterView<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let (pid, length) = header_at(self.buf, self.off, self.endian)?;
         if pid == pid::SENTINEL {
             return None;
         }
-        let start = self.off.checked_add(4)?;
-        let end = start.checked_add(usize::from(length))?;
-        let value = self.buf.get(start..end)?;
-        self.off = end;
+        let start = self.off.saturating_add(4);
+        let value = self.buf.get(start..)?.get(..usize::from(length))?;
+        self.off = start.saturating_add(value.len());
         Some(ParameterView { pid, value })
     }
 }
@@ -185,7 +210,7 @@ impl Parameter {
         Parameter {
             pid: view.pid,
             value,
-            padding: view.value.get(used..).unwrap_or(&[]).to_vec(),
+            padding: crate::bytes::to_vec(view.value.get(used..).unwrap_or_default()),
         }
     }
 
@@ -226,11 +251,22 @@ impl Parameter {
 impl ParameterList {
     /// Parses every parameter of a checked view.
     pub fn parse(view: &ParameterListView<'_>) -> Self {
+        // One cheap pass over the headers sizes the vector exactly: no regrowth.
+        // Each parameter is decoded in its slot: a 152-byte `push` per parameter would copy
+        // every value once more, just after writing it.
+        let mut parameters = Vec::new();
+        parameters.resize_with(view.iter().count(), || Parameter {
+            pid: 0,
+            value: ParameterValue::Opaque(Vec::new()),
+            padding: Vec::new(),
+        });
+        for (slot, p) in parameters.iter_mut().zip(view.iter()) {
+            let used = ParameterValue::decode_into(p.pid, p.value, view.endian(), &mut slot.value);
+            slot.pid = p.pid;
+            slot.padding = crate::bytes::to_vec(p.value.get(used..).unwrap_or_default());
+        }
         ParameterList {
-            parameters: view
-                .iter()
-                .map(|p| Parameter::parse(&p, view.endian()))
-                .collect(),
+            parameters,
             sentinel_length: view.sentinel_length(),
         }
     }

@@ -59,6 +59,7 @@ pub struct Encapsulation {
 
 impl Encapsulation {
     /// Reads the header at the start of a serialized payload.
+    #[inline]
     pub fn parse(payload: &[u8]) -> Option<Self> {
         match payload {
             [a, b, c, d, ..] => Some(Encapsulation {
@@ -70,6 +71,7 @@ impl Encapsulation {
     }
 
     /// The parameter list byte order, if this is PL_CDR_BE / PL_CDR_LE.
+    #[inline]
     pub fn parameter_list_endian(&self) -> Option<Endian> {
         match self.kind {
             encapsulation::PL_CDR_LE => Some(Endian::Little),
@@ -89,6 +91,7 @@ pub struct ParameterListPayloadView<'a> {
 
 impl<'a> ParameterListPayloadView<'a> {
     /// Checks the encapsulation header and the parameter list.
+    #[inline]
     pub fn parse(payload: &'a [u8]) -> Result<Self, ParameterError> {
         let encapsulation =
             Encapsulation::parse(payload).ok_or(ParameterError::NoEncapsulation {
@@ -110,16 +113,19 @@ impl<'a> ParameterListPayloadView<'a> {
     }
 
     /// The encapsulation header.
+    #[inline]
     pub fn encapsulation(&self) -> Encapsulation {
         self.encapsulation
     }
 
     /// The parameter list.
+    #[inline]
     pub fn list(&self) -> ParameterListView<'a> {
         self.list
     }
 
     /// Bytes after the sentinel (padding announced by the options, or anything else).
+    #[inline]
     pub fn trailing(&self) -> &'a [u8] {
         self.trailing
     }
@@ -175,7 +181,7 @@ impl ParameterListPayload {
         ParameterListPayload {
             encapsulation: view.encapsulation(),
             list: ParameterList::parse(&view.list()),
-            trailing: view.trailing().to_vec(),
+            trailing: crate::bytes::to_vec(view.trailing()),
         }
     }
 

@@ -17,6 +17,7 @@ pub struct AckNackView<'a> {
 
 impl<'a> AckNackView<'a> {
     /// Checks the body length and the set's numBits.
+    #[inline]
     pub fn new_checked(raw: RawSubmessage<'a>) -> Result<Self, WireError> {
         let mut r = Reader::new(raw.body, raw.body_offset(), "ACKNACK", raw.endian());
         r.skip(8)?;
@@ -27,40 +28,48 @@ impl<'a> AckNackView<'a> {
     }
 
     /// The framing.
+    #[inline]
     pub fn raw(&self) -> RawSubmessage<'a> {
         self.raw
     }
 
+    #[inline]
     fn e(&self) -> Endian {
         self.raw.endian()
     }
 
     /// The reader.
+    #[inline]
     pub fn reader_id(&self) -> EntityId {
         field(self.raw.body, 0, self.e())
     }
 
     /// The writer.
+    #[inline]
     pub fn writer_id(&self) -> EntityId {
         field(self.raw.body, 4, self.e())
     }
 
     /// Everything below `base` is acknowledged; set bits are missing.
+    #[inline]
     pub fn reader_sn_state(&self) -> SequenceNumberSet {
         field(self.raw.body, 8, self.e())
     }
 
     /// Count.
+    #[inline]
     pub fn count(&self) -> Count {
         field(self.raw.body, self.count_off, self.e())
     }
 
     /// F flag.
+    #[inline]
     pub fn is_final(&self) -> bool {
         self.raw.flags & FLAG_FINAL != 0
     }
 
     /// Body bytes after the parsed fields.
+    #[inline]
     pub fn trailing(&self) -> &'a [u8] {
         self.raw
             .body
@@ -86,6 +95,7 @@ pub struct AckNack {
 
 impl AckNack {
     /// Parses a checked view.
+    #[inline]
     pub fn parse(v: &AckNackView<'_>) -> Self {
         AckNack {
             reader_id: v.reader_id(),

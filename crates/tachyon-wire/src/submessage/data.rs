@@ -33,6 +33,7 @@ pub struct DataView<'a> {
 
 impl<'a> DataView<'a> {
     /// Checks the fixed fields, octetsToInlineQos, the flags and the inline QoS list.
+    #[inline]
     pub fn new_checked(raw: RawSubmessage<'a>) -> Result<Self, WireError> {
         let e = raw.endian();
         let mut r = Reader::new(raw.body, raw.body_offset(), "DATA", e);
@@ -65,41 +66,49 @@ impl<'a> DataView<'a> {
     }
 
     /// The framing.
+    #[inline]
     pub fn raw(&self) -> RawSubmessage<'a> {
         self.raw
     }
 
     /// The byte order.
+    #[inline]
     pub fn endian(&self) -> Endian {
         self.raw.endian()
     }
 
     /// The extraFlags field (reserved, kept as sent).
+    #[inline]
     pub fn extra_flags(&self) -> u16 {
         field::<U16>(self.raw.body, 0, self.endian()).0
     }
 
     /// The octetsToInlineQos field.
+    #[inline]
     pub fn octets_to_inline_qos(&self) -> u16 {
         field::<U16>(self.raw.body, 2, self.endian()).0
     }
 
     /// The destination reader (UNKNOWN for all readers).
+    #[inline]
     pub fn reader_id(&self) -> EntityId {
         field(self.raw.body, 4, self.endian())
     }
 
     /// The writer.
+    #[inline]
     pub fn writer_id(&self) -> EntityId {
         field(self.raw.body, 8, self.endian())
     }
 
     /// The sample's sequence number.
+    #[inline]
     pub fn writer_sn(&self) -> SequenceNumber {
         field(self.raw.body, 12, self.endian())
     }
 
     /// Bytes between writerSN and the inline QoS/payload (octetsToInlineQos beyond 16).
+    #[inline]
     pub fn gap(&self) -> &'a [u8] {
         self.raw
             .body
@@ -108,21 +117,25 @@ impl<'a> DataView<'a> {
     }
 
     /// The inline QoS, if the Q flag is set.
+    #[inline]
     pub fn inline_qos(&self) -> Option<ParameterListView<'a>> {
         self.inline_qos
     }
 
     /// Whether the payload is a serialized key (K flag) rather than data.
+    #[inline]
     pub fn is_key(&self) -> bool {
         self.raw.flags & FLAG_KEY != 0
     }
 
     /// Whether the N (non-standard payload) flag is set.
+    #[inline]
     pub fn non_standard_payload(&self) -> bool {
         self.raw.flags & FLAG_NON_STANDARD != 0
     }
 
     /// The serialized payload (data or key), if the D or K flag is set.
+    #[inline]
     pub fn serialized_payload(&self) -> Option<&'a [u8]> {
         if self.raw.flags & (FLAG_DATA | FLAG_KEY) != 0 {
             Some(self.raw.body.get(self.after_qos..).unwrap_or_default())
@@ -132,6 +145,7 @@ impl<'a> DataView<'a> {
     }
 
     /// Bytes after the inline QoS when there is no payload.
+    #[inline]
     pub fn trailing(&self) -> &'a [u8] {
         match self.serialized_payload() {
             Some(_) => &[],
@@ -141,6 +155,7 @@ impl<'a> DataView<'a> {
 }
 
 /// Checks the inline QoS list at `qos_start` when `present`; returns it and where it ends.
+#[inline]
 pub(super) fn check_inline_qos<'a>(
     raw: &RawSubmessage<'a>,
     what: &'static str,
@@ -150,13 +165,24 @@ pub(super) fn check_inline_qos<'a>(
     if !present {
         return Ok((None, qos_start));
     }
-    let rest = raw.body.get(qos_start..).unwrap_or_default();
-    let list =
-        ParameterListView::parse(rest, raw.endian()).map_err(|source| WireError::InlineQos {
-            what,
-            offset: raw.body_offset().saturating_add(qos_start),
-            source,
-        })?;
+    // Out of line and by value: the list walk is a loop, and keeping `raw` in registers
+    // spares the caller a round trip through memory.
+    parse_inline_qos(raw.body, raw.endian(), raw.body_offset(), what, qos_start)
+}
+
+fn parse_inline_qos<'a>(
+    body: &'a [u8],
+    endian: Endian,
+    body_offset: usize,
+    what: &'static str,
+    qos_start: usize,
+) -> Result<(Option<ParameterListView<'a>>, usize), WireError> {
+    let rest = body.get(qos_start..).unwrap_or_default();
+    let list = ParameterListView::parse(rest, endian).map_err(|source| WireError::InlineQos {
+        what,
+        offset: body_offset.saturating_add(qos_start),
+        source,
+    })?;
     Ok((Some(list), qos_start.saturating_add(list.len())))
 }
 
@@ -165,9 +191,11 @@ pub(super) fn check_inline_qos<'a>(
 pub(super) struct U16(pub u16);
 
 impl crate::bytes::Codec for U16 {
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(U16(r.u16()?))
     }
+    #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
         w.u16(self.0)
     }
@@ -178,9 +206,11 @@ impl crate::bytes::Codec for U16 {
 pub(super) struct U32(pub u32);
 
 impl crate::bytes::Codec for U32 {
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(U32(r.u32()?))
     }
+    #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
         w.u32(self.0)
     }
@@ -220,6 +250,7 @@ pub struct Data {
 
 impl Data {
     /// Parses a checked view.
+    #[inline]
     pub fn parse(v: &DataView<'_>) -> Self {
         let payload = match v.serialized_payload() {
             None => DataPayload::None,
@@ -231,7 +262,7 @@ impl Data {
             reader_id: v.reader_id(),
             writer_id: v.writer_id(),
             writer_sn: v.writer_sn(),
-            gap: v.gap().to_vec(),
+            gap: crate::bytes::to_vec(v.gap()),
             inline_qos: v.inline_qos().map(|q| ParameterList::parse(&q)),
             payload,
             non_standard_payload: v.non_standard_payload(),

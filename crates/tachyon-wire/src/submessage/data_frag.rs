@@ -30,6 +30,7 @@ pub struct DataFragView<'a> {
 
 impl<'a> DataFragView<'a> {
     /// Checks the fixed fields, octetsToInlineQos and the inline QoS list.
+    #[inline]
     pub fn new_checked(raw: RawSubmessage<'a>) -> Result<Self, WireError> {
         let mut r = Reader::new(raw.body, raw.body_offset(), "DATA_FRAG", raw.endian());
         r.skip(2)?;
@@ -60,55 +61,66 @@ impl<'a> DataFragView<'a> {
     }
 
     /// The framing.
+    #[inline]
     pub fn raw(&self) -> RawSubmessage<'a> {
         self.raw
     }
 
+    #[inline]
     fn e(&self) -> Endian {
         self.raw.endian()
     }
 
     /// The extraFlags field (reserved).
+    #[inline]
     pub fn extra_flags(&self) -> u16 {
         field::<U16>(self.raw.body, 0, self.e()).0
     }
 
     /// The destination reader.
+    #[inline]
     pub fn reader_id(&self) -> EntityId {
         field(self.raw.body, 4, self.e())
     }
 
     /// The writer.
+    #[inline]
     pub fn writer_id(&self) -> EntityId {
         field(self.raw.body, 8, self.e())
     }
 
     /// The sample's sequence number.
+    #[inline]
     pub fn writer_sn(&self) -> SequenceNumber {
         field(self.raw.body, 12, self.e())
     }
 
     /// Number of the first fragment in this submessage (1-based).
+    #[inline]
     pub fn fragment_starting_num(&self) -> FragmentNumber {
         field(self.raw.body, 20, self.e())
     }
 
     /// Number of fragments in this submessage.
+    #[inline]
     pub fn fragments_in_submessage(&self) -> u16 {
         field::<U16>(self.raw.body, 24, self.e()).0
     }
 
     /// Size of every fragment but the last.
+    #[inline]
     pub fn fragment_size(&self) -> u16 {
         field::<U16>(self.raw.body, 26, self.e()).0
     }
 
     /// Size of the whole serialized sample.
+    #[inline]
     pub fn sample_size(&self) -> u32 {
         field::<U32>(self.raw.body, 28, self.e()).0
     }
 
     /// Bytes between sampleSize and the inline QoS/payload.
+    #[inline]
     pub fn gap(&self) -> &'a [u8] {
         self.raw
             .body
@@ -117,21 +129,25 @@ impl<'a> DataFragView<'a> {
     }
 
     /// The inline QoS, if the Q flag is set.
+    #[inline]
     pub fn inline_qos(&self) -> Option<ParameterListView<'a>> {
         self.inline_qos
     }
 
     /// Whether the fragments are of a key (K flag).
+    #[inline]
     pub fn is_key(&self) -> bool {
         self.raw.flags & FLAG_KEY != 0
     }
 
     /// The fragment bytes.
+    #[inline]
     pub fn payload(&self) -> &'a [u8] {
         self.raw.body.get(self.after_qos..).unwrap_or_default()
     }
 
     /// Always empty: the payload runs to the end of the submessage.
+    #[inline]
     pub fn trailing(&self) -> &'a [u8] {
         &[]
     }
@@ -170,6 +186,7 @@ pub struct DataFrag {
 
 impl DataFrag {
     /// Parses a checked view.
+    #[inline]
     pub fn parse(v: &DataFragView<'_>) -> Self {
         DataFrag {
             extra_flags: v.extra_flags(),
@@ -180,7 +197,7 @@ impl DataFrag {
             fragments_in_submessage: v.fragments_in_submessage(),
             fragment_size: v.fragment_size(),
             sample_size: v.sample_size(),
-            gap: v.gap().to_vec(),
+            gap: crate::bytes::to_vec(v.gap()),
             inline_qos: v.inline_qos().map(|q| ParameterList::parse(&q)),
             key: v.is_key(),
             non_standard_payload: v.raw.flags & FLAG_NON_STANDARD != 0,

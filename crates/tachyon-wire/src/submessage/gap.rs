@@ -21,6 +21,7 @@ pub struct GapView<'a> {
 impl<'a> GapView<'a> {
     /// Checks the body length and the set's numBits. Group info is read only if the G flag is
     /// set and it fits; otherwise G is kept as an uninterpreted bit.
+    #[inline]
     pub fn new_checked(raw: RawSubmessage<'a>) -> Result<Self, WireError> {
         let mut r = Reader::new(raw.body, raw.body_offset(), "GAP", raw.endian());
         r.skip(16)?;
@@ -35,35 +36,42 @@ impl<'a> GapView<'a> {
     }
 
     /// The framing.
+    #[inline]
     pub fn raw(&self) -> RawSubmessage<'a> {
         self.raw
     }
 
+    #[inline]
     fn e(&self) -> Endian {
         self.raw.endian()
     }
 
     /// The reader.
+    #[inline]
     pub fn reader_id(&self) -> EntityId {
         field(self.raw.body, 0, self.e())
     }
 
     /// The writer.
+    #[inline]
     pub fn writer_id(&self) -> EntityId {
         field(self.raw.body, 4, self.e())
     }
 
     /// First irrelevant sequence number.
+    #[inline]
     pub fn gap_start(&self) -> SequenceNumber {
         field(self.raw.body, 8, self.e())
     }
 
     /// The end of the contiguous range (its base) and further irrelevant numbers.
+    #[inline]
     pub fn gap_list(&self) -> SequenceNumberSet {
         field(self.raw.body, 16, self.e())
     }
 
     /// Group information (G flag).
+    #[inline]
     pub fn group_info(&self) -> Option<GapGroupInfo> {
         self.has_group.then(|| GapGroupInfo {
             gap_start_gsn: field(self.raw.body, self.end, self.e()),
@@ -72,6 +80,7 @@ impl<'a> GapView<'a> {
     }
 
     /// Body bytes after the parsed fields.
+    #[inline]
     pub fn trailing(&self) -> &'a [u8] {
         let n = self.end + if self.has_group { GROUP_LEN } else { 0 };
         self.raw.body.get(n..).unwrap_or_default()
@@ -104,6 +113,7 @@ pub struct Gap {
 
 impl Gap {
     /// Parses a checked view.
+    #[inline]
     pub fn parse(v: &GapView<'_>) -> Self {
         Gap {
             reader_id: v.reader_id(),

@@ -25,6 +25,7 @@ pub struct HeartbeatView<'a> {
 impl<'a> HeartbeatView<'a> {
     /// Checks the body length. Group info is read only if the G flag is set and it fits;
     /// otherwise the G flag is treated as an uninterpreted bit and its bytes as trailing.
+    #[inline]
     pub fn new_checked(raw: RawSubmessage<'a>) -> Result<Self, WireError> {
         let mut r = Reader::new(raw.body, raw.body_offset(), "HEARTBEAT", raw.endian());
         r.skip(FIXED_LEN)?;
@@ -33,50 +34,60 @@ impl<'a> HeartbeatView<'a> {
     }
 
     /// The framing.
+    #[inline]
     pub fn raw(&self) -> RawSubmessage<'a> {
         self.raw
     }
 
+    #[inline]
     fn e(&self) -> Endian {
         self.raw.endian()
     }
 
     /// The reader (UNKNOWN for all readers of the writer).
+    #[inline]
     pub fn reader_id(&self) -> EntityId {
         field(self.raw.body, 0, self.e())
     }
 
     /// The writer.
+    #[inline]
     pub fn writer_id(&self) -> EntityId {
         field(self.raw.body, 4, self.e())
     }
 
     /// First available sequence number.
+    #[inline]
     pub fn first_sn(&self) -> SequenceNumber {
         field(self.raw.body, 8, self.e())
     }
 
     /// Last available sequence number.
+    #[inline]
     pub fn last_sn(&self) -> SequenceNumber {
         field(self.raw.body, 16, self.e())
     }
 
     /// Heartbeat count.
+    #[inline]
     pub fn count(&self) -> Count {
         field(self.raw.body, 24, self.e())
     }
 
     /// F flag.
+    #[inline]
     pub fn is_final(&self) -> bool {
         self.raw.flags & FLAG_FINAL != 0
     }
 
     /// L flag.
+    #[inline]
     pub fn liveliness(&self) -> bool {
         self.raw.flags & FLAG_LIVELINESS != 0
     }
 
     /// Group information (G flag).
+    #[inline]
     pub fn group_info(&self) -> Option<HeartbeatGroupInfo> {
         self.has_group.then(|| {
             let b = self.raw.body;
@@ -90,11 +101,13 @@ impl<'a> HeartbeatView<'a> {
         })
     }
 
+    #[inline]
     fn parsed_len(&self) -> usize {
         FIXED_LEN + if self.has_group { GROUP_LEN } else { 0 }
     }
 
     /// Body bytes after the parsed fields.
+    #[inline]
     pub fn trailing(&self) -> &'a [u8] {
         self.raw.body.get(self.parsed_len()..).unwrap_or_default()
     }
@@ -105,9 +118,11 @@ impl<'a> HeartbeatView<'a> {
 struct GroupDigest([u8; 4]);
 
 impl crate::bytes::Codec for GroupDigest {
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(GroupDigest(r.array()?))
     }
+    #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
         w.put(&self.0)
     }
@@ -151,6 +166,7 @@ pub struct Heartbeat {
 
 impl Heartbeat {
     /// Parses a checked view.
+    #[inline]
     pub fn parse(v: &HeartbeatView<'_>) -> Self {
         Heartbeat {
             reader_id: v.reader_id(),

@@ -16,46 +16,55 @@ pub struct HeartbeatFragView<'a> {
 
 impl<'a> HeartbeatFragView<'a> {
     /// Checks the body length.
+    #[inline]
     pub fn new_checked(raw: RawSubmessage<'a>) -> Result<Self, WireError> {
         Reader::new(raw.body, raw.body_offset(), "HEARTBEAT_FRAG", raw.endian()).skip(FIXED_LEN)?;
         Ok(HeartbeatFragView { raw })
     }
 
     /// The framing.
+    #[inline]
     pub fn raw(&self) -> RawSubmessage<'a> {
         self.raw
     }
 
+    #[inline]
     fn e(&self) -> Endian {
         self.raw.endian()
     }
 
     /// The reader.
+    #[inline]
     pub fn reader_id(&self) -> EntityId {
         field(self.raw.body, 0, self.e())
     }
 
     /// The writer.
+    #[inline]
     pub fn writer_id(&self) -> EntityId {
         field(self.raw.body, 4, self.e())
     }
 
     /// The fragmented sample.
+    #[inline]
     pub fn writer_sn(&self) -> SequenceNumber {
         field(self.raw.body, 8, self.e())
     }
 
     /// Last fragment available.
+    #[inline]
     pub fn last_fragment_num(&self) -> FragmentNumber {
         FragmentNumber(field::<U32>(self.raw.body, 16, self.e()).0)
     }
 
     /// Count.
+    #[inline]
     pub fn count(&self) -> Count {
         field(self.raw.body, 20, self.e())
     }
 
     /// Body bytes after the parsed fields.
+    #[inline]
     pub fn trailing(&self) -> &'a [u8] {
         self.raw.body.get(FIXED_LEN..).unwrap_or_default()
     }
@@ -78,6 +87,7 @@ pub struct HeartbeatFrag {
 
 impl HeartbeatFrag {
     /// Parses a checked view.
+    #[inline]
     pub fn parse(v: &HeartbeatFragView<'_>) -> Self {
         HeartbeatFrag {
             reader_id: v.reader_id(),

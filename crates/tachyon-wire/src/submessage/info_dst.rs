@@ -15,22 +15,26 @@ pub struct InfoDstView<'a> {
 
 impl<'a> InfoDstView<'a> {
     /// Checks the body length.
+    #[inline]
     pub fn new_checked(raw: RawSubmessage<'a>) -> Result<Self, WireError> {
         Reader::new(raw.body, raw.body_offset(), "INFO_DST", raw.endian()).skip(FIXED_LEN)?;
         Ok(InfoDstView { raw })
     }
 
     /// The framing.
+    #[inline]
     pub fn raw(&self) -> RawSubmessage<'a> {
         self.raw
     }
 
     /// GUID prefix of the destination (UNKNOWN: every participant).
+    #[inline]
     pub fn guid_prefix(&self) -> GuidPrefix {
         field(self.raw.body, 0, self.raw.endian())
     }
 
     /// Body bytes after the parsed fields.
+    #[inline]
     pub fn trailing(&self) -> &'a [u8] {
         self.raw.body.get(FIXED_LEN..).unwrap_or_default()
     }
@@ -45,6 +49,7 @@ pub struct InfoDst {
 
 impl InfoDst {
     /// Parses a checked view.
+    #[inline]
     pub fn parse(v: &InfoDstView<'_>) -> Self {
         InfoDst {
             guid_prefix: v.guid_prefix(),

@@ -31,6 +31,7 @@ fn check_list(r: &mut Reader<'_>) -> Result<usize, WireError> {
 
 impl<'a> InfoReplyView<'a> {
     /// Checks both locator lists against the body length.
+    #[inline]
     pub fn new_checked(raw: RawSubmessage<'a>) -> Result<Self, WireError> {
         let mut r = Reader::new(raw.body, raw.body_offset(), "INFO_REPLY", raw.endian());
         let multicast_off = check_list(&mut r)?;
@@ -47,14 +48,17 @@ impl<'a> InfoReplyView<'a> {
     }
 
     /// The framing.
+    #[inline]
     pub fn raw(&self) -> RawSubmessage<'a> {
         self.raw
     }
 
+    #[inline]
     fn e(&self) -> Endian {
         self.raw.endian()
     }
 
+    #[inline]
     fn list(&self, off: usize) -> impl Iterator<Item = Locator> + 'a {
         let e = self.e();
         let n = field::<U32>(self.raw.body, off, e).0 as usize;
@@ -69,16 +73,19 @@ impl<'a> InfoReplyView<'a> {
     }
 
     /// The unicast reply locators.
+    #[inline]
     pub fn unicast_locators(&self) -> impl Iterator<Item = Locator> + 'a {
         self.list(0)
     }
 
     /// The multicast reply locators, if the M flag is set.
+    #[inline]
     pub fn multicast_locators(&self) -> Option<impl Iterator<Item = Locator> + 'a> {
         (self.raw.flags & FLAG_MULTICAST != 0).then(|| self.list(self.multicast_off))
     }
 
     /// Body bytes after the parsed fields.
+    #[inline]
     pub fn trailing(&self) -> &'a [u8] {
         self.raw.body.get(self.end..).unwrap_or_default()
     }
@@ -95,6 +102,7 @@ pub struct InfoReply {
 
 impl InfoReply {
     /// Parses a checked view.
+    #[inline]
     pub fn parse(v: &InfoReplyView<'_>) -> Self {
         InfoReply {
             unicast_locators: v.unicast_locators().collect(),

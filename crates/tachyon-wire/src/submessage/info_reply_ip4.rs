@@ -16,6 +16,7 @@ pub struct InfoReplyIp4View<'a> {
 
 impl<'a> InfoReplyIp4View<'a> {
     /// Checks the body length.
+    #[inline]
     pub fn new_checked(raw: RawSubmessage<'a>) -> Result<Self, WireError> {
         let v = InfoReplyIp4View { raw };
         Reader::new(raw.body, raw.body_offset(), "INFO_REPLY_IP4", raw.endian())
@@ -24,10 +25,12 @@ impl<'a> InfoReplyIp4View<'a> {
     }
 
     /// The framing.
+    #[inline]
     pub fn raw(&self) -> RawSubmessage<'a> {
         self.raw
     }
 
+    #[inline]
     fn parsed_len(&self) -> usize {
         if self.raw.flags & FLAG_MULTICAST != 0 {
             16
@@ -37,16 +40,19 @@ impl<'a> InfoReplyIp4View<'a> {
     }
 
     /// The unicast reply locator.
+    #[inline]
     pub fn unicast_locator(&self) -> LocatorUdpV4 {
         field(self.raw.body, 0, self.raw.endian())
     }
 
     /// The multicast reply locator (M flag).
+    #[inline]
     pub fn multicast_locator(&self) -> Option<LocatorUdpV4> {
         (self.raw.flags & FLAG_MULTICAST != 0).then(|| field(self.raw.body, 8, self.raw.endian()))
     }
 
     /// Body bytes after the parsed fields.
+    #[inline]
     pub fn trailing(&self) -> &'a [u8] {
         self.raw.body.get(self.parsed_len()..).unwrap_or_default()
     }
@@ -63,6 +69,7 @@ pub struct InfoReplyIp4 {
 
 impl InfoReplyIp4 {
     /// Parses a checked view.
+    #[inline]
     pub fn parse(v: &InfoReplyIp4View<'_>) -> Self {
         InfoReplyIp4 {
             unicast_locator: v.unicast_locator(),

@@ -16,41 +16,49 @@ pub struct InfoSrcView<'a> {
 
 impl<'a> InfoSrcView<'a> {
     /// Checks the body length.
+    #[inline]
     pub fn new_checked(raw: RawSubmessage<'a>) -> Result<Self, WireError> {
         Reader::new(raw.body, raw.body_offset(), "INFO_SRC", raw.endian()).skip(FIXED_LEN)?;
         Ok(InfoSrcView { raw })
     }
 
     /// The framing.
+    #[inline]
     pub fn raw(&self) -> RawSubmessage<'a> {
         self.raw
     }
 
+    #[inline]
     fn e(&self) -> Endian {
         self.raw.endian()
     }
 
     /// The unused leading 4 bytes, as a u32 in the submessage's byte order.
+    #[inline]
     pub fn unused(&self) -> u32 {
         field::<U32>(self.raw.body, 0, self.e()).0
     }
 
     /// Protocol version of the source.
+    #[inline]
     pub fn protocol_version(&self) -> ProtocolVersion {
         field(self.raw.body, 4, self.e())
     }
 
     /// Vendor of the source.
+    #[inline]
     pub fn vendor_id(&self) -> VendorId {
         field(self.raw.body, 6, self.e())
     }
 
     /// GUID prefix of the source.
+    #[inline]
     pub fn guid_prefix(&self) -> GuidPrefix {
         field(self.raw.body, 8, self.e())
     }
 
     /// Body bytes after the parsed fields.
+    #[inline]
     pub fn trailing(&self) -> &'a [u8] {
         self.raw.body.get(FIXED_LEN..).unwrap_or_default()
     }
@@ -71,6 +79,7 @@ pub struct InfoSrc {
 
 impl InfoSrc {
     /// Parses a checked view.
+    #[inline]
     pub fn parse(v: &InfoSrcView<'_>) -> Self {
         InfoSrc {
             unused: v.unused(),

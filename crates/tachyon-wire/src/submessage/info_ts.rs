@@ -16,6 +16,7 @@ pub struct InfoTsView<'a> {
 
 impl<'a> InfoTsView<'a> {
     /// Checks that the timestamp is present unless the I flag is set.
+    #[inline]
     pub fn new_checked(raw: RawSubmessage<'a>) -> Result<Self, WireError> {
         if raw.flags & FLAG_INVALIDATE == 0 {
             Reader::new(raw.body, raw.body_offset(), "INFO_TS", raw.endian()).skip(8)?;
@@ -24,16 +25,19 @@ impl<'a> InfoTsView<'a> {
     }
 
     /// The framing.
+    #[inline]
     pub fn raw(&self) -> RawSubmessage<'a> {
         self.raw
     }
 
     /// The timestamp; `None` when the I flag invalidates it.
+    #[inline]
     pub fn timestamp(&self) -> Option<Time> {
         (self.raw.flags & FLAG_INVALIDATE == 0).then(|| field(self.raw.body, 0, self.raw.endian()))
     }
 
     /// Body bytes after the parsed fields.
+    #[inline]
     pub fn trailing(&self) -> &'a [u8] {
         let n = if self.timestamp().is_some() { 8 } else { 0 };
         self.raw.body.get(n..).unwrap_or_default()
@@ -49,6 +53,7 @@ pub struct InfoTs {
 
 impl InfoTs {
     /// Parses a checked view.
+    #[inline]
     pub fn parse(v: &InfoTsView<'_>) -> Self {
         InfoTs {
             timestamp: v.timestamp(),

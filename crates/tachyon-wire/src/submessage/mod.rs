@@ -113,33 +113,26 @@ impl<'a> RawSubmessage<'a> {
     ///
     /// octetsToNextHeader == 0 means "up to the end of the message", except for PAD and
     /// INFO_TS where it is a real length of zero (RTPS 2.5, 9.4.5.1.3).
+    #[inline]
     pub fn parse_at(msg: &'a [u8], offset: usize) -> Result<(Self, usize), WireError> {
-        let rest = msg.get(offset..).unwrap_or_default();
-        let truncated = WireError::Truncated {
-            what: "submessage header",
-            offset,
-            needed: SUBMESSAGE_HEADER_LEN,
-            available: rest.len(),
-        };
-        let Some(([sid, flags, a, b], body_all)) = rest.split_first_chunk::<4>() else {
-            return Err(truncated);
-        };
-        let (sid, flags, len) = (*sid, *flags, [*a, *b]);
+        Self::frame_at(msg, offset).ok_or_else(|| frame_error(msg, offset))
+    }
+
+    /// [`Self::parse_at`] without the error: the hot path of iteration.
+    ///
+    /// An `Option` of plain fields stays in registers where a `Result` carrying a
+    /// [`WireError`] is spilled to the stack and reloaded.
+    #[inline]
+    pub(crate) fn frame_at(msg: &'a [u8], offset: usize) -> Option<(Self, usize)> {
+        let (&[sid, flags, a, b], body_all) = msg.get(offset..)?.split_first_chunk::<4>()?;
         let octets = match Endian::from_flags(flags) {
-            Endian::Little => u16::from_le_bytes(len),
-            Endian::Big => u16::from_be_bytes(len),
+            Endian::Little => u16::from_le_bytes([a, b]),
+            Endian::Big => u16::from_be_bytes([a, b]),
         };
         let body = if octets == 0 && !zero_is_length(sid) {
             body_all
         } else {
-            body_all
-                .get(..usize::from(octets))
-                .ok_or(WireError::BadSubmessageLength {
-                    id: sid,
-                    offset,
-                    octets,
-                    available: body_all.len(),
-                })?
+            body_all.get(..usize::from(octets))?
         };
         let raw = RawSubmessage {
             id: sid,
@@ -151,26 +144,57 @@ impl<'a> RawSubmessage<'a> {
         let next = offset
             .saturating_add(SUBMESSAGE_HEADER_LEN)
             .saturating_add(body.len());
-        Ok((raw, next))
+        Some((raw, next))
     }
 
     /// The byte order selected by the E flag.
+    #[inline]
     pub fn endian(&self) -> Endian {
         Endian::from_flags(self.flags)
     }
 
     /// Offset of the body in the message.
+    #[inline]
     pub fn body_offset(&self) -> usize {
         self.offset.saturating_add(SUBMESSAGE_HEADER_LEN)
     }
 
     /// Whether octetsToNextHeader was 0 with the meaning "extends to the end of the message".
+    #[inline]
     pub fn extends_to_end(&self) -> bool {
         self.octets_to_next_header == 0 && !zero_is_length(self.id)
     }
 }
 
+/// Why [`RawSubmessage::frame_at`] rejected the submessage at `offset` (the cold path).
+#[cold]
+#[inline(never)]
+pub(crate) fn frame_error(msg: &[u8], offset: usize) -> WireError {
+    let rest = msg.get(offset..).unwrap_or_default();
+    match rest.split_first_chunk::<4>() {
+        Some((&[sid, flags, a, b], body_all)) => {
+            let octets = match Endian::from_flags(flags) {
+                Endian::Little => u16::from_le_bytes([a, b]),
+                Endian::Big => u16::from_be_bytes([a, b]),
+            };
+            WireError::BadSubmessageLength {
+                id: sid,
+                offset,
+                octets,
+                available: body_all.len(),
+            }
+        }
+        None => WireError::Truncated {
+            what: "submessage header",
+            offset,
+            needed: SUBMESSAGE_HEADER_LEN,
+            available: rest.len(),
+        },
+    }
+}
+
 /// PAD and INFO_TS treat octetsToNextHeader == 0 as an empty body.
+#[inline]
 fn zero_is_length(sid: u8) -> bool {
     sid == id::PAD || sid == id::INFO_TS
 }
@@ -210,6 +234,7 @@ pub enum SubmessageView<'a> {
 
 impl<'a> SubmessageView<'a> {
     /// Checks the body of a framed submessage according to its id.
+    #[inline]
     pub fn new_checked(raw: RawSubmessage<'a>) -> Result<Self, WireError> {
         Ok(match raw.id {
             id::DATA => Self::Data(DataView::new_checked(raw)?),
@@ -230,6 +255,7 @@ impl<'a> SubmessageView<'a> {
     }
 
     /// The framing of this submessage.
+    #[inline]
     pub fn raw(&self) -> RawSubmessage<'a> {
         match self {
             Self::Data(v) => v.raw(),
@@ -250,6 +276,7 @@ impl<'a> SubmessageView<'a> {
     }
 
     /// Body bytes after the fields this kind defines (kept for re-emission).
+    #[inline]
     pub fn trailing(&self) -> &'a [u8] {
         match self {
             Self::Data(v) => v.trailing(),
@@ -278,6 +305,29 @@ pub(crate) trait BodyRepr {
     fn body_len(&self) -> usize;
     /// Writes the fields in the writer's byte order.
     fn emit_body(&self, w: &mut Writer<'_>) -> Result<(), EmitError>;
+}
+
+/// Evaluates `$e` with `$b` bound to the [`BodyRepr`] of `$body`, statically dispatched
+/// (a `&dyn BodyRepr` would force the body through memory and an indirect call).
+macro_rules! with_repr {
+    ($body:expr, $b:ident => $e:expr) => {
+        match $body {
+            SubmessageBody::Data($b) => $e,
+            SubmessageBody::DataFrag($b) => $e,
+            SubmessageBody::Heartbeat($b) => $e,
+            SubmessageBody::HeartbeatFrag($b) => $e,
+            SubmessageBody::AckNack($b) => $e,
+            SubmessageBody::NackFrag($b) => $e,
+            SubmessageBody::Gap($b) => $e,
+            SubmessageBody::InfoTs($b) => $e,
+            SubmessageBody::InfoSrc($b) => $e,
+            SubmessageBody::InfoDst($b) => $e,
+            SubmessageBody::InfoReply($b) => $e,
+            SubmessageBody::InfoReplyIp4($b) => $e,
+            SubmessageBody::Pad($b) => $e,
+            SubmessageBody::Unknown($b) => $e,
+        }
+    };
 }
 
 /// The fields of a parsed submessage, by kind.
@@ -334,28 +384,9 @@ impl SubmessageBody {
         }
     }
 
-    fn repr(&self) -> &dyn BodyRepr {
-        match self {
-            Self::Data(b) => b,
-            Self::DataFrag(b) => b,
-            Self::Heartbeat(b) => b,
-            Self::HeartbeatFrag(b) => b,
-            Self::AckNack(b) => b,
-            Self::NackFrag(b) => b,
-            Self::Gap(b) => b,
-            Self::InfoTs(b) => b,
-            Self::InfoSrc(b) => b,
-            Self::InfoDst(b) => b,
-            Self::InfoReply(b) => b,
-            Self::InfoReplyIp4(b) => b,
-            Self::Pad(b) => b,
-            Self::Unknown(b) => b,
-        }
-    }
-
     /// Flag bits (E excluded) this crate derives from the fields for this kind.
     pub fn flag_bits(&self) -> u8 {
-        self.repr().flag_bits()
+        with_repr!(self, b => b.flag_bits())
     }
 
     /// Every flag bit (E excluded) this crate interprets for submessage `sid`.
@@ -402,32 +433,48 @@ impl Submessage {
     }
 
     /// Parses a checked view.
+    #[inline]
     pub fn parse(view: &SubmessageView<'_>) -> Self {
+        use SubmessageBody as B;
+        use SubmessageView as V;
         let raw = view.raw();
-        let body = match view {
-            SubmessageView::Data(v) => SubmessageBody::Data(Data::parse(v)),
-            SubmessageView::DataFrag(v) => SubmessageBody::DataFrag(DataFrag::parse(v)),
-            SubmessageView::Heartbeat(v) => SubmessageBody::Heartbeat(Heartbeat::parse(v)),
-            SubmessageView::HeartbeatFrag(v) => {
-                SubmessageBody::HeartbeatFrag(HeartbeatFrag::parse(v))
+        match view {
+            V::Data(v) => Self::assemble(raw, Data::parse(v), B::Data, v.trailing()),
+            V::DataFrag(v) => Self::assemble(raw, DataFrag::parse(v), B::DataFrag, v.trailing()),
+            V::Heartbeat(v) => Self::assemble(raw, Heartbeat::parse(v), B::Heartbeat, v.trailing()),
+            V::HeartbeatFrag(v) => {
+                Self::assemble(raw, HeartbeatFrag::parse(v), B::HeartbeatFrag, v.trailing())
             }
-            SubmessageView::AckNack(v) => SubmessageBody::AckNack(AckNack::parse(v)),
-            SubmessageView::NackFrag(v) => SubmessageBody::NackFrag(NackFrag::parse(v)),
-            SubmessageView::Gap(v) => SubmessageBody::Gap(Gap::parse(v)),
-            SubmessageView::InfoTs(v) => SubmessageBody::InfoTs(InfoTs::parse(v)),
-            SubmessageView::InfoSrc(v) => SubmessageBody::InfoSrc(InfoSrc::parse(v)),
-            SubmessageView::InfoDst(v) => SubmessageBody::InfoDst(InfoDst::parse(v)),
-            SubmessageView::InfoReply(v) => SubmessageBody::InfoReply(InfoReply::parse(v)),
-            SubmessageView::InfoReplyIp4(v) => SubmessageBody::InfoReplyIp4(InfoReplyIp4::parse(v)),
-            SubmessageView::Pad(_) => SubmessageBody::Pad(Pad),
-            SubmessageView::Unknown(raw) => SubmessageBody::Unknown(Unknown { id: raw.id }),
-        };
+            V::AckNack(v) => Self::assemble(raw, AckNack::parse(v), B::AckNack, v.trailing()),
+            V::NackFrag(v) => Self::assemble(raw, NackFrag::parse(v), B::NackFrag, v.trailing()),
+            V::Gap(v) => Self::assemble(raw, Gap::parse(v), B::Gap, v.trailing()),
+            V::InfoTs(v) => Self::assemble(raw, InfoTs::parse(v), B::InfoTs, v.trailing()),
+            V::InfoSrc(v) => Self::assemble(raw, InfoSrc::parse(v), B::InfoSrc, v.trailing()),
+            V::InfoDst(v) => Self::assemble(raw, InfoDst::parse(v), B::InfoDst, v.trailing()),
+            V::InfoReply(v) => Self::assemble(raw, InfoReply::parse(v), B::InfoReply, v.trailing()),
+            V::InfoReplyIp4(v) => {
+                Self::assemble(raw, InfoReplyIp4::parse(v), B::InfoReplyIp4, v.trailing())
+            }
+            V::Pad(v) => Self::assemble(raw, Pad, B::Pad, v.trailing()),
+            V::Unknown(raw) => Self::assemble(*raw, Unknown { id: raw.id }, B::Unknown, raw.body),
+        }
+    }
+
+    /// Wraps a parsed body; its flag bits are taken while it is still a concrete type, so the
+    /// body is built once, in place, rather than in a temporary that is matched and copied.
+    #[inline(always)]
+    fn assemble<T: BodyRepr>(
+        raw: RawSubmessage<'_>,
+        body: T,
+        wrap: fn(T) -> SubmessageBody,
+        trailing: &[u8],
+    ) -> Self {
         let implied = 0x01 | body.flag_bits();
         Submessage {
             endian: raw.endian(),
             unknown_flags: raw.flags & !implied,
-            body,
-            trailing: view.trailing().to_vec(),
+            body: wrap(body),
+            trailing: crate::bytes::to_vec(trailing),
             extends_to_end: raw.extends_to_end(),
         }
     }
@@ -444,10 +491,7 @@ impl Submessage {
 
     /// Body length as emitted (fields plus trailing bytes).
     pub fn body_len(&self) -> usize {
-        self.body
-            .repr()
-            .body_len()
-            .saturating_add(self.trailing.len())
+        with_repr!(&self.body, b => b.body_len()).saturating_add(self.trailing.len())
     }
 
     /// Bytes `emit` writes.
@@ -477,7 +521,7 @@ impl Submessage {
         w.u8(self.id())?;
         w.u8(self.flags())?;
         w.u16(octets)?;
-        self.body.repr().emit_body(&mut w)?;
+        with_repr!(&self.body, b => b.emit_body(&mut w))?;
         w.put(&self.trailing)?;
         Ok(w.pos())
     }

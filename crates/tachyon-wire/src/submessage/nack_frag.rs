@@ -14,6 +14,7 @@ pub struct NackFragView<'a> {
 
 impl<'a> NackFragView<'a> {
     /// Checks the body length and the set's numBits.
+    #[inline]
     pub fn new_checked(raw: RawSubmessage<'a>) -> Result<Self, WireError> {
         let mut r = Reader::new(raw.body, raw.body_offset(), "NACK_FRAG", raw.endian());
         r.skip(16)?;
@@ -24,40 +25,48 @@ impl<'a> NackFragView<'a> {
     }
 
     /// The framing.
+    #[inline]
     pub fn raw(&self) -> RawSubmessage<'a> {
         self.raw
     }
 
+    #[inline]
     fn e(&self) -> Endian {
         self.raw.endian()
     }
 
     /// The reader.
+    #[inline]
     pub fn reader_id(&self) -> EntityId {
         field(self.raw.body, 0, self.e())
     }
 
     /// The writer.
+    #[inline]
     pub fn writer_id(&self) -> EntityId {
         field(self.raw.body, 4, self.e())
     }
 
     /// The fragmented sample.
+    #[inline]
     pub fn writer_sn(&self) -> SequenceNumber {
         field(self.raw.body, 8, self.e())
     }
 
     /// The missing fragments.
+    #[inline]
     pub fn fragment_number_state(&self) -> FragmentNumberSet {
         field(self.raw.body, 16, self.e())
     }
 
     /// Count.
+    #[inline]
     pub fn count(&self) -> Count {
         field(self.raw.body, self.count_off, self.e())
     }
 
     /// Body bytes after the parsed fields.
+    #[inline]
     pub fn trailing(&self) -> &'a [u8] {
         self.raw
             .body
@@ -83,6 +92,7 @@ pub struct NackFrag {
 
 impl NackFrag {
     /// Parses a checked view.
+    #[inline]
     pub fn parse(v: &NackFragView<'_>) -> Self {
         NackFrag {
             reader_id: v.reader_id(),

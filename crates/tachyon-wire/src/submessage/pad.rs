@@ -12,16 +12,19 @@ pub struct PadView<'a> {
 
 impl<'a> PadView<'a> {
     /// Accepts any body.
+    #[inline]
     pub fn new_checked(raw: RawSubmessage<'a>) -> Result<Self, WireError> {
         Ok(PadView { raw })
     }
 
     /// The framing.
+    #[inline]
     pub fn raw(&self) -> RawSubmessage<'a> {
         self.raw
     }
 
     /// The padding bytes.
+    #[inline]
     pub fn trailing(&self) -> &'a [u8] {
         self.raw.body
     }

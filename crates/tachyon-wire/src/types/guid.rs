@@ -50,21 +50,25 @@ impl EntityKind {
     pub const BUILTIN_READER_GROUP: EntityKind = EntityKind(0xc9);
 
     /// Whether the kind is builtin (top bits `11`).
+    #[inline]
     pub const fn is_builtin(self) -> bool {
         self.0 & 0xc0 == 0xc0
     }
 
     /// Whether the kind is vendor-specific (top bits `01`).
+    #[inline]
     pub const fn is_vendor_specific(self) -> bool {
         self.0 & 0xc0 == 0x40
     }
 
     /// Whether the entity is a writer (with or without key).
+    #[inline]
     pub const fn is_writer(self) -> bool {
         matches!(self.0 & 0x3f, 0x02 | 0x03)
     }
 
     /// Whether the entity is a reader (with or without key).
+    #[inline]
     pub const fn is_reader(self) -> bool {
         matches!(self.0 & 0x3f, 0x04 | 0x07)
     }
@@ -109,26 +113,31 @@ impl EntityId {
     pub const TYPE_LOOKUP_REPLY_READER: EntityId = EntityId([0, 0x03, 0x01, 0xc4]);
 
     /// An entity id from its 3-byte key and kind.
+    #[inline]
     pub const fn new(key: [u8; 3], kind: EntityKind) -> Self {
         EntityId([key[0], key[1], key[2], kind.0])
     }
 
     /// The 3-byte entity key.
+    #[inline]
     pub const fn key(self) -> [u8; 3] {
         [self.0[0], self.0[1], self.0[2]]
     }
 
     /// The entity kind octet.
+    #[inline]
     pub const fn kind(self) -> EntityKind {
         EntityKind(self.0[3])
     }
 
     /// The id as a big-endian u32 (how it is usually printed).
+    #[inline]
     pub const fn to_u32(self) -> u32 {
         u32::from_be_bytes(self.0)
     }
 
     /// Whether this is one of the builtin SPDP/SEDP writers whose DATA carries a ParameterList.
+    #[inline]
     pub fn is_builtin_discovery_writer(self) -> bool {
         self == Self::SPDP_WRITER
             || self == Self::SEDP_PUBLICATIONS_WRITER
@@ -137,6 +146,7 @@ impl EntityId {
     }
 
     /// A short name for builtin ids (`SPDP_WRITER`, ...), `None` for others.
+    #[inline]
     pub fn builtin_name(self) -> Option<&'static str> {
         Some(match self {
             Self::UNKNOWN => "UNKNOWN",
@@ -177,36 +187,43 @@ impl Guid {
     };
 
     /// A GUID from its parts.
+    #[inline]
     pub const fn new(prefix: GuidPrefix, entity_id: EntityId) -> Self {
         Guid { prefix, entity_id }
     }
 }
 
 impl Codec for GuidPrefix {
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(GuidPrefix(r.array()?))
     }
+    #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
         w.put(&self.0)
     }
 }
 
 impl Codec for EntityId {
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(EntityId(r.array()?))
     }
+    #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
         w.put(&self.0)
     }
 }
 
 impl Codec for Guid {
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(Guid {
             prefix: r.decode()?,
             entity_id: r.decode()?,
         })
     }
+    #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
         w.encode(&self.prefix)?;
         w.encode(&self.entity_id)

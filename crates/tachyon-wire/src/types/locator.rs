@@ -43,6 +43,7 @@ impl Locator {
     };
 
     /// The socket address for UDP/TCP v4/v6 locators whose port fits in 16 bits.
+    #[inline]
     pub fn to_socket_addr(&self) -> Option<SocketAddr> {
         let port = u16::try_from(self.port).ok()?;
         match self.kind {
@@ -58,6 +59,7 @@ impl Locator {
     }
 
     /// A UDP locator for `addr` (UDPv4 or UDPv6 by address family).
+    #[inline]
     pub fn udp(addr: SocketAddr) -> Self {
         match addr.ip() {
             IpAddr::V4(v4) => {
@@ -95,6 +97,7 @@ pub struct LocatorUdpV4 {
 
 impl LocatorUdpV4 {
     /// The socket address, if the port fits in 16 bits.
+    #[inline]
     pub fn to_socket_addr(&self) -> Option<SocketAddr> {
         let port = u16::try_from(self.port).ok()?;
         Some(SocketAddr::new(Ipv4Addr::from(self.address).into(), port))
@@ -102,6 +105,7 @@ impl LocatorUdpV4 {
 }
 
 impl Codec for Locator {
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(Locator {
             kind: r.i32()?,
@@ -109,6 +113,7 @@ impl Codec for Locator {
             address: r.array()?,
         })
     }
+    #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
         w.i32(self.kind)?;
         w.u32(self.port)?;
@@ -117,12 +122,14 @@ impl Codec for Locator {
 }
 
 impl Codec for LocatorUdpV4 {
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(LocatorUdpV4 {
             address: r.u32()?,
             port: r.u32()?,
         })
     }
+    #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
         w.u32(self.address)?;
         w.u32(self.port)

@@ -18,27 +18,32 @@ impl SequenceNumber {
     pub const ZERO: SequenceNumber = SequenceNumber(0);
 
     /// A sequence number from its wire halves.
+    #[inline]
     pub const fn from_parts(high: i32, low: u32) -> Self {
         SequenceNumber(((high as i64) << 32) | low as i64)
     }
 
     /// The high 32 bits as sent on the wire.
+    #[inline]
     pub const fn high(self) -> i32 {
         (self.0 >> 32) as i32
     }
 
     /// The low 32 bits as sent on the wire.
+    #[inline]
     pub const fn low(self) -> u32 {
         self.0 as u32
     }
 }
 
 impl Codec for SequenceNumber {
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         let high = r.i32()?;
         let low = r.u32()?;
         Ok(SequenceNumber::from_parts(high, low))
     }
+    #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
         w.i32(self.high())?;
         w.u32(self.low())
@@ -50,9 +55,11 @@ impl Codec for SequenceNumber {
 pub struct FragmentNumber(pub u32);
 
 impl Codec for FragmentNumber {
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(FragmentNumber(r.u32()?))
     }
+    #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
         w.u32(self.0)
     }
@@ -123,6 +130,7 @@ pub struct SequenceNumberSet {
 
 impl SequenceNumberSet {
     /// An empty set starting at `base`.
+    #[inline]
     pub const fn empty(base: SequenceNumber) -> Self {
         SequenceNumberSet {
             base,
@@ -132,6 +140,7 @@ impl SequenceNumberSet {
     }
 
     /// Bytes this set takes on the wire.
+    #[inline]
     pub const fn wire_len(&self) -> usize {
         12 + 4 * words(if self.num_bits > MAX_SET_BITS {
             0
@@ -141,6 +150,7 @@ impl SequenceNumberSet {
     }
 
     /// Whether `sn` is in the set.
+    #[inline]
     pub fn contains(&self, sn: SequenceNumber) -> bool {
         match sn.0.checked_sub(self.base.0) {
             Some(d) if (0..i64::from(self.num_bits)).contains(&d) => {
@@ -151,6 +161,7 @@ impl SequenceNumberSet {
     }
 
     /// Adds `sn`, growing `num_bits` as needed; false if `sn` is outside `base .. base + 256`.
+    #[inline]
     pub fn insert(&mut self, sn: SequenceNumber) -> bool {
         match sn.0.checked_sub(self.base.0) {
             Some(d) if (0..i64::from(MAX_SET_BITS)).contains(&d) => {
@@ -166,6 +177,7 @@ impl SequenceNumberSet {
     }
 
     /// The sequence numbers in the set, ascending.
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = SequenceNumber> + '_ {
         (0..self.num_bits.min(MAX_SET_BITS))
             .filter(|&i| bit(&self.bitmap, self.num_bits, i))
@@ -174,6 +186,7 @@ impl SequenceNumberSet {
 }
 
 impl Codec for SequenceNumberSet {
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         let start = r.offset();
         let base = r.decode()?;
@@ -184,6 +197,7 @@ impl Codec for SequenceNumberSet {
             bitmap,
         })
     }
+    #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
         w.encode(&self.base)?;
         encode_bitmap(w, "SequenceNumberSet", self.num_bits, &self.bitmap)
@@ -203,6 +217,7 @@ pub struct FragmentNumberSet {
 
 impl FragmentNumberSet {
     /// Bytes this set takes on the wire.
+    #[inline]
     pub const fn wire_len(&self) -> usize {
         8 + 4 * words(if self.num_bits > MAX_SET_BITS {
             0
@@ -212,12 +227,14 @@ impl FragmentNumberSet {
     }
 
     /// Whether fragment `n` is in the set.
+    #[inline]
     pub fn contains(&self, n: FragmentNumber) -> bool {
         n.0.checked_sub(self.base.0)
             .is_some_and(|d| bit(&self.bitmap, self.num_bits, d))
     }
 
     /// The fragment numbers in the set, ascending.
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = FragmentNumber> + '_ {
         (0..self.num_bits.min(MAX_SET_BITS))
             .filter(|&i| bit(&self.bitmap, self.num_bits, i))
@@ -226,6 +243,7 @@ impl FragmentNumberSet {
 }
 
 impl Codec for FragmentNumberSet {
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         let start = r.offset();
         let base = r.decode()?;
@@ -236,6 +254,7 @@ impl Codec for FragmentNumberSet {
             bitmap,
         })
     }
+    #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
         w.encode(&self.base)?;
         encode_bitmap(w, "FragmentNumberSet", self.num_bits, &self.bitmap)

@@ -31,6 +31,7 @@ impl Time {
     };
 
     /// The fraction converted to nanoseconds (rounded down).
+    #[inline]
     pub const fn nanos(self) -> u32 {
         ((self.fraction as u64 * 1_000_000_000) >> 32) as u32
     }
@@ -66,12 +67,14 @@ impl Duration {
 pub struct Count(pub i32);
 
 impl Codec for Time {
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(Time {
             seconds: r.i32()?,
             fraction: r.u32()?,
         })
     }
+    #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
         w.i32(self.seconds)?;
         w.u32(self.fraction)
@@ -79,12 +82,14 @@ impl Codec for Time {
 }
 
 impl Codec for Duration {
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(Duration {
             seconds: r.i32()?,
             fraction: r.u32()?,
         })
     }
+    #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
         w.i32(self.seconds)?;
         w.u32(self.fraction)
@@ -92,9 +97,11 @@ impl Codec for Duration {
 }
 
 impl Codec for Count {
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(Count(r.i32()?))
     }
+    #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
         w.i32(self.0)
     }

@@ -56,6 +56,7 @@ impl VendorId {
     pub const TACHYON: VendorId = VendorId([0x01, 0xf0]);
 
     /// The vendor's product name if the id is known.
+    #[inline]
     pub fn name(self) -> Option<&'static str> {
         Some(match self {
             Self::UNKNOWN => "unknown",
@@ -108,19 +109,23 @@ impl ProtocolVersion {
 }
 
 impl Codec for VendorId {
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         Ok(VendorId(r.array()?))
     }
+    #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
         w.put(&self.0)
     }
 }
 
 impl Codec for ProtocolVersion {
+    #[inline]
     fn decode(r: &mut Reader<'_>) -> Result<Self, WireError> {
         let [major, minor] = r.array()?;
         Ok(ProtocolVersion { major, minor })
     }
+    #[inline]
     fn encode(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
         w.put(&[self.major, self.minor])
     }
