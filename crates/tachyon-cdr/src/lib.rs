@@ -50,6 +50,7 @@ mod keyhash;
 pub mod member_id;
 mod optional;
 mod reader;
+mod small;
 mod traits;
 mod writer;
 

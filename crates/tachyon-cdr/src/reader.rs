@@ -242,7 +242,7 @@ impl<'de> Reader<'de> {
                 return Err(self.error(DecodeErrorKind::StringNotTerminated));
             }
         };
-        if body.contains(&0) {
+        if crate::small::has_nul(body) {
             self.pos = at + 4;
             return Err(self.error(DecodeErrorKind::StringNotTerminated));
         }

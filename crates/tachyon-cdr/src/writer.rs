@@ -12,6 +12,7 @@
 
 use crate::encoding::{Endianness, XcdrVersion};
 use crate::error::EncodeError;
+use crate::small::has_nul;
 
 /// XCDR1 parameter id that introduces an extended (32-bit id and length) parameter header.
 pub(crate) const PID_EXTENDED: u16 = 0x3f01;
@@ -228,7 +229,7 @@ impl<'a> Writer<'a> {
                 });
             }
         }
-        if bytes.contains(&0) {
+        if has_nul(bytes) {
             return Err(EncodeError::NulInString {
                 at: memchr_nul(bytes).unwrap_or(0),
             });
@@ -242,7 +243,7 @@ impl<'a> Writer<'a> {
             let (head, rest) = dst.split_at_mut(4);
             head.copy_from_slice(&len);
             let (body, nul) = rest.split_at_mut(bytes.len());
-            body.copy_from_slice(bytes);
+            copy_small(body, bytes);
             if let Some(z) = nul.first_mut() {
                 *z = 0;
             }
@@ -499,7 +500,65 @@ write_num! {
     write_f64 write_f64_slice f64;
 }
 
+/// Copies `src` into `dst` (same length). Up to 16 bytes are copied with two overlapping
+/// fixed-size moves instead of a call to `memcpy`.
+#[inline(always)]
+fn copy_small(dst: &mut [u8], src: &[u8]) {
+    let n = src.len();
+    if dst.len() != n {
+        return;
+    }
+    if (8..=16).contains(&n) {
+        let a: [u8; 8] = src[..8].try_into().unwrap_or([0; 8]);
+        let b: [u8; 8] = src[n - 8..].try_into().unwrap_or([0; 8]);
+        dst[..8].copy_from_slice(&a);
+        dst[n - 8..].copy_from_slice(&b);
+    } else if (4..8).contains(&n) {
+        let a: [u8; 4] = src[..4].try_into().unwrap_or([0; 4]);
+        let b: [u8; 4] = src[n - 4..].try_into().unwrap_or([0; 4]);
+        dst[..4].copy_from_slice(&a);
+        dst[n - 4..].copy_from_slice(&b);
+    } else if n < 4 {
+        for (d, s) in dst.iter_mut().zip(src) {
+            *d = *s;
+        }
+    } else {
+        dst.copy_from_slice(src);
+    }
+}
+
 #[cold]
 fn memchr_nul(bytes: &[u8]) -> Option<usize> {
     bytes.iter().position(|&b| b == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::copy_small;
+    use crate::small::has_nul;
+
+    #[test]
+    fn has_nul_finds_a_nul_at_every_position_of_every_length() {
+        for n in 0..40usize {
+            let clean: Vec<u8> = (0..n).map(|i| (i as u8 % 250) + 1).collect();
+            assert!(!has_nul(&clean), "false positive at length {n}");
+            let high: Vec<u8> = (0..n).map(|i| 0x80 | i as u8).collect();
+            assert!(!has_nul(&high), "false positive (high bytes) at length {n}");
+            for at in 0..n {
+                let mut v = clean.clone();
+                v[at] = 0;
+                assert!(has_nul(&v), "missed NUL at {at} of {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn copy_small_copies_every_length() {
+        for n in 0..40usize {
+            let src: Vec<u8> = (0..n).map(|i| i as u8 ^ 0x5a).collect();
+            let mut dst = vec![0u8; n];
+            copy_small(&mut dst, &src);
+            assert_eq!(dst, src);
+        }
+    }
 }
