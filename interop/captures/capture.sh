@@ -145,6 +145,9 @@ if [ "$(id -u)" != 0 ]; then
     echo "capture.sh: needs root (namespaces, nft, tcpdump)" >&2
     exit 1
 fi
+"$(dirname "$(readlink -f "$0")")/../../scripts/ensure-packages.sh" \
+    cyclonedds-tools libfastrtps-dev libfastcdr-dev tcpdump nftables g++ python3 util-linux \
+    iproute2
 for t in ddsperf tcpdump nft g++ python3 unshare; do
     command -v "$t" >/dev/null || { echo "capture.sh: $t not found" >&2; exit 1; }
 done

@@ -4,16 +4,19 @@
 # Needs: Debian packages cyclonedds-dev (idlc, headers, libddsc 0.10.2), gcc, pkg-config,
 #        python3, util-linux `unshare` + iproute2 `ip` (root or user namespaces), and a venv with
 #        the PyPI `cyclonedds` package (created on first use at $CYCLONE_VENV, default
-#        /work/venv-cyclone; the cross-check can be skipped with SKIP_PYCHECK=1, which
+#        ~/.cache/tachyon/venv-cyclone; the cross-check can be skipped with SKIP_PYCHECK=1, which
 #        leaves "python_check": "not checked" in the output).
 # The build happens in a temporary directory; only vectors.json is written here.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-CYCLONE_VENV="${CYCLONE_VENV:-/work/venv-cyclone}"
+CYCLONE_VENV="${CYCLONE_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/tachyon/venv-cyclone}"
 PY_CYCLONEDDS_VERSION="${PY_CYCLONEDDS_VERSION:-11.0.1}"
 BUILD="$(mktemp -d "${TMPDIR:-/tmp}/cdr-vectors.XXXXXX")"
 trap 'rm -rf "$BUILD"' EXIT
+
+"$HERE/../../scripts/ensure-packages.sh" cyclonedds-dev gcc pkg-config python3 python3-venv \
+    util-linux iproute2
 
 IDLC_VERSION="$(dpkg-query -W -f '${Version}' cyclonedds-dev 2>/dev/null || echo unknown)"
 echo "cyclonedds-dev $IDLC_VERSION; building in $BUILD" >&2
