@@ -64,13 +64,17 @@ fn bench_shape(c: &mut Criterion) {
     let mut buf = [0u8; 256];
     g.bench_function("encode/tachyon", |b| {
         b.iter(|| {
-            tachyon_cdr::serialize(
+            let n = tachyon_cdr::serialize(
                 black_box(&v),
-                XcdrVersion::Xcdr1,
-                Endianness::Little,
+                // Runtime values in a real writer: keep the compiler from folding them.
+                black_box(XcdrVersion::Xcdr1),
+                black_box(Endianness::Little),
                 &mut buf,
             )
-            .unwrap()
+            .unwrap();
+            // Observe the output so the stores cannot be optimised away.
+            black_box(&buf);
+            n
         })
     });
     let mut out = Vec::with_capacity(256);
@@ -79,6 +83,7 @@ fn bench_shape(c: &mut Criterion) {
             out.clear();
             cdr::serialize_into::<_, _, _, cdr::CdrLe>(&mut out, black_box(&v), cdr::Infinite)
                 .unwrap();
+            black_box(&out);
         })
     });
     let ours = tachyon_cdr::serialize_to_vec(&v, XcdrVersion::Xcdr1, Endianness::Little).unwrap();
@@ -102,13 +107,17 @@ fn bench_blob(c: &mut Criterion) {
     let mut buf = [0u8; 2048];
     g.bench_function("encode/tachyon", |b| {
         b.iter(|| {
-            tachyon_cdr::serialize(
+            let n = tachyon_cdr::serialize(
                 black_box(&v),
-                XcdrVersion::Xcdr1,
-                Endianness::Little,
+                // Runtime values in a real writer: keep the compiler from folding them.
+                black_box(XcdrVersion::Xcdr1),
+                black_box(Endianness::Little),
                 &mut buf,
             )
-            .unwrap()
+            .unwrap();
+            // Observe the output so the stores cannot be optimised away.
+            black_box(&buf);
+            n
         })
     });
     let mut out = Vec::with_capacity(2048);
@@ -117,6 +126,7 @@ fn bench_blob(c: &mut Criterion) {
             out.clear();
             cdr::serialize_into::<_, _, _, cdr::CdrLe>(&mut out, black_box(&v), cdr::Infinite)
                 .unwrap();
+            black_box(&out);
         })
     });
     let ours = tachyon_cdr::serialize_to_vec(&v, XcdrVersion::Xcdr1, Endianness::Little).unwrap();

@@ -61,6 +61,7 @@ pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream
 
     Ok(quote! {
         impl #eimpl #k::Encode for #name #ty_generics #ewhere {
+            #[inline]
             fn encode(&self, w: &mut #k::Writer<'_>) -> ::core::result::Result<(), #k::EncodeError> {
                 #encode_body
             }
@@ -78,6 +79,7 @@ pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream
 
         impl #dimpl #k::Decode<'__de> for #name #ty_generics #dwhere {
             const MIN_SIZE: usize = #min_size;
+            #[inline]
             fn decode(r: &mut #k::Reader<'__de>) -> ::core::result::Result<Self, #k::DecodeError> {
                 r.enter()?;
                 let result = (|r: &mut #k::Reader<'__de>| -> ::core::result::Result<Self, #k::DecodeError> {
