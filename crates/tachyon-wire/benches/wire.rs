@@ -192,5 +192,55 @@ mod cdr_crate {
     }
 }
 
-criterion_group!(benches, bench_data, bench_spdp);
+fn bench_build(c: &mut Criterion) {
+    use tachyon_wire::{
+        Count, DataSpec, EntityId, GuidPrefix, Header, MessageBuilder, PayloadKind,
+        ProtocolVersion, SequenceNumber, Time, VendorId,
+    };
+    let header = Header {
+        protocol_version: ProtocolVersion::V2_5,
+        vendor_id: VendorId::TACHYON,
+        guid_prefix: GuidPrefix([1; 12]),
+    };
+    let payload = [0u8; 36];
+    let writer = EntityId([0, 0, 1, 0x03]);
+    let mut buf = vec![0u8; 1500];
+    let mut sn = 0i64;
+    c.bench_function("BuildDataMessage/tachyon", |b| {
+        b.iter(|| {
+            sn += 1;
+            let seq = SequenceNumber::from_parts((sn >> 32) as i32, sn as u32);
+            let mut m = MessageBuilder::new(&mut buf, &header).unwrap();
+            m.info_ts(Some(Time {
+                seconds: 1,
+                fraction: sn as u32,
+            }))
+            .unwrap();
+            m.data(&DataSpec {
+                reader_id: EntityId::UNKNOWN,
+                writer_id: writer,
+                writer_sn: seq,
+                inline_qos: None,
+                kind: PayloadKind::Data,
+                payload: black_box(&payload),
+            })
+            .unwrap();
+            m.heartbeat(
+                EntityId::UNKNOWN,
+                writer,
+                seq,
+                seq,
+                Count(sn as i32),
+                false,
+                false,
+            )
+            .unwrap();
+            let n = m.finish();
+            black_box(&buf);
+            n
+        })
+    });
+}
+
+criterion_group!(benches, bench_data, bench_spdp, bench_build);
 criterion_main!(benches);

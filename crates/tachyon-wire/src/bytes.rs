@@ -219,6 +219,12 @@ impl<'b> Writer<'b> {
         self.pos
     }
 
+    /// Bytes left in the buffer.
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.buf.len().saturating_sub(self.pos)
+    }
+
     /// Lets `f` write into the unwritten rest of the buffer; `f` returns how much it wrote.
     #[inline]
     pub fn with_rest(

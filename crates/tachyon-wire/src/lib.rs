@@ -28,6 +28,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod builder;
 mod bytes;
 mod display;
 pub mod error;
@@ -38,6 +39,7 @@ pub mod parameter;
 pub mod submessage;
 pub mod types;
 
+pub use builder::{DataFragSpec, DataSpec, InlineQos, MessageBuilder, PayloadKind};
 pub use bytes::Endian;
 pub use error::{EmitError, ParameterError, WireError};
 pub use fuzz::{fuzz_parse_message, fuzz_parse_parameter_list};

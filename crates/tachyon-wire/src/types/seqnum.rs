@@ -216,6 +216,31 @@ pub struct FragmentNumberSet {
 }
 
 impl FragmentNumberSet {
+    /// An empty set starting at `base`.
+    #[inline]
+    pub const fn empty(base: FragmentNumber) -> Self {
+        FragmentNumberSet {
+            base,
+            num_bits: 0,
+            bitmap: [0; 8],
+        }
+    }
+
+    /// Adds `n`, growing `num_bits` as needed; false if `n` is outside `base .. base + 256`.
+    #[inline]
+    pub fn insert(&mut self, n: FragmentNumber) -> bool {
+        match n.0.checked_sub(self.base.0) {
+            Some(i) if i < MAX_SET_BITS => {
+                if let Some(w) = self.bitmap.get_mut((i / 32) as usize) {
+                    *w |= 0x8000_0000 >> (i % 32);
+                }
+                self.num_bits = self.num_bits.max(i + 1);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Bytes this set takes on the wire.
     #[inline]
     pub const fn wire_len(&self) -> usize {
