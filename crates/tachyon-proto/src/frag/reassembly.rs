@@ -1,0 +1,399 @@
+//! Reassembly of DATA_FRAG fragments into whole samples, within resource limits.
+
+use std::collections::BTreeMap;
+
+use tachyon_wire::{FragmentNumber, FragmentNumberSet, Guid, SequenceNumber};
+
+use crate::time::{Duration, Instant};
+
+/// Storage grows in chunks of this many bytes, allocated when a fragment lands in them.
+const CHUNK: usize = 64 * 1024;
+
+/// Bounds on what reassembly may hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReassemblyLimits {
+    /// Largest sample accepted; bigger announcements are rejected outright.
+    pub max_sample_size: u32,
+    /// Bytes of fragment storage all partial samples together may hold.
+    pub max_total_bytes: usize,
+    /// Partial samples held at once.
+    pub max_in_progress: usize,
+}
+
+impl Default for ReassemblyLimits {
+    fn default() -> Self {
+        ReassemblyLimits {
+            max_sample_size: 256 * 1024 * 1024,
+            max_total_bytes: 64 * 1024 * 1024,
+            max_in_progress: 64,
+        }
+    }
+}
+
+/// One DATA_FRAG's fragment fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FragmentInfo {
+    /// Number of the first fragment carried (1-based).
+    pub starting_num: u32,
+    /// Fragments carried.
+    pub count: u16,
+    /// Size of every fragment but the last.
+    pub fragment_size: u16,
+    /// Size of the whole sample.
+    pub sample_size: u32,
+}
+
+/// Why a fragment was not taken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReassemblyError {
+    /// fragmentSize, sampleSize or fragmentStartingNum is zero, or the fragments run past the
+    /// sample's end.
+    Malformed {
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// Fewer bytes than the fragments announced.
+    Truncated {
+        /// Bytes the fragments need.
+        needed: usize,
+        /// Bytes present.
+        available: usize,
+    },
+    /// Sample or fragment size differs from earlier fragments of the same sample.
+    Inconsistent,
+    /// The announced sample exceeds [`ReassemblyLimits::max_sample_size`].
+    SampleTooLarge {
+        /// Announced size.
+        size: u32,
+        /// The limit.
+        limit: u32,
+    },
+    /// [`ReassemblyLimits::max_in_progress`] partial samples are already held.
+    TooManyInProgress,
+    /// Storing the fragment would exceed [`ReassemblyLimits::max_total_bytes`].
+    OutOfBudget,
+}
+
+impl core::fmt::Display for ReassemblyError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            ReassemblyError::Malformed { reason } => write!(f, "malformed DATA_FRAG: {reason}"),
+            ReassemblyError::Truncated { needed, available } => write!(
+                f,
+                "DATA_FRAG carries {available} bytes, its fragments need {needed}"
+            ),
+            ReassemblyError::Inconsistent => {
+                f.write_str("fragment or sample size differs from earlier fragments")
+            }
+            ReassemblyError::SampleTooLarge { size, limit } => {
+                write!(f, "sample of {size} bytes exceeds the limit of {limit}")
+            }
+            ReassemblyError::TooManyInProgress => {
+                f.write_str("too many samples are being reassembled")
+            }
+            ReassemblyError::OutOfBudget => f.write_str("reassembly byte budget exhausted"),
+        }
+    }
+}
+
+impl std::error::Error for ReassemblyError {}
+
+/// What happened to a fragment.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ReassemblyOutcome {
+    /// Stored; the sample is not complete yet.
+    Incomplete,
+    /// Every fragment was already there (a duplicate).
+    Duplicate,
+    /// The sample is complete: here it is, and its storage is released.
+    Complete(Vec<u8>),
+}
+
+/// Counters for diagnostics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReassemblyStats {
+    /// Samples completed.
+    pub completed: u64,
+    /// Fragments rejected (any [`ReassemblyError`]).
+    pub rejected: u64,
+    /// Partial samples dropped (by `discard_*` or `expire`).
+    pub abandoned: u64,
+}
+
+struct Partial {
+    info: FragmentInfo,
+    total: u32,
+    received: Vec<u64>,
+    received_count: u32,
+    chunks: Vec<Option<Box<[u8]>>>,
+    allocated: usize,
+    started: Instant,
+}
+
+impl Partial {
+    fn has(&self, n: u32) -> bool {
+        let i = (n - 1) as usize;
+        self.received
+            .get(i / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    fn mark(&mut self, n: u32) {
+        let i = (n - 1) as usize;
+        if let Some(w) = self.received.get_mut(i / 64) {
+            *w |= 1 << (i % 64);
+        }
+    }
+}
+
+/// Reassembles samples from DATA_FRAG fragments, per (writer, sequence number).
+pub struct Reassembler {
+    limits: ReassemblyLimits,
+    partials: BTreeMap<(Guid, SequenceNumber), Partial>,
+    allocated: usize,
+    stats: ReassemblyStats,
+}
+
+impl Reassembler {
+    /// An empty reassembler with `limits`.
+    pub fn new(limits: ReassemblyLimits) -> Reassembler {
+        Reassembler {
+            limits,
+            partials: BTreeMap::new(),
+            allocated: 0,
+            stats: ReassemblyStats::default(),
+        }
+    }
+
+    /// Takes the fragments of one DATA_FRAG. `data` holds them back to back (bytes beyond the
+    /// announced fragments, such as submessage padding, are ignored).
+    pub fn handle_fragment(
+        &mut self,
+        now: Instant,
+        writer: Guid,
+        sn: SequenceNumber,
+        info: FragmentInfo,
+        data: &[u8],
+    ) -> Result<ReassemblyOutcome, ReassemblyError> {
+        let r = self.handle(now, writer, sn, info, data);
+        match &r {
+            Err(_) => self.stats.rejected += 1,
+            Ok(ReassemblyOutcome::Complete(_)) => self.stats.completed += 1,
+            Ok(_) => {}
+        }
+        r
+    }
+
+    fn handle(
+        &mut self,
+        now: Instant,
+        writer: Guid,
+        sn: SequenceNumber,
+        info: FragmentInfo,
+        data: &[u8],
+    ) -> Result<ReassemblyOutcome, ReassemblyError> {
+        let (total, needed) = validate(&info, data)?;
+        let data = &data[..needed];
+        if info.sample_size > self.limits.max_sample_size {
+            return Err(ReassemblyError::SampleTooLarge {
+                size: info.sample_size,
+                limit: self.limits.max_sample_size,
+            });
+        }
+        let key = (writer, sn);
+        if !self.partials.contains_key(&key) {
+            if self.partials.len() >= self.limits.max_in_progress {
+                return Err(ReassemblyError::TooManyInProgress);
+            }
+            let sample = info.sample_size as usize;
+            self.partials.insert(
+                key,
+                Partial {
+                    info,
+                    total,
+                    received: vec![0; (total as usize).div_ceil(64)],
+                    received_count: 0,
+                    chunks: (0..sample.div_ceil(CHUNK)).map(|_| None).collect(),
+                    allocated: 0,
+                    started: now,
+                },
+            );
+        }
+        let budget = self.limits.max_total_bytes;
+        let Some(p) = self.partials.get_mut(&key) else {
+            return Err(ReassemblyError::Inconsistent);
+        };
+        if p.info.sample_size != info.sample_size || p.info.fragment_size != info.fragment_size {
+            return Err(ReassemblyError::Inconsistent);
+        }
+        let size = usize::from(info.fragment_size);
+        let first = info.starting_num;
+        let last = first + u32::from(info.count) - 1;
+        if (first..=last).all(|n| p.has(n)) {
+            return Ok(ReassemblyOutcome::Duplicate);
+        }
+        // Allocate the chunks these bytes land in, within the budget, before copying anything.
+        let start = (first as usize - 1) * size;
+        let end = start + data.len();
+        let sample = info.sample_size as usize;
+        let mut extra = 0;
+        for c in start / CHUNK..=(end - 1) / CHUNK {
+            if p.chunks.get(c).is_some_and(Option::is_none) {
+                extra += chunk_len(c, sample);
+            }
+        }
+        if self.allocated + extra > budget {
+            return Err(ReassemblyError::OutOfBudget);
+        }
+        for c in start / CHUNK..=(end - 1) / CHUNK {
+            if let Some(slot @ None) = p.chunks.get_mut(c) {
+                *slot = Some(vec![0u8; chunk_len(c, sample)].into_boxed_slice());
+            }
+        }
+        p.allocated += extra;
+        self.allocated += extra;
+        copy_into_chunks(&mut p.chunks, start, data);
+        for n in first..=last {
+            if !p.has(n) {
+                p.mark(n);
+                p.received_count += 1;
+            }
+        }
+        if p.received_count < p.total {
+            return Ok(ReassemblyOutcome::Incomplete);
+        }
+        let Some(p) = self.partials.remove(&key) else {
+            return Ok(ReassemblyOutcome::Incomplete);
+        };
+        self.allocated -= p.allocated;
+        let mut out = Vec::with_capacity(sample);
+        for chunk in p.chunks.into_iter().flatten() {
+            out.extend_from_slice(&chunk);
+        }
+        out.truncate(sample);
+        Ok(ReassemblyOutcome::Complete(out))
+    }
+
+    /// The fragments of `(writer, sn)` still missing, as a NACK_FRAG set (at most 256 from the
+    /// first missing one); `None` when nothing of that sample is held.
+    pub fn missing(&self, writer: Guid, sn: SequenceNumber) -> Option<FragmentNumberSet> {
+        let p = self.partials.get(&(writer, sn))?;
+        let first = (1..=p.total).find(|&n| !p.has(n))?;
+        let mut set = FragmentNumberSet::empty(FragmentNumber(first));
+        for n in first..=p.total.min(first.saturating_add(255)) {
+            if !p.has(n) {
+                set.insert(FragmentNumber(n));
+            }
+        }
+        Some(set)
+    }
+
+    /// The samples of `writer` being reassembled, ascending by sequence number, with the
+    /// number of fragments each needs in total.
+    pub fn in_progress(&self, writer: Guid) -> impl Iterator<Item = (SequenceNumber, u32)> + '_ {
+        self.partials
+            .range((writer, SequenceNumber::ZERO)..)
+            .take_while(move |((w, _), _)| *w == writer)
+            .map(|((_, sn), p)| (*sn, p.total))
+    }
+
+    /// Drops every partial sample of `writer` (unmatched, or its liveliness was lost).
+    pub fn discard_writer(&mut self, writer: Guid) {
+        self.retain(|(w, _), _| *w != writer);
+    }
+
+    /// Drops the partial samples of `writer` below `sn` (a GAP or HEARTBEAT made them
+    /// irrelevant).
+    pub fn discard_below(&mut self, writer: Guid, sn: SequenceNumber) {
+        self.retain(|(w, s), _| *w != writer || *s >= sn);
+    }
+
+    /// Drops partial samples started more than `max_age` before `now`.
+    pub fn expire(&mut self, now: Instant, max_age: Duration) {
+        self.retain(|_, p| now.saturating_duration_since(p.started) <= max_age);
+    }
+
+    /// Bytes of fragment storage held now.
+    pub fn allocated_bytes(&self) -> usize {
+        self.allocated
+    }
+
+    /// Partial samples held now.
+    pub fn len(&self) -> usize {
+        self.partials.len()
+    }
+
+    /// True when nothing is being reassembled.
+    pub fn is_empty(&self) -> bool {
+        self.partials.is_empty()
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> ReassemblyStats {
+        self.stats
+    }
+
+    fn retain(&mut self, mut keep: impl FnMut(&(Guid, SequenceNumber), &Partial) -> bool) {
+        let mut freed = 0;
+        let mut dropped = 0;
+        self.partials.retain(|k, p| {
+            let k2 = keep(k, p);
+            if !k2 {
+                freed += p.allocated;
+                dropped += 1;
+            }
+            k2
+        });
+        self.allocated -= freed;
+        self.stats.abandoned += dropped;
+    }
+}
+
+/// Checks the fragment fields against themselves and the data; returns the sample's fragment
+/// count and the bytes the carried fragments occupy.
+fn validate(info: &FragmentInfo, data: &[u8]) -> Result<(u32, usize), ReassemblyError> {
+    let malformed = |reason| Err(ReassemblyError::Malformed { reason });
+    if info.fragment_size == 0 {
+        return malformed("fragmentSize is 0");
+    }
+    if info.sample_size == 0 {
+        return malformed("sampleSize is 0");
+    }
+    if info.starting_num == 0 || info.count == 0 {
+        return malformed("no fragment (starting number or count is 0)");
+    }
+    let size = u64::from(info.fragment_size);
+    let total = u64::from(info.sample_size).div_ceil(size);
+    let last = u64::from(info.starting_num) + u64::from(info.count) - 1;
+    if last > total {
+        return malformed("fragments run past the end of the sample");
+    }
+    let start = (u64::from(info.starting_num) - 1) * size;
+    let end = (last * size).min(u64::from(info.sample_size));
+    let needed = (end - start) as usize;
+    if data.len() < needed {
+        return Err(ReassemblyError::Truncated {
+            needed,
+            available: data.len(),
+        });
+    }
+    Ok((total as u32, needed))
+}
+
+fn chunk_len(chunk: usize, sample: usize) -> usize {
+    CHUNK.min(sample - chunk * CHUNK)
+}
+
+fn copy_into_chunks(chunks: &mut [Option<Box<[u8]>>], mut at: usize, mut data: &[u8]) {
+    while !data.is_empty() {
+        let (c, off) = (at / CHUNK, at % CHUNK);
+        let Some(Some(chunk)) = chunks.get_mut(c) else {
+            return;
+        };
+        let n = data.len().min(chunk.len() - off);
+        chunk[off..off + n].copy_from_slice(&data[..n]);
+        data = &data[n..];
+        at += n;
+    }
+}

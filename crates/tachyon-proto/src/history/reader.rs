@@ -1,0 +1,555 @@
+//! [`ReaderHistory`]: the DataReader's cache — instances, KEEP_LAST / KEEP_ALL with
+//! RESOURCE_LIMITS, instance lifecycle, `read`/`take` with state masks and ranks, autopurge.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+
+use tachyon_cdr::KeyHash;
+use tachyon_wire::{Guid, Time};
+
+use super::instance::{ReaderInstance, StoredSample};
+use super::payload::Payload;
+use super::qos::{at_limit, validate, History, QosError, ReaderDataLifecycle, ResourceLimits};
+use super::sample_info::{
+    InstanceState, InstanceStateMask, Sample, SampleInfo, SampleState, SampleStateMask, ViewState,
+    ViewStateMask,
+};
+use crate::time::Instant;
+
+/// Configuration of a [`ReaderHistory`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReaderHistoryConfig {
+    /// HISTORY QoS.
+    pub history: History,
+    /// RESOURCE_LIMITS QoS.
+    pub limits: ResourceLimits,
+    /// READER_DATA_LIFECYCLE QoS.
+    pub lifecycle: ReaderDataLifecycle,
+}
+
+/// SampleRejectedStatusKind: why a sample was not stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RejectReason {
+    /// REJECTED_BY_SAMPLES_LIMIT.
+    SamplesLimit,
+    /// REJECTED_BY_INSTANCES_LIMIT.
+    InstancesLimit,
+    /// REJECTED_BY_SAMPLES_PER_INSTANCE_LIMIT.
+    SamplesPerInstanceLimit,
+}
+
+/// A sample the reader could not store (for SAMPLE_REJECTED; a reliable reader must not
+/// acknowledge it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rejected {
+    /// Which limit refused it.
+    pub reason: RejectReason,
+    /// The instance it was for (`last_instance_handle` of the status).
+    pub instance: KeyHash,
+}
+
+impl std::fmt::Display for Rejected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "sample for {} rejected: {:?}",
+            self.instance, self.reason
+        )
+    }
+}
+
+impl std::error::Error for Rejected {}
+
+/// Why a `read`/`take` could not run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// `read_instance`/`take_instance` on a handle the reader does not know (BAD_PARAMETER).
+    UnknownInstance,
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("unknown instance handle")
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// Which instances a [`Query`] looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum InstanceSelector {
+    /// All instances, in handle order.
+    #[default]
+    Any,
+    /// Only this instance (`read_instance`).
+    Instance(KeyHash),
+    /// The first instance after this handle (`None`: from the start) that has matching
+    /// samples (`read_next_instance`).
+    NextAfter(Option<KeyHash>),
+}
+
+/// The arguments of `read`/`take`: how many samples, in which states, of which instances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Query {
+    /// Most samples to return (LENGTH_UNLIMITED is `usize::MAX`).
+    pub max_samples: usize,
+    /// Sample states to return.
+    pub sample_states: SampleStateMask,
+    /// View states to return.
+    pub view_states: ViewStateMask,
+    /// Instance states to return.
+    pub instance_states: InstanceStateMask,
+    /// Instance restriction.
+    pub instance: InstanceSelector,
+}
+
+impl Default for Query {
+    fn default() -> Query {
+        Query::ANY
+    }
+}
+
+impl Query {
+    /// Every sample of every instance.
+    pub const ANY: Query = Query {
+        max_samples: usize::MAX,
+        sample_states: SampleStateMask::ANY,
+        view_states: ViewStateMask::ANY,
+        instance_states: InstanceStateMask::ANY,
+        instance: InstanceSelector::Any,
+    };
+
+    /// This query limited to `n` samples.
+    pub fn max_samples(self, n: usize) -> Query {
+        Query {
+            max_samples: n,
+            ..self
+        }
+    }
+
+    /// This query restricted to the given states.
+    pub fn states(self, s: SampleStateMask, v: ViewStateMask, i: InstanceStateMask) -> Query {
+        Query {
+            sample_states: s,
+            view_states: v,
+            instance_states: i,
+            ..self
+        }
+    }
+
+    /// This query restricted to instances as `selector` says.
+    pub fn instances(self, selector: InstanceSelector) -> Query {
+        Query {
+            instance: selector,
+            ..self
+        }
+    }
+}
+
+/// The DataReader's cache.
+///
+/// Methods, in the crate's order:
+/// - **inputs** (from the reader's writer proxies): [`insert_sample`](Self::insert_sample),
+///   [`dispose`](Self::dispose), [`unregister`](Self::unregister),
+///   [`writer_lost`](Self::writer_lost), [`purge`](Self::purge);
+/// - **commands**: [`read`](Self::read), [`take`](Self::take) and their instance variants;
+/// - **outputs**: [`next_purge`](Self::next_purge);
+/// - **getters**: [`len`](Self::len), [`instance_count`](Self::instance_count), … .
+///
+/// Instances are kept in handle (key hash) order, which is the order of `read_next_instance`
+/// and of every returned collection; within an instance samples are in reception order, the
+/// invalid-data sample (if any) last. With KEEP_LAST and a bounded `max_instances`, memory is
+/// bounded whatever arrives: each instance holds at most `depth` samples plus one invalid one.
+#[derive(Debug)]
+pub struct ReaderHistory {
+    config: ReaderHistoryConfig,
+    instances: BTreeMap<KeyHash, ReaderInstance>,
+    /// Valid samples over all instances (what `max_samples` bounds).
+    sample_count: usize,
+}
+
+impl ReaderHistory {
+    /// An empty cache, or the reason `config` is inconsistent.
+    pub fn new(config: ReaderHistoryConfig) -> Result<ReaderHistory, QosError> {
+        validate(config.history, &config.limits)?;
+        Ok(ReaderHistory {
+            config,
+            instances: BTreeMap::new(),
+            sample_count: 0,
+        })
+    }
+
+    /// Stores a valid sample from `writer`, or says which limit refused it (nothing changes
+    /// then). KEEP_LAST drops the instance's oldest sample when it holds `depth`.
+    pub fn insert_sample(
+        &mut self,
+        now: Instant,
+        writer: Guid,
+        instance: KeyHash,
+        source_timestamp: Time,
+        payload: Payload,
+    ) -> Result<(), Rejected> {
+        let reject = |reason| Rejected { reason, instance };
+        let limits = self.config.limits;
+        let held = match self.instances.get(&instance) {
+            Some(inst) => inst.samples.len(),
+            None if at_limit(self.instances.len(), limits.max_instances) => {
+                return Err(reject(RejectReason::InstancesLimit))
+            }
+            None => 0,
+        };
+        let replace = match self.config.history {
+            History::KeepLast(depth) => held >= depth,
+            History::KeepAll if at_limit(held, limits.max_samples_per_instance) => {
+                return Err(reject(RejectReason::SamplesPerInstanceLimit))
+            }
+            History::KeepAll => false,
+        };
+        if !replace && at_limit(self.sample_count, limits.max_samples) {
+            return Err(reject(RejectReason::SamplesLimit));
+        }
+
+        let inst = self
+            .instances
+            .entry(instance)
+            .or_insert_with(|| ReaderInstance::new(now));
+        if replace && inst.samples.pop_front().is_some() {
+            self.sample_count -= 1;
+        }
+        inst.on_data(writer);
+        inst.samples.push_back(StoredSample {
+            sample_state: SampleState::NotRead,
+            source_timestamp,
+            writer,
+            reception_time: now,
+            disposed_generation_count: inst.disposed_generation_count,
+            no_writers_generation_count: inst.no_writers_generation_count,
+            payload: Some(payload),
+        });
+        self.sample_count += 1;
+        Ok(())
+    }
+
+    /// `writer` disposed `instance`. An unknown instance is created (disposed) so the
+    /// application learns of it, unless `max_instances` refuses.
+    pub fn dispose(
+        &mut self,
+        now: Instant,
+        writer: Guid,
+        instance: KeyHash,
+        source_timestamp: Time,
+    ) -> Result<(), Rejected> {
+        if !self.instances.contains_key(&instance)
+            && at_limit(self.instances.len(), self.config.limits.max_instances)
+        {
+            return Err(Rejected {
+                reason: RejectReason::InstancesLimit,
+                instance,
+            });
+        }
+        self.instances
+            .entry(instance)
+            .or_insert_with(|| ReaderInstance::new(now))
+            .on_dispose(now, writer, source_timestamp);
+        Ok(())
+    }
+
+    /// `writer` unregistered `instance`; unknown instances are ignored.
+    pub fn unregister(&mut self, now: Instant, writer: Guid, instance: KeyHash, ts: Time) {
+        if let Some(inst) = self.instances.get_mut(&instance) {
+            inst.on_writer_gone(now, writer, ts);
+            if inst.is_unused() {
+                self.instances.remove(&instance);
+            }
+        }
+    }
+
+    /// `writer` lost liveliness or was unmatched: every instance it wrote and nobody else
+    /// writes becomes NOT_ALIVE_NO_WRITERS (its invalid sample has source timestamp INVALID).
+    pub fn writer_lost(&mut self, now: Instant, writer: Guid) {
+        self.instances.retain(|_, inst| {
+            inst.on_writer_gone(now, writer, Time::INVALID);
+            !inst.is_unused()
+        });
+    }
+
+    /// Applies the autopurge delays at `now` and forgets instances with nothing left.
+    pub fn purge(&mut self, now: Instant) {
+        let lifecycle = self.config.lifecycle;
+        let mut dropped = 0;
+        self.instances.retain(|_, inst| {
+            if purge_due(&lifecycle, inst).is_some_and(|at| at <= now) {
+                dropped += inst.samples.len();
+                inst.samples.clear();
+                inst.invalid = None;
+                if inst.state == InstanceState::NotAliveNoWriters {
+                    return false;
+                }
+            }
+            !inst.is_unused()
+        });
+        self.sample_count -= dropped;
+    }
+
+    /// When [`purge`](Self::purge) next has work, for the reader's timer.
+    pub fn next_purge(&self) -> Option<Instant> {
+        self.instances
+            .values()
+            .filter_map(|inst| purge_due(&self.config.lifecycle, inst))
+            .min()
+    }
+
+    /// Copies the samples `query` selects into `out` (cleared first), marks them Read and their
+    /// instances NotNew; returns how many.
+    pub fn read(&mut self, query: &Query, out: &mut Vec<Sample>) -> Result<usize, ReadError> {
+        self.collect(query, false, out)
+    }
+
+    /// Like [`read`](Self::read), but removes the returned samples from the cache.
+    pub fn take(&mut self, query: &Query, out: &mut Vec<Sample>) -> Result<usize, ReadError> {
+        self.collect(query, true, out)
+    }
+
+    /// `read` restricted to one instance.
+    pub fn read_instance(
+        &mut self,
+        instance: KeyHash,
+        query: &Query,
+        out: &mut Vec<Sample>,
+    ) -> Result<usize, ReadError> {
+        let q = query.instances(InstanceSelector::Instance(instance));
+        self.collect(&q, false, out)
+    }
+
+    /// `take` restricted to one instance.
+    pub fn take_instance(
+        &mut self,
+        instance: KeyHash,
+        query: &Query,
+        out: &mut Vec<Sample>,
+    ) -> Result<usize, ReadError> {
+        let q = query.instances(InstanceSelector::Instance(instance));
+        self.collect(&q, true, out)
+    }
+
+    /// `read` of the first instance after `after` (in handle order) with matching samples.
+    pub fn read_next_instance(
+        &mut self,
+        after: Option<KeyHash>,
+        query: &Query,
+        out: &mut Vec<Sample>,
+    ) -> Result<usize, ReadError> {
+        let q = query.instances(InstanceSelector::NextAfter(after));
+        self.collect(&q, false, out)
+    }
+
+    /// `take` of the first instance after `after` (in handle order) with matching samples.
+    pub fn take_next_instance(
+        &mut self,
+        after: Option<KeyHash>,
+        query: &Query,
+        out: &mut Vec<Sample>,
+    ) -> Result<usize, ReadError> {
+        let q = query.instances(InstanceSelector::NextAfter(after));
+        self.collect(&q, true, out)
+    }
+
+    /// Valid samples held over all instances.
+    pub fn len(&self) -> usize {
+        self.sample_count
+    }
+
+    /// Whether no sample (valid or invalid) is held.
+    pub fn is_empty(&self) -> bool {
+        self.sample_count == 0 && self.instances.values().all(|i| i.invalid.is_none())
+    }
+
+    /// Instances the reader knows.
+    pub fn instance_count(&self) -> usize {
+        self.instances.len()
+    }
+
+    /// The handle of a known instance with this key hash (DDS `lookup_instance`).
+    pub fn lookup_instance(&self, key: &KeyHash) -> Option<KeyHash> {
+        self.instances.contains_key(key).then_some(*key)
+    }
+
+    /// State, view state and generation counts `(disposed, no_writers)` of an instance.
+    pub fn instance_state(
+        &self,
+        instance: &KeyHash,
+    ) -> Option<(InstanceState, ViewState, u32, u32)> {
+        self.instances.get(instance).map(|i| {
+            (
+                i.state,
+                i.view,
+                i.disposed_generation_count,
+                i.no_writers_generation_count,
+            )
+        })
+    }
+
+    /// Valid samples held for `instance`.
+    pub fn instance_len(&self, instance: &KeyHash) -> usize {
+        self.instances.get(instance).map_or(0, |i| i.samples.len())
+    }
+
+    /// The configuration the cache was built with.
+    pub fn config(&self) -> &ReaderHistoryConfig {
+        &self.config
+    }
+
+    /// Shared body of every read and take.
+    fn collect(
+        &mut self,
+        query: &Query,
+        take: bool,
+        out: &mut Vec<Sample>,
+    ) -> Result<usize, ReadError> {
+        out.clear();
+        let (lower, only_one) = match query.instance {
+            InstanceSelector::Any => (Bound::Unbounded, false),
+            InstanceSelector::Instance(h) => {
+                if !self.instances.contains_key(&h) {
+                    return Err(ReadError::UnknownInstance);
+                }
+                (Bound::Included(h), true)
+            }
+            InstanceSelector::NextAfter(None) => (Bound::Unbounded, true),
+            InstanceSelector::NextAfter(Some(h)) => (Bound::Excluded(h), true),
+        };
+        let exact = matches!(query.instance, InstanceSelector::Instance(_));
+        let mut emptied = false;
+        let mut removed = 0;
+        for (&handle, inst) in self.instances.range_mut((lower, Bound::Unbounded)) {
+            if out.len() >= query.max_samples {
+                break;
+            }
+            let n = collect_instance(handle, inst, query, take, out);
+            removed += if take { n.valid } else { 0 };
+            if take && inst.is_unused() {
+                // Several instances may empty in one take; forget them in a sweep below.
+                emptied = true;
+            }
+            if exact || (only_one && n.total > 0) {
+                break;
+            }
+        }
+        self.sample_count -= removed;
+        if emptied {
+            self.instances.retain(|_, inst| !inst.is_unused());
+        }
+        Ok(out.len())
+    }
+}
+
+/// How many samples one instance contributed.
+struct Contribution {
+    total: usize,
+    valid: usize,
+}
+
+/// Appends the samples of `inst` that `query` selects (until `query.max_samples`), fills in
+/// their ranks, then marks or removes them.
+fn collect_instance(
+    handle: KeyHash,
+    inst: &mut ReaderInstance,
+    query: &Query,
+    take: bool,
+    out: &mut Vec<Sample>,
+) -> Contribution {
+    let none = Contribution { total: 0, valid: 0 };
+    if !query.instance_states.contains(inst.state) || !query.view_states.contains(inst.view) {
+        return none;
+    }
+    let start = out.len();
+    let room = query.max_samples.saturating_sub(start);
+    let wanted = |s: &StoredSample| query.sample_states.contains(s.sample_state);
+    let valid = inst.samples.iter().filter(|s| wanted(s)).take(room).count();
+    let with_invalid = valid < room && inst.invalid.as_ref().is_some_and(wanted);
+    let total = valid + usize::from(with_invalid);
+    if total == 0 {
+        return none;
+    }
+
+    let chosen = inst
+        .samples
+        .iter()
+        .filter(|s| wanted(s))
+        .take(valid)
+        .chain(inst.invalid.iter().filter(|_| with_invalid));
+    for s in chosen {
+        out.push(Sample {
+            info: SampleInfo {
+                sample_state: s.sample_state,
+                view_state: inst.view,
+                instance_state: inst.state,
+                disposed_generation_count: s.disposed_generation_count,
+                no_writers_generation_count: s.no_writers_generation_count,
+                sample_rank: 0,
+                generation_rank: 0,
+                absolute_generation_rank: inst.generation().saturating_sub(s.generation()),
+                source_timestamp: s.source_timestamp,
+                instance_handle: handle,
+                publication_handle: s.writer,
+                valid_data: s.payload.is_some(),
+                reception_time: s.reception_time,
+            },
+            data: s.payload.clone(),
+        });
+    }
+    set_ranks(&mut out[start..]);
+
+    let mut left = valid;
+    if take {
+        inst.samples.retain(|s| {
+            let pick = left > 0 && wanted(s);
+            left -= usize::from(pick);
+            !pick
+        });
+        if with_invalid {
+            inst.invalid = None;
+        }
+    } else {
+        for s in inst.samples.iter_mut().filter(|s| wanted(s)).take(valid) {
+            s.sample_state = SampleState::Read;
+        }
+        if let Some(s) = inst.invalid.as_mut().filter(|_| with_invalid) {
+            s.sample_state = SampleState::Read;
+        }
+    }
+    inst.view = ViewState::NotNew;
+    Contribution { total, valid }
+}
+
+/// sample_rank and generation_rank of one instance's run in a returned collection.
+fn set_ranks(run: &mut [Sample]) {
+    let gen = |s: &Sample| {
+        s.info
+            .disposed_generation_count
+            .saturating_add(s.info.no_writers_generation_count)
+    };
+    let newest = run.last().map_or(0, gen);
+    let n = run.len();
+    for (i, s) in run.iter_mut().enumerate() {
+        s.info.sample_rank = u32::try_from(n - 1 - i).unwrap_or(u32::MAX);
+        s.info.generation_rank = newest.saturating_sub(gen(s));
+    }
+}
+
+/// When `inst`'s autopurge delay runs out, if it has one and something to purge.
+fn purge_due(lifecycle: &ReaderDataLifecycle, inst: &ReaderInstance) -> Option<Instant> {
+    let delay = match inst.state {
+        InstanceState::Alive => None,
+        InstanceState::NotAliveDisposed => {
+            if inst.samples.is_empty() && inst.invalid.is_none() {
+                None
+            } else {
+                lifecycle.autopurge_disposed_samples_delay
+            }
+        }
+        InstanceState::NotAliveNoWriters => lifecycle.autopurge_nowriter_samples_delay,
+    }?;
+    Some(inst.not_alive_since + delay)
+}

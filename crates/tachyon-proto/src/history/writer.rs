@@ -1,0 +1,428 @@
+//! [`WriterHistory`]: the DataWriter's HistoryCache — sequence numbers, KEEP_LAST replacement,
+//! KEEP_ALL flow control, instances, acknowledgement release, lifespan and GAP information.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use tachyon_cdr::KeyHash;
+use tachyon_wire::{SequenceNumber, Time};
+
+use super::payload::Payload;
+use super::qos::{at_limit, validate, Durability, History, QosError, ResourceLimits};
+use crate::time::Instant;
+
+/// What a change says about its instance (RTPS ChangeKind, carried as PID_STATUS_INFO).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChangeKind {
+    /// New data for the instance.
+    Alive,
+    /// The instance was disposed.
+    NotAliveDisposed,
+    /// The writer unregistered the instance.
+    NotAliveUnregistered,
+    /// The writer disposed and unregistered the instance in one change.
+    NotAliveDisposedUnregistered,
+}
+
+impl ChangeKind {
+    /// Whether the change ends the writer's registration of the instance.
+    pub fn unregisters(self) -> bool {
+        matches!(
+            self,
+            ChangeKind::NotAliveUnregistered | ChangeKind::NotAliveDisposedUnregistered
+        )
+    }
+}
+
+/// Configuration of a [`WriterHistory`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriterHistoryConfig {
+    /// HISTORY QoS.
+    pub history: History,
+    /// RESOURCE_LIMITS QoS.
+    pub limits: ResourceLimits,
+    /// DURABILITY: whether acknowledged samples are kept for late joiners.
+    pub durability: Durability,
+}
+
+/// A change the writer asks the cache to add; the cache assigns its sequence number.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewChange {
+    /// What the change does to its instance.
+    pub kind: ChangeKind,
+    /// Instance handle (all-zero for unkeyed topics).
+    pub instance: KeyHash,
+    /// Source timestamp sent with the change.
+    pub source_timestamp: Time,
+    /// When LIFESPAN expires the change, `None` for never.
+    pub expiry: Option<Instant>,
+    /// Serialized data for [`ChangeKind::Alive`], the serialized key (possibly empty) otherwise.
+    pub payload: Payload,
+}
+
+/// A change held by the cache.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CacheChange {
+    /// Sequence number assigned by the cache.
+    pub sn: SequenceNumber,
+    /// What the change does to its instance.
+    pub kind: ChangeKind,
+    /// Instance handle.
+    pub instance: KeyHash,
+    /// Source timestamp.
+    pub source_timestamp: Time,
+    /// LIFESPAN expiry.
+    pub expiry: Option<Instant>,
+    /// Data or key-only payload, as [`NewChange::payload`].
+    pub payload: Payload,
+}
+
+/// What [`WriterHistory::add_change`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AddOutcome {
+    /// Sequence number given to the new change.
+    pub sn: SequenceNumber,
+    /// A change dropped to make room (KEEP_LAST replacement or an acknowledged transient-local
+    /// change evicted): readers that lack it must get a GAP for it.
+    pub replaced: Option<SequenceNumber>,
+}
+
+/// Which limit a full cache hit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// `max_samples`.
+    Samples,
+    /// `max_instances`.
+    Instances,
+    /// `max_samples_per_instance`.
+    SamplesPerInstance,
+}
+
+/// Why a writer's cache refused a change or command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WriteError {
+    /// The cache is full until readers acknowledge (or instances are unregistered); the writer
+    /// blocks up to `max_blocking_time` and retries, then reports TIMEOUT / OUT_OF_RESOURCES.
+    WouldBlock {
+        /// The limit that was hit.
+        limit: Limit,
+    },
+    /// Unregistering an instance the writer has not registered (DDS: PRECONDITION_NOT_MET).
+    NotRegistered,
+    /// All 2^63 sequence numbers are used up.
+    SequenceNumbersExhausted,
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteError::WouldBlock { limit } => write!(f, "history full ({limit:?} limit)"),
+            WriteError::NotRegistered => f.write_str("instance not registered"),
+            WriteError::SequenceNumbersExhausted => f.write_str("sequence numbers exhausted"),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+/// Per-instance bookkeeping of the writer.
+#[derive(Debug, Default)]
+struct WriterInstance {
+    registered: bool,
+    /// Sequence numbers of this instance's changes in the cache, ascending.
+    sns: VecDeque<SequenceNumber>,
+}
+
+/// The writer's HistoryCache.
+///
+/// Sans-IO like the rest of the crate: time is an argument. Methods, in the crate's order:
+/// - **commands**: [`add_change`](Self::add_change), [`register_instance`](Self::register_instance),
+///   [`remove_acknowledged`](Self::remove_acknowledged), [`expire`](Self::expire);
+/// - **outputs**: [`next_expiry`](Self::next_expiry);
+/// - **getters**: [`get`](Self::get), [`iter_from`](Self::iter_from), [`missing`](Self::missing),
+///   [`min_sn`](Self::min_sn), [`max_sn`](Self::max_sn), [`last_sn`](Self::last_sn), … .
+///
+/// Payloads are held by reference count, never copied. Every change of an instance counts
+/// toward its KEEP_LAST depth, dispose and unregister included (as in Cyclone DDS).
+#[derive(Debug)]
+pub struct WriterHistory {
+    config: WriterHistoryConfig,
+    changes: BTreeMap<SequenceNumber, CacheChange>,
+    instances: HashMap<KeyHash, WriterInstance>,
+    expiries: BTreeSet<(Instant, SequenceNumber)>,
+    last_sn: SequenceNumber,
+    acked: SequenceNumber,
+    scratch: Vec<SequenceNumber>,
+}
+
+impl WriterHistory {
+    /// An empty cache, or the reason `config` is inconsistent.
+    pub fn new(config: WriterHistoryConfig) -> Result<WriterHistory, QosError> {
+        validate(config.history, &config.limits)?;
+        Ok(WriterHistory {
+            config,
+            changes: BTreeMap::new(),
+            instances: HashMap::new(),
+            expiries: BTreeSet::new(),
+            last_sn: SequenceNumber::ZERO,
+            acked: SequenceNumber::ZERO,
+            scratch: Vec::new(),
+        })
+    }
+
+    /// Adds a change under the next sequence number, replacing per KEEP_LAST or refusing per
+    /// KEEP_ALL and RESOURCE_LIMITS. Nothing changes when an error is returned.
+    pub fn add_change(&mut self, change: NewChange) -> Result<AddOutcome, WriteError> {
+        let known = self.instances.get(&change.instance);
+        if change.kind.unregisters() && !known.is_some_and(|i| i.registered) {
+            return Err(WriteError::NotRegistered);
+        }
+        if known.is_none() && at_limit(self.instances.len(), self.config.limits.max_instances) {
+            return Err(WriteError::WouldBlock {
+                limit: Limit::Instances,
+            });
+        }
+        let sn = self
+            .last_sn
+            .0
+            .checked_add(1)
+            .map(SequenceNumber)
+            .ok_or(WriteError::SequenceNumbersExhausted)?;
+        let victim = self.victim_for(&change.instance)?;
+
+        if let Some(v) = victim {
+            self.remove_change(v);
+        }
+        self.last_sn = sn;
+        let inst = self.instances.entry(change.instance).or_default();
+        inst.registered = !change.kind.unregisters();
+        inst.sns.push_back(sn);
+        if let Some(at) = change.expiry {
+            self.expiries.insert((at, sn));
+        }
+        self.changes.insert(
+            sn,
+            CacheChange {
+                sn,
+                kind: change.kind,
+                instance: change.instance,
+                source_timestamp: change.source_timestamp,
+                expiry: change.expiry,
+                payload: change.payload,
+            },
+        );
+        Ok(AddOutcome {
+            sn,
+            replaced: victim,
+        })
+    }
+
+    /// Registers `instance` without adding a change (DDS `register_instance`); returns its handle.
+    pub fn register_instance(&mut self, instance: KeyHash) -> Result<KeyHash, WriteError> {
+        if !self.instances.contains_key(&instance)
+            && at_limit(self.instances.len(), self.config.limits.max_instances)
+        {
+            return Err(WriteError::WouldBlock {
+                limit: Limit::Instances,
+            });
+        }
+        self.instances.entry(instance).or_default().registered = true;
+        Ok(instance)
+    }
+
+    /// Records that every matched reliable reader acknowledged all changes up to `up_to`.
+    ///
+    /// A volatile cache drops them; a transient-local one keeps them for late joiners, except
+    /// those of unregistered instances, and may evict them when full. Returns how many changes
+    /// were dropped.
+    pub fn remove_acknowledged(&mut self, up_to: SequenceNumber) -> usize {
+        self.acked = self.acked.max(up_to);
+        let mut victims = std::mem::take(&mut self.scratch);
+        victims.clear();
+        victims.extend(
+            self.changes
+                .range(..=up_to)
+                .filter(|(_, c)| {
+                    self.config.durability == Durability::Volatile
+                        || !self
+                            .instances
+                            .get(&c.instance)
+                            .is_some_and(|i| i.registered)
+                })
+                .map(|(&sn, _)| sn),
+        );
+        for &sn in &victims {
+            self.remove_change(sn);
+        }
+        let n = victims.len();
+        self.scratch = victims;
+        n
+    }
+
+    /// Drops the changes whose LIFESPAN expired at `now`, appending their sequence numbers to
+    /// `removed` (the writer GAPs them).
+    pub fn expire(&mut self, now: Instant, removed: &mut Vec<SequenceNumber>) {
+        while let Some(&(at, sn)) = self.expiries.first() {
+            if at > now {
+                break;
+            }
+            self.remove_change(sn);
+            removed.push(sn);
+        }
+    }
+
+    /// When the next change expires, for the writer's timer.
+    pub fn next_expiry(&self) -> Option<Instant> {
+        self.expiries.first().map(|&(at, _)| at)
+    }
+
+    /// The change with sequence number `sn`, if still held (for retransmission).
+    pub fn get(&self, sn: SequenceNumber) -> Option<&CacheChange> {
+        self.changes.get(&sn)
+    }
+
+    /// Held changes from `sn` on, in sequence order.
+    pub fn iter_from(&self, sn: SequenceNumber) -> impl Iterator<Item = &CacheChange> + '_ {
+        self.changes.range(sn..).map(|(_, c)| c)
+    }
+
+    /// Every held change in sequence order: what a transient-local late joiner receives.
+    pub fn iter(&self) -> impl Iterator<Item = &CacheChange> + '_ {
+        self.changes.values()
+    }
+
+    /// Runs of sequence numbers in `first..=last` (clamped to those assigned so far) that are no
+    /// longer held, as inclusive `(start, end)` pairs ascending: what the writer must GAP.
+    pub fn missing(
+        &self,
+        first: SequenceNumber,
+        last: SequenceNumber,
+    ) -> impl Iterator<Item = (SequenceNumber, SequenceNumber)> + '_ {
+        let first = first.max(SequenceNumber(1));
+        let last = last.min(self.last_sn);
+        let mut next = first;
+        let mut held = (first <= last)
+            .then(|| self.changes.range(first..=last).map(|(&sn, _)| sn))
+            .into_iter()
+            .flatten();
+        let mut done = first > last;
+        std::iter::from_fn(move || loop {
+            if done {
+                return None;
+            }
+            match held.next() {
+                Some(sn) if sn == next => next = SequenceNumber(sn.0 + 1),
+                Some(sn) => {
+                    let run = (next, SequenceNumber(sn.0 - 1));
+                    next = SequenceNumber(sn.0 + 1);
+                    return Some(run);
+                }
+                None => {
+                    done = true;
+                    return (next <= last).then_some((next, last));
+                }
+            }
+        })
+    }
+
+    /// The oldest held sequence number (HEARTBEAT firstSN is this, or `last_sn + 1` if empty).
+    pub fn min_sn(&self) -> Option<SequenceNumber> {
+        self.changes.keys().next().copied()
+    }
+
+    /// The newest held sequence number.
+    pub fn max_sn(&self) -> Option<SequenceNumber> {
+        self.changes.keys().next_back().copied()
+    }
+
+    /// The last sequence number assigned (HEARTBEAT lastSN), zero before the first change.
+    pub fn last_sn(&self) -> SequenceNumber {
+        self.last_sn
+    }
+
+    /// The highest sequence number reported acknowledged by all readers.
+    pub fn acknowledged(&self) -> SequenceNumber {
+        self.acked
+    }
+
+    /// Number of held changes.
+    pub fn len(&self) -> usize {
+        self.changes.len()
+    }
+
+    /// Whether no change is held.
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+
+    /// Number of instances known (registered, or with changes still held).
+    pub fn instance_count(&self) -> usize {
+        self.instances.len()
+    }
+
+    /// The handle of a known instance with this key hash (DDS `lookup_instance`).
+    pub fn lookup_instance(&self, key: &KeyHash) -> Option<KeyHash> {
+        self.instances.contains_key(key).then_some(*key)
+    }
+
+    /// Whether the writer has `instance` registered.
+    pub fn is_registered(&self, instance: &KeyHash) -> bool {
+        self.instances.get(instance).is_some_and(|i| i.registered)
+    }
+
+    /// Number of changes held for `instance`.
+    pub fn instance_len(&self, instance: &KeyHash) -> usize {
+        self.instances.get(instance).map_or(0, |i| i.sns.len())
+    }
+
+    /// The configuration the cache was built with.
+    pub fn config(&self) -> &WriterHistoryConfig {
+        &self.config
+    }
+
+    /// The change to drop so that one more fits for `instance`, or why none may be dropped.
+    fn victim_for(&self, instance: &KeyHash) -> Result<Option<SequenceNumber>, WriteError> {
+        let in_instance = self.instance_len(instance);
+        let oldest_of_instance = self.instances.get(instance).and_then(|i| i.sns.front());
+        let limits = &self.config.limits;
+        if let History::KeepLast(depth) = self.config.history {
+            if in_instance >= depth {
+                return Ok(oldest_of_instance.copied());
+            }
+        }
+        if at_limit(in_instance, limits.max_samples_per_instance) {
+            return match oldest_of_instance {
+                Some(&sn) if sn <= self.acked => Ok(Some(sn)),
+                _ => Err(WriteError::WouldBlock {
+                    limit: Limit::SamplesPerInstance,
+                }),
+            };
+        }
+        if at_limit(self.changes.len(), limits.max_samples) {
+            return match self.min_sn() {
+                Some(sn) if sn <= self.acked => Ok(Some(sn)),
+                _ => Err(WriteError::WouldBlock {
+                    limit: Limit::Samples,
+                }),
+            };
+        }
+        Ok(None)
+    }
+
+    /// Drops change `sn` from every index; forgets its instance if unregistered and now empty.
+    fn remove_change(&mut self, sn: SequenceNumber) -> Option<CacheChange> {
+        let change = self.changes.remove(&sn)?;
+        if let Some(at) = change.expiry {
+            self.expiries.remove(&(at, sn));
+        }
+        if let Some(inst) = self.instances.get_mut(&change.instance) {
+            if let Some(pos) = inst.sns.iter().position(|&s| s == sn) {
+                inst.sns.remove(pos);
+            }
+            if !inst.registered && inst.sns.is_empty() {
+                self.instances.remove(&change.instance);
+            }
+        }
+        Some(change)
+    }
+}

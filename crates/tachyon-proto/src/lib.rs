@@ -1,0 +1,25 @@
+//! The RTPS protocol as sans-IO state machines (DESIGN.md section 2).
+//!
+//! Nothing here opens a socket, reads a clock, spawns a thread or holds global state. Time comes
+//! in as an [`Instant`] argument, datagrams come in as bytes, and everything a state machine
+//! wants to send goes out through `poll_transmit` into a caller-owned [`TxBuf`]. Every state
+//! machine documents its methods in this order:
+//!
+//! - **inputs**: `handle_datagram(now, source, bytes)`, `handle_timeout(now)`;
+//! - **commands** from the user side: `write`, `dispose`, `create_writer`, …;
+//! - **outputs**, polled until `None`: `poll_transmit(now, &mut TxBuf)`, then `poll_timeout()`,
+//!   then `poll_event()`;
+//! - **getters**.
+//!
+//! Rules: `now` is monotonic; a spurious `handle_timeout` does nothing; nothing derived from the
+//! network is unwrapped; malformed input is counted and dropped; resource limits bound memory.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod frag;
+pub mod history;
+pub mod time;
+pub mod transmit;
+
+pub use time::{Duration, Instant};
+pub use transmit::{Destination, Transmit, TxBuf};
