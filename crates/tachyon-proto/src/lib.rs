@@ -16,10 +16,24 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod endpoint;
+pub mod event;
 pub mod frag;
 pub mod history;
+mod layout;
+pub mod participant;
+mod reader;
 pub mod time;
 pub mod transmit;
+mod writer;
 
+pub use endpoint::{
+    KeyHashFn, Liveliness, LivelinessKind, ReaderConfig, Reliability, RemoteReader, RemoteWriter,
+    WriterConfig, DEFAULT_MAX_DATAGRAM,
+};
+pub use event::Event;
+pub use participant::{Error, Participant, ParticipantConfig, ParticipantStats};
+pub use reader::ReaderStats;
 pub use time::{Duration, Instant};
 pub use transmit::{Destination, Transmit, TxBuf};
+pub use writer::{WriteRequest, WriterStats};

@@ -35,6 +35,7 @@
 #![warn(missing_docs)]
 
 pub mod fault;
+pub mod host;
 pub mod link;
 pub mod node;
 pub mod rng;
@@ -45,6 +46,7 @@ pub mod trace;
 pub mod tracer;
 
 pub use fault::{FaultInjector, FaultStats, Faults};
+pub use host::{App, Host, Idle};
 pub use link::LinkConfig;
 pub use node::{udp4, Node, NodeId};
 pub use rng::Rng;

@@ -121,6 +121,7 @@ pub struct ReassemblyStats {
     pub abandoned: u64,
 }
 
+#[derive(Debug)]
 struct Partial {
     info: FragmentInfo,
     total: u32,
@@ -148,6 +149,7 @@ impl Partial {
 }
 
 /// Reassembles samples from DATA_FRAG fragments, per (writer, sequence number).
+#[derive(Debug)]
 pub struct Reassembler {
     limits: ReassemblyLimits,
     partials: BTreeMap<(Guid, SequenceNumber), Partial>,

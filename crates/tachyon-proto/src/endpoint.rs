@@ -1,0 +1,196 @@
+//! What describes an endpoint: the QoS-derived configuration of local writers and readers, and
+//! what is known about a matched remote one (the record discovery produces).
+
+use tachyon_cdr::KeyHash;
+use tachyon_wire::{Guid, Locator};
+
+use crate::frag::{ReassemblyLimits, DEFAULT_FRAGMENT_SIZE};
+use crate::history::{Durability, ReaderHistoryConfig, WriterHistoryConfig};
+use crate::time::Duration;
+
+/// RELIABILITY kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Reliability {
+    /// Samples may be lost; nothing is repaired.
+    BestEffort,
+    /// Lost samples are repaired through HEARTBEAT / ACKNACK / NACK_FRAG.
+    #[default]
+    Reliable,
+}
+
+/// LIVELINESS kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LivelinessKind {
+    /// The participant asserts liveliness for its writers by itself.
+    #[default]
+    Automatic,
+    /// The application asserts the whole participant (any writer writing counts too).
+    ManualByParticipant,
+    /// Each writer is asserted by writing or by `assert_liveliness` on it.
+    ManualByTopic,
+}
+
+/// LIVELINESS QoS: a kind and a lease (`None` = infinite).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Liveliness {
+    /// How liveliness is asserted.
+    pub kind: LivelinessKind,
+    /// How long a writer stays alive without an assertion.
+    pub lease_duration: Option<Duration>,
+}
+
+/// Derives an instance handle from a serialized payload when the DATA carried no key hash
+/// (the runtime supplies one built from the topic type, `tachyon_cdr::key_hash` of the decoded
+/// sample). `is_key` says the payload is a key-only serialization.
+pub type KeyHashFn = fn(payload: &[u8], is_key: bool) -> Option<KeyHash>;
+
+/// The default largest datagram an endpoint builds: a 1500-byte Ethernet MTU minus the IPv4 and
+/// UDP headers, so nothing is ever fragmented by IP.
+pub const DEFAULT_MAX_DATAGRAM: usize = 1472;
+
+/// Configuration of a local DataWriter (from its QoS and the participant's settings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriterConfig {
+    /// RELIABILITY.
+    pub reliability: Reliability,
+    /// HISTORY, RESOURCE_LIMITS and DURABILITY.
+    pub history: WriterHistoryConfig,
+    /// Whether the topic is keyed (entity kind, key hash in inline QoS).
+    pub keyed: bool,
+    /// How often a HEARTBEAT goes out while reliable readers have not acknowledged everything.
+    pub heartbeat_period: Duration,
+    /// How long the writer waits after an ACKNACK before repairing (merges requests of several
+    /// readers; 0 answers at once).
+    pub nack_response_delay: Duration,
+    /// Requests for samples first sent less than this long ago are ignored: they are most
+    /// likely still in flight (a heartbeat overtook them), not lost. 0 answers every request.
+    pub nack_suppression: Duration,
+    /// Largest datagram built (RTPS header included); larger samples go out as DATA_FRAG.
+    pub max_datagram: usize,
+    /// Fragment size of DATA_FRAG.
+    pub fragment_size: u16,
+    /// A HEARTBEAT_FRAG follows every this many fragments of a sample (0: never), so readers
+    /// ask for lost fragments before the sample is complete.
+    pub heartbeat_frag_interval: u32,
+    /// LIFESPAN (`None` = infinite).
+    pub lifespan: Option<Duration>,
+    /// DEADLINE offered (`None` = infinite).
+    pub deadline: Option<Duration>,
+    /// LIVELINESS offered.
+    pub liveliness: Liveliness,
+    /// TRANSPORT_PRIORITY, handed to the transport with every datagram.
+    pub priority: i32,
+}
+
+impl Default for WriterConfig {
+    fn default() -> WriterConfig {
+        WriterConfig {
+            reliability: Reliability::Reliable,
+            history: WriterHistoryConfig::default(),
+            keyed: false,
+            heartbeat_period: Duration::from_millis(100),
+            nack_response_delay: Duration::ZERO,
+            nack_suppression: Duration::ZERO,
+            max_datagram: DEFAULT_MAX_DATAGRAM,
+            fragment_size: DEFAULT_FRAGMENT_SIZE,
+            heartbeat_frag_interval: 64,
+            lifespan: None,
+            deadline: None,
+            liveliness: Liveliness::default(),
+            priority: 0,
+        }
+    }
+}
+
+/// Configuration of a local DataReader.
+#[derive(Clone, Copy, Debug)]
+pub struct ReaderConfig {
+    /// RELIABILITY requested.
+    pub reliability: Reliability,
+    /// HISTORY, RESOURCE_LIMITS and READER_DATA_LIFECYCLE of the reader's cache.
+    pub history: ReaderHistoryConfig,
+    /// DURABILITY requested: a volatile reader does not receive a writer's older samples.
+    pub durability: Durability,
+    /// Whether the topic is keyed.
+    pub keyed: bool,
+    /// Instance handle of a payload without inline key hash (keyed topics).
+    pub key_hash_of: Option<KeyHashFn>,
+    /// How long the reader waits after a HEARTBEAT before answering with an ACKNACK.
+    pub heartbeat_response_delay: Duration,
+    /// Most samples held out of order per matched writer, waiting for an earlier one.
+    pub max_out_of_order: usize,
+    /// Bounds on samples being reassembled from fragments.
+    pub reassembly: ReassemblyLimits,
+    /// A partially received sample older than this is abandoned.
+    pub reassembly_timeout: Duration,
+    /// DEADLINE requested (`None` = infinite).
+    pub deadline: Option<Duration>,
+    /// TIME_BASED_FILTER minimum separation (`None` = every sample).
+    pub time_based_filter: Option<Duration>,
+}
+
+impl Default for ReaderConfig {
+    fn default() -> ReaderConfig {
+        ReaderConfig {
+            reliability: Reliability::BestEffort,
+            history: ReaderHistoryConfig::default(),
+            durability: Durability::Volatile,
+            keyed: false,
+            key_hash_of: None,
+            heartbeat_response_delay: Duration::ZERO,
+            max_out_of_order: 4096,
+            reassembly: ReassemblyLimits::default(),
+            reassembly_timeout: Duration::from_secs(10),
+            deadline: None,
+            time_based_filter: None,
+        }
+    }
+}
+
+impl PartialEq for ReaderConfig {
+    fn eq(&self, other: &ReaderConfig) -> bool {
+        // Function pointers are compared by presence only: their addresses are not stable.
+        self.reliability == other.reliability
+            && self.history == other.history
+            && self.durability == other.durability
+            && self.keyed == other.keyed
+            && self.key_hash_of.is_some() == other.key_hash_of.is_some()
+            && self.heartbeat_response_delay == other.heartbeat_response_delay
+            && self.max_out_of_order == other.max_out_of_order
+            && self.reassembly == other.reassembly
+            && self.reassembly_timeout == other.reassembly_timeout
+            && self.deadline == other.deadline
+            && self.time_based_filter == other.time_based_filter
+    }
+}
+
+/// A matched remote (or local) reader, as a writer sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemoteReader {
+    /// The reader's GUID.
+    pub guid: Guid,
+    /// Where directed traffic (repairs, GAPs, heartbeats) goes: the first is used.
+    pub unicast_locators: Vec<Locator>,
+    /// Multicast groups it listens on; when every matched reader shares one, new data is sent
+    /// once to that group.
+    pub multicast_locators: Vec<Locator>,
+    /// What it requested.
+    pub reliability: Reliability,
+    /// Whether it wants the writer's history (TRANSIENT_LOCAL or stronger).
+    pub durability: Durability,
+}
+
+/// A matched remote (or local) writer, as a reader sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemoteWriter {
+    /// The writer's GUID.
+    pub guid: Guid,
+    /// Where ACKNACK and NACK_FRAG go: the first is used.
+    pub unicast_locators: Vec<Locator>,
+    /// What it offers.
+    pub reliability: Reliability,
+    /// Whether it keeps history for late joiners.
+    pub durability: Durability,
+    /// Its LIVELINESS offer: the reader declares it not alive when the lease runs out.
+    pub liveliness: Liveliness,
+}

@@ -1,0 +1,92 @@
+//! What the protocol tells the application: [`Event`]s, polled with `poll_event` after the
+//! transmits and the timeout (DESIGN.md section 2). They map onto the DCPS communication statuses.
+
+use tachyon_cdr::KeyHash;
+use tachyon_wire::{EntityId, Guid};
+
+use crate::history::RejectReason;
+
+/// Something the application may want to react to. `writer`/`reader` fields without a GUID are
+/// the local endpoint's entity id (its handle inside the participant).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Event {
+    /// DATA_AVAILABLE: the reader's cache received new samples or instance-state changes.
+    DataAvailable {
+        /// The local reader.
+        reader: EntityId,
+    },
+    /// PUBLICATION_MATCHED: a remote reader was matched with (or unmatched from) a writer.
+    PublicationMatched {
+        /// The local writer.
+        writer: EntityId,
+        /// The remote reader.
+        remote: Guid,
+        /// `true` when matched, `false` when unmatched.
+        matched: bool,
+        /// Readers matched now.
+        current_count: usize,
+    },
+    /// SUBSCRIPTION_MATCHED: a remote writer was matched with (or unmatched from) a reader.
+    SubscriptionMatched {
+        /// The local reader.
+        reader: EntityId,
+        /// The remote writer.
+        remote: Guid,
+        /// `true` when matched, `false` when unmatched.
+        matched: bool,
+        /// Writers matched now.
+        current_count: usize,
+    },
+    /// SAMPLE_LOST: a best-effort reader saw sequence numbers skipped, or a reliable reader was
+    /// told samples it never received are no longer available.
+    SampleLost {
+        /// The local reader.
+        reader: EntityId,
+        /// The writer whose samples were lost.
+        writer: Guid,
+        /// How many were lost this time.
+        count: u64,
+    },
+    /// SAMPLE_REJECTED: the reader's resource limits refused a sample.
+    SampleRejected {
+        /// The local reader.
+        reader: EntityId,
+        /// Which limit.
+        reason: RejectReason,
+        /// The instance the sample belonged to.
+        instance: KeyHash,
+    },
+    /// OFFERED_DEADLINE_MISSED: the writer did not write an instance within its deadline.
+    OfferedDeadlineMissed {
+        /// The local writer.
+        writer: EntityId,
+        /// The late instance.
+        instance: KeyHash,
+    },
+    /// REQUESTED_DEADLINE_MISSED: no sample of an instance arrived within the deadline.
+    RequestedDeadlineMissed {
+        /// The local reader.
+        reader: EntityId,
+        /// The late instance.
+        instance: KeyHash,
+    },
+    /// LIVELINESS_LOST: a manual-liveliness writer did not assert itself within its lease.
+    LivelinessLost {
+        /// The local writer.
+        writer: EntityId,
+    },
+    /// LIVELINESS_CHANGED: a matched writer became alive or not alive for a reader.
+    LivelinessChanged {
+        /// The local reader.
+        reader: EntityId,
+        /// The remote writer.
+        writer: Guid,
+        /// Its new state.
+        alive: bool,
+        /// Matched writers alive now.
+        alive_count: usize,
+        /// Matched writers not alive now.
+        not_alive_count: usize,
+    },
+}

@@ -1,0 +1,65 @@
+//! Sizes of the submessages an endpoint writes, so it can decide before writing whether a piece
+//! fits the datagram (the builder is atomic per submessage, but INFO_TS + DATA must go together).
+
+use tachyon_wire::{InlineQos, SequenceNumberSet, HEADER_LEN};
+
+use crate::history::{CacheChange, ChangeKind};
+use tachyon_wire::PayloadKind;
+
+/// RTPS header.
+pub(crate) const HEADER: usize = HEADER_LEN;
+/// INFO_DST submessage.
+pub(crate) const INFO_DST: usize = 16;
+/// INFO_TS submessage with a timestamp.
+pub(crate) const INFO_TS: usize = 12;
+/// HEARTBEAT submessage.
+pub(crate) const HEARTBEAT: usize = 32;
+/// HEARTBEAT_FRAG submessage.
+pub(crate) const HEARTBEAT_FRAG: usize = 28;
+
+const fn pad4(n: usize) -> usize {
+    n.div_ceil(4) * 4
+}
+
+/// A DATA submessage with `qos` bytes of inline QoS and `payload` bytes of payload.
+pub(crate) const fn data(qos: usize, payload: usize) -> usize {
+    4 + pad4(20 + qos + payload)
+}
+
+/// A DATA_FRAG submessage carrying `bytes` of fragments.
+pub(crate) const fn data_frag(qos: usize, bytes: usize) -> usize {
+    4 + pad4(32 + qos + bytes)
+}
+
+/// A GAP submessage with this gap list.
+pub(crate) const fn gap(list: &SequenceNumberSet) -> usize {
+    4 + 16 + list.wire_len()
+}
+
+/// An ACKNACK submessage with this state.
+pub(crate) const fn acknack(state: &SequenceNumberSet) -> usize {
+    4 + 8 + state.wire_len() + 4
+}
+
+/// The inline QoS a change carries: the key hash for keyed topics, the status info for
+/// dispose/unregister.
+pub(crate) fn inline_qos(keyed: bool, change: &CacheChange) -> Option<InlineQos> {
+    let status = match change.kind {
+        ChangeKind::Alive => None,
+        ChangeKind::NotAliveDisposed => Some(InlineQos::DISPOSED),
+        ChangeKind::NotAliveUnregistered => Some(InlineQos::UNREGISTERED),
+        ChangeKind::NotAliveDisposedUnregistered => {
+            Some(InlineQos::DISPOSED | InlineQos::UNREGISTERED)
+        }
+    };
+    (keyed || status.is_some()).then(|| InlineQos::new(keyed.then_some(change.instance.0), status))
+}
+
+/// What the payload of a change is on the wire.
+pub(crate) fn payload_kind(change: &CacheChange) -> PayloadKind {
+    match change.kind {
+        ChangeKind::Alive => PayloadKind::Data,
+        _ if change.payload.is_empty() => PayloadKind::None,
+        _ => PayloadKind::Key,
+    }
+}

@@ -1,0 +1,578 @@
+//! [`Participant`]: one DomainParticipant's protocol state — its local writers and readers,
+//! which remote endpoints they are matched with, the message receiver, and the polled outputs
+//! of all of them.
+//!
+//! Matching is a command here ([`Participant::match_reader`], [`Participant::match_writer`]):
+//! discovery (SPDP/SEDP, the next layer) decides *what* matches and calls them, as the
+//! application can in a static configuration. The builtin discovery endpoints will be ordinary
+//! writers and readers of this participant, created with their well-known entity ids.
+
+mod receive;
+
+use std::collections::HashMap;
+
+use tachyon_cdr::KeyHash;
+use tachyon_wire::{
+    EntityId, EntityKind, Guid, GuidPrefix, Header, Locator, ProtocolVersion, SequenceNumber,
+    VendorId,
+};
+
+use crate::endpoint::{ReaderConfig, RemoteReader, RemoteWriter, WriterConfig};
+use crate::event::Event;
+use crate::frag::ReassemblyStats;
+use crate::history::{
+    QosError, Query, ReadError, ReaderHistory, Sample, WriteError, WriterHistory,
+};
+use crate::layout;
+use crate::reader::{Reader, ReaderStats};
+use crate::time::Instant;
+use crate::transmit::{Transmit, TxBuf};
+use crate::writer::{WriteRequest, Writer, WriterStats};
+
+/// Participant-wide settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParticipantConfig {
+    /// Most local writers plus readers.
+    pub max_endpoints: usize,
+    /// Vendor id written in every message header.
+    pub vendor_id: VendorId,
+}
+
+impl Default for ParticipantConfig {
+    fn default() -> ParticipantConfig {
+        ParticipantConfig {
+            max_endpoints: 4096,
+            vendor_id: VendorId::TACHYON,
+        }
+    }
+}
+
+/// Why a participant operation failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// No local writer has this entity id.
+    UnknownWriter(EntityId),
+    /// No local reader has this entity id.
+    UnknownReader(EntityId),
+    /// The endpoint's QoS is inconsistent (DDS: INCONSISTENT_POLICY).
+    Qos(QosError),
+    /// The fragment size does not fit the largest datagram with the RTPS overhead.
+    FragmentTooLarge {
+        /// Configured fragment size.
+        fragment_size: u16,
+        /// Configured largest datagram.
+        max_datagram: usize,
+    },
+    /// `max_endpoints` local endpoints exist already.
+    TooManyEndpoints,
+    /// The writer's history refused the change.
+    Write(WriteError),
+    /// The reader could not run the query.
+    Read(ReadError),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::UnknownWriter(id) => write!(f, "no local writer with entity id {id:?}"),
+            Error::UnknownReader(id) => write!(f, "no local reader with entity id {id:?}"),
+            Error::Qos(e) => write!(f, "inconsistent QoS: {e}"),
+            Error::FragmentTooLarge {
+                fragment_size,
+                max_datagram,
+            } => write!(
+                f,
+                "fragment size {fragment_size} plus RTPS overhead does not fit the largest \
+                 datagram of {max_datagram} bytes; lower fragment_size or raise max_datagram"
+            ),
+            Error::TooManyEndpoints => f.write_str("the participant's endpoint limit is reached"),
+            Error::Write(e) => write!(f, "write refused: {e}"),
+            Error::Read(e) => write!(f, "read refused: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<WriteError> for Error {
+    fn from(e: WriteError) -> Error {
+        Error::Write(e)
+    }
+}
+
+/// Counters of what the participant received.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ParticipantStats {
+    /// Datagrams handed to `handle_datagram`.
+    pub datagrams_received: u64,
+    /// Datagrams without a valid RTPS header.
+    pub malformed_datagrams: u64,
+    /// Submessages that failed their checks (the rest of their message was dropped).
+    pub malformed_submessages: u64,
+    /// Submessages interpreted.
+    pub submessages_received: u64,
+    /// Submessages after an INFO_DST naming another participant.
+    pub not_for_us: u64,
+    /// Submessages for no matched local endpoint.
+    pub unknown_destination: u64,
+    /// Datagrams sent.
+    pub datagrams_sent: u64,
+}
+
+/// The protocol state of one participant. Sans-IO: see the crate documentation for the order
+/// of its methods.
+#[derive(Debug)]
+pub struct Participant {
+    prefix: GuidPrefix,
+    header: Header,
+    config: ParticipantConfig,
+    writers: Vec<Option<Writer>>,
+    readers: Vec<Option<Reader>>,
+    writer_ids: HashMap<EntityId, usize>,
+    reader_ids: HashMap<EntityId, usize>,
+    /// For each matched remote writer, the local readers (indices) matched with it.
+    routes: HashMap<Guid, Vec<usize>>,
+    next_key: u32,
+    /// Where `poll_transmit` starts, so no endpoint starves the others.
+    tx_cursor: usize,
+    stats: ParticipantStats,
+}
+
+impl Participant {
+    /// A participant with GUID prefix `prefix` and no endpoints.
+    pub fn new(prefix: GuidPrefix, config: ParticipantConfig) -> Participant {
+        Participant {
+            prefix,
+            header: Header {
+                protocol_version: ProtocolVersion::V2_5,
+                vendor_id: config.vendor_id,
+                guid_prefix: prefix,
+            },
+            config,
+            writers: Vec::new(),
+            readers: Vec::new(),
+            writer_ids: HashMap::new(),
+            reader_ids: HashMap::new(),
+            routes: HashMap::new(),
+            next_key: 1,
+            tx_cursor: 0,
+            stats: ParticipantStats::default(),
+        }
+    }
+
+    // ---- inputs ----------------------------------------------------------------------------
+
+    /// A datagram arrived from `source`.
+    pub fn handle_datagram(&mut self, now: Instant, source: &Locator, data: &[u8]) {
+        let _ = source;
+        self.receive(now, data);
+    }
+
+    /// Timers are due (a spurious call does nothing).
+    pub fn handle_timeout(&mut self, now: Instant) {
+        for w in self.writers.iter_mut().flatten() {
+            w.handle_timeout(now);
+        }
+        for r in self.readers.iter_mut().flatten() {
+            r.handle_timeout(now);
+        }
+    }
+
+    // ---- commands --------------------------------------------------------------------------
+
+    /// Creates a writer; returns its entity id (its handle).
+    pub fn create_writer(&mut self, config: WriterConfig) -> Result<EntityId, Error> {
+        check_fragmenting(&config)?;
+        let kind = if config.keyed {
+            EntityKind::USER_WRITER_WITH_KEY
+        } else {
+            EntityKind::USER_WRITER_NO_KEY
+        };
+        let id = self.allocate_id(kind)?;
+        let w = Writer::new(Guid::new(self.prefix, id), config).map_err(Error::Qos)?;
+        self.writer_ids.insert(id, self.writers.len());
+        self.writers.push(Some(w));
+        Ok(id)
+    }
+
+    /// Creates a reader; returns its entity id (its handle).
+    pub fn create_reader(&mut self, config: ReaderConfig) -> Result<EntityId, Error> {
+        let kind = if config.keyed {
+            EntityKind::USER_READER_WITH_KEY
+        } else {
+            EntityKind::USER_READER_NO_KEY
+        };
+        let id = self.allocate_id(kind)?;
+        let r = Reader::new(Guid::new(self.prefix, id), config).map_err(Error::Qos)?;
+        self.reader_ids.insert(id, self.readers.len());
+        self.readers.push(Some(r));
+        Ok(id)
+    }
+
+    /// Deletes a writer (its readers are unmatched first).
+    pub fn delete_writer(&mut self, id: EntityId) -> Result<(), Error> {
+        let i = self
+            .writer_ids
+            .remove(&id)
+            .ok_or(Error::UnknownWriter(id))?;
+        if let Some(slot) = self.writers.get_mut(i) {
+            *slot = None;
+        }
+        Ok(())
+    }
+
+    /// Deletes a reader.
+    pub fn delete_reader(&mut self, id: EntityId) -> Result<(), Error> {
+        let i = self
+            .reader_ids
+            .remove(&id)
+            .ok_or(Error::UnknownReader(id))?;
+        if let Some(slot) = self.readers.get_mut(i) {
+            *slot = None;
+        }
+        for routes in self.routes.values_mut() {
+            routes.retain(|&r| r != i);
+        }
+        self.routes.retain(|_, r| !r.is_empty());
+        Ok(())
+    }
+
+    /// Matches local writer `writer` with a reader (discovery found one).
+    pub fn match_reader(
+        &mut self,
+        now: Instant,
+        writer: EntityId,
+        remote: RemoteReader,
+    ) -> Result<(), Error> {
+        self.writer_mut(writer)
+            .ok_or(Error::UnknownWriter(writer))?
+            .match_reader(now, remote);
+        Ok(())
+    }
+
+    /// Unmatches a reader from local writer `writer` (it went away or no longer matches).
+    pub fn unmatch_reader(&mut self, writer: EntityId, remote: &Guid) -> Result<bool, Error> {
+        Ok(self
+            .writer_mut(writer)
+            .ok_or(Error::UnknownWriter(writer))?
+            .unmatch_reader(remote))
+    }
+
+    /// Matches local reader `reader` with a writer.
+    pub fn match_writer(
+        &mut self,
+        now: Instant,
+        reader: EntityId,
+        remote: RemoteWriter,
+    ) -> Result<(), Error> {
+        let i = *self
+            .reader_ids
+            .get(&reader)
+            .ok_or(Error::UnknownReader(reader))?;
+        let guid = remote.guid;
+        let r = self
+            .readers
+            .get_mut(i)
+            .and_then(Option::as_mut)
+            .ok_or(Error::UnknownReader(reader))?;
+        r.match_writer(now, remote);
+        let routes = self.routes.entry(guid).or_default();
+        if !routes.contains(&i) {
+            routes.push(i);
+        }
+        Ok(())
+    }
+
+    /// Unmatches a writer from local reader `reader`.
+    pub fn unmatch_writer(
+        &mut self,
+        now: Instant,
+        reader: EntityId,
+        remote: &Guid,
+    ) -> Result<bool, Error> {
+        let i = *self
+            .reader_ids
+            .get(&reader)
+            .ok_or(Error::UnknownReader(reader))?;
+        let r = self
+            .readers
+            .get_mut(i)
+            .and_then(Option::as_mut)
+            .ok_or(Error::UnknownReader(reader))?;
+        let was = r.unmatch_writer(now, remote);
+        if let Some(routes) = self.routes.get_mut(remote) {
+            routes.retain(|&x| x != i);
+            if routes.is_empty() {
+                self.routes.remove(remote);
+            }
+        }
+        Ok(was)
+    }
+
+    /// Writes a change (data, dispose or unregister) with writer `writer`.
+    ///
+    /// `Err(Error::Write(WriteError::WouldBlock { .. }))` is flow control: the history is full
+    /// until readers acknowledge; retry after the next inputs.
+    pub fn write(
+        &mut self,
+        now: Instant,
+        writer: EntityId,
+        req: WriteRequest,
+    ) -> Result<SequenceNumber, Error> {
+        Ok(self
+            .writer_mut(writer)
+            .ok_or(Error::UnknownWriter(writer))?
+            .write(now, req)?)
+    }
+
+    /// Registers an instance with writer `writer`.
+    pub fn register_instance(
+        &mut self,
+        writer: EntityId,
+        instance: KeyHash,
+    ) -> Result<KeyHash, Error> {
+        Ok(self
+            .writer_mut(writer)
+            .ok_or(Error::UnknownWriter(writer))?
+            .register_instance(instance)?)
+    }
+
+    /// Asserts the liveliness of one writer (MANUAL_BY_TOPIC).
+    pub fn assert_writer_liveliness(
+        &mut self,
+        now: Instant,
+        writer: EntityId,
+    ) -> Result<(), Error> {
+        self.writer_mut(writer)
+            .ok_or(Error::UnknownWriter(writer))?
+            .assert_liveliness(now);
+        Ok(())
+    }
+
+    /// Asserts the liveliness of the participant: every MANUAL_BY_PARTICIPANT writer.
+    pub fn assert_liveliness(&mut self, now: Instant) {
+        for w in self.writers.iter_mut().flatten() {
+            if w.config().liveliness.kind == crate::endpoint::LivelinessKind::ManualByParticipant {
+                w.assert_liveliness(now);
+            }
+        }
+    }
+
+    /// `read` on reader `reader` into `out` (cleared first).
+    pub fn read(
+        &mut self,
+        reader: EntityId,
+        query: &Query,
+        out: &mut Vec<Sample>,
+    ) -> Result<usize, Error> {
+        self.reader_mut(reader)
+            .ok_or(Error::UnknownReader(reader))?
+            .read(query, out)
+            .map_err(Error::Read)
+    }
+
+    /// `take` on reader `reader` into `out` (cleared first).
+    pub fn take(
+        &mut self,
+        now: Instant,
+        reader: EntityId,
+        query: &Query,
+        out: &mut Vec<Sample>,
+    ) -> Result<usize, Error> {
+        self.reader_mut(reader)
+            .ok_or(Error::UnknownReader(reader))?
+            .take(now, query, out)
+            .map_err(Error::Read)
+    }
+
+    // ---- outputs ---------------------------------------------------------------------------
+
+    /// The next datagram to send, written into `buf`.
+    pub fn poll_transmit(&mut self, now: Instant, buf: &mut TxBuf) -> Option<Transmit> {
+        let nw = self.writers.len();
+        let n = nw + self.readers.len();
+        for k in 0..n {
+            let i = (self.tx_cursor + k) % n;
+            let t = if i < nw {
+                match self.writers.get_mut(i) {
+                    Some(Some(w)) if w.wants_to_send(now) => {
+                        w.poll_transmit(now, &self.header, buf)
+                    }
+                    _ => None,
+                }
+            } else {
+                match self.readers.get_mut(i - nw) {
+                    Some(Some(r)) => r.poll_transmit(now, &self.header, buf),
+                    _ => None,
+                }
+            };
+            if t.is_some() {
+                self.tx_cursor = (i + 1) % n;
+                self.stats.datagrams_sent += 1;
+                return t;
+            }
+        }
+        None
+    }
+
+    /// When `handle_timeout` should next be called.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let w = self
+            .writers
+            .iter()
+            .flatten()
+            .filter_map(Writer::poll_timeout);
+        let r = self
+            .readers
+            .iter()
+            .flatten()
+            .filter_map(Reader::poll_timeout);
+        w.chain(r).min()
+    }
+
+    /// The next event.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        for w in self.writers.iter_mut().flatten() {
+            if let Some(e) = w.poll_event() {
+                return Some(e);
+            }
+        }
+        for r in self.readers.iter_mut().flatten() {
+            if let Some(e) = r.poll_event() {
+                return Some(e);
+            }
+        }
+        None
+    }
+
+    // ---- getters ---------------------------------------------------------------------------
+
+    /// This participant's GUID prefix.
+    pub fn guid_prefix(&self) -> GuidPrefix {
+        self.prefix
+    }
+
+    /// The full GUID of a local endpoint.
+    pub fn guid(&self, id: EntityId) -> Guid {
+        Guid::new(self.prefix, id)
+    }
+
+    /// Receive counters.
+    pub fn stats(&self) -> ParticipantStats {
+        self.stats
+    }
+
+    /// The history cache of a writer.
+    pub fn writer_history(&self, writer: EntityId) -> Option<&WriterHistory> {
+        self.writer(writer).map(Writer::history)
+    }
+
+    /// Counters of a writer.
+    pub fn writer_stats(&self, writer: EntityId) -> Option<WriterStats> {
+        self.writer(writer).map(Writer::stats)
+    }
+
+    /// Whether every reliable reader of `writer` acknowledged everything up to `sn`
+    /// (the condition `wait_for_acknowledgments` waits for).
+    pub fn is_acknowledged(&self, writer: EntityId, sn: SequenceNumber) -> Option<bool> {
+        self.writer(writer).map(|w| w.is_acknowledged(sn))
+    }
+
+    /// Whether every reliable reader of `writer` acknowledged everything written so far.
+    pub fn all_acknowledged(&self, writer: EntityId) -> Option<bool> {
+        self.writer(writer)
+            .map(|w| w.is_acknowledged(w.history().last_sn()))
+    }
+
+    /// Readers matched with `writer`.
+    pub fn matched_readers(&self, writer: EntityId) -> Vec<Guid> {
+        self.writer(writer)
+            .map(|w| w.matched_readers().collect())
+            .unwrap_or_default()
+    }
+
+    /// Writers matched with `reader`.
+    pub fn matched_writers(&self, reader: EntityId) -> Vec<Guid> {
+        self.reader(reader)
+            .map(|r| r.matched_writers().collect())
+            .unwrap_or_default()
+    }
+
+    /// The history cache of a reader.
+    pub fn reader_history(&self, reader: EntityId) -> Option<&ReaderHistory> {
+        self.reader(reader).map(Reader::history)
+    }
+
+    /// Counters of a reader.
+    pub fn reader_stats(&self, reader: EntityId) -> Option<ReaderStats> {
+        self.reader(reader).map(Reader::stats)
+    }
+
+    /// Reassembly counters and bytes held by a reader.
+    pub fn reader_reassembly(&self, reader: EntityId) -> Option<(ReassemblyStats, usize)> {
+        self.reader(reader)
+            .map(|r| (r.reassembly().stats(), r.reassembly().allocated_bytes()))
+    }
+
+    /// Samples a reader holds out of order (waiting for an earlier one).
+    pub fn reader_pending(&self, reader: EntityId) -> Option<usize> {
+        self.reader(reader).map(Reader::pending_len)
+    }
+
+    /// Whether local reader `reader` is matched with `writer`.
+    pub fn reader_matched_with(&self, reader: EntityId, writer: &Guid) -> bool {
+        self.reader(reader)
+            .is_some_and(|r| r.is_matched_with(writer))
+    }
+
+    // ---- internals -------------------------------------------------------------------------
+
+    fn allocate_id(&mut self, kind: EntityKind) -> Result<EntityId, Error> {
+        let live = self.writer_ids.len() + self.reader_ids.len();
+        if live >= self.config.max_endpoints || self.next_key >= 1 << 24 {
+            return Err(Error::TooManyEndpoints);
+        }
+        let k = self.next_key.to_be_bytes();
+        self.next_key += 1;
+        Ok(EntityId::new([k[1], k[2], k[3]], kind))
+    }
+
+    fn writer(&self, id: EntityId) -> Option<&Writer> {
+        let i = *self.writer_ids.get(&id)?;
+        self.writers.get(i)?.as_ref()
+    }
+
+    fn writer_mut(&mut self, id: EntityId) -> Option<&mut Writer> {
+        let i = *self.writer_ids.get(&id)?;
+        self.writers.get_mut(i)?.as_mut()
+    }
+
+    fn reader(&self, id: EntityId) -> Option<&Reader> {
+        let i = *self.reader_ids.get(&id)?;
+        self.readers.get(i)?.as_ref()
+    }
+
+    fn reader_mut(&mut self, id: EntityId) -> Option<&mut Reader> {
+        let i = *self.reader_ids.get(&id)?;
+        self.readers.get_mut(i)?.as_mut()
+    }
+}
+
+/// The largest inline QoS a change carries (key hash, status info, sentinel).
+const MAX_INLINE_QOS: usize = 32;
+
+/// A DATA_FRAG of one fragment, with INFO_DST, INFO_TS and inline QoS, must fit a datagram.
+fn check_fragmenting(config: &WriterConfig) -> Result<(), Error> {
+    let needed = layout::HEADER
+        + layout::INFO_DST
+        + layout::INFO_TS
+        + layout::data_frag(MAX_INLINE_QOS, usize::from(config.fragment_size));
+    if config.fragment_size == 0 || needed > config.max_datagram {
+        return Err(Error::FragmentTooLarge {
+            fragment_size: config.fragment_size,
+            max_datagram: config.max_datagram,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,142 @@
+//! The RTPS message receiver (RTPS 2.5 8.3.4): walks the submessages of one datagram keeping
+//! the receiver state (source prefix, destination prefix, timestamp) and hands each endpoint
+//! submessage to the local writers or readers it is for.
+
+use tachyon_wire::{EntityId, Guid, GuidPrefix, MessageView, SubmessageView, Time};
+
+use super::Participant;
+use crate::time::Instant;
+
+/// Receiver state while interpreting one message.
+struct ReceiverState {
+    source: GuidPrefix,
+    /// `None` once an INFO_DST named another participant: skip until the next INFO_DST.
+    for_us: bool,
+    timestamp: Option<Time>,
+}
+
+impl Participant {
+    /// Interprets one datagram. Anything malformed is counted and the rest of the message
+    /// dropped (as the spec says); nothing panics.
+    pub(super) fn receive(&mut self, now: Instant, data: &[u8]) {
+        self.stats.datagrams_received += 1;
+        let msg = match MessageView::new_checked(data) {
+            Ok(m) => m,
+            Err(_) => {
+                self.stats.malformed_datagrams += 1;
+                return;
+            }
+        };
+        let mut rx = ReceiverState {
+            source: msg.header().guid_prefix(),
+            for_us: true,
+            timestamp: None,
+        };
+        for sub in msg.submessages() {
+            let sub = match sub {
+                Ok(s) => s,
+                Err(_) => {
+                    self.stats.malformed_submessages += 1;
+                    break;
+                }
+            };
+            self.stats.submessages_received += 1;
+            match sub {
+                SubmessageView::InfoTs(v) => rx.timestamp = v.timestamp(),
+                SubmessageView::InfoDst(v) => {
+                    let p = v.guid_prefix();
+                    rx.for_us = p == GuidPrefix::UNKNOWN || p == self.prefix;
+                }
+                SubmessageView::InfoSrc(v) => {
+                    rx.source = v.guid_prefix();
+                    rx.for_us = true;
+                    rx.timestamp = None;
+                }
+                _ if !rx.for_us => self.stats.not_for_us += 1,
+                SubmessageView::Data(d) => {
+                    let writer = Guid::new(rx.source, d.writer_id());
+                    self.for_readers(writer, d.reader_id(), |r| {
+                        r.handle_data(now, writer, rx.timestamp, &d)
+                    });
+                }
+                SubmessageView::DataFrag(d) => {
+                    let writer = Guid::new(rx.source, d.writer_id());
+                    self.for_readers(writer, d.reader_id(), |r| {
+                        r.handle_data_frag(now, writer, rx.timestamp, &d)
+                    });
+                }
+                SubmessageView::Heartbeat(h) => {
+                    let writer = Guid::new(rx.source, h.writer_id());
+                    let (first, last, count) = (h.first_sn(), h.last_sn(), h.count().0);
+                    let (fin, live) = (h.is_final(), h.liveliness());
+                    self.for_readers(writer, h.reader_id(), |r| {
+                        r.handle_heartbeat(now, writer, first, last, count, fin, live)
+                    });
+                }
+                SubmessageView::HeartbeatFrag(h) => {
+                    let writer = Guid::new(rx.source, h.writer_id());
+                    let (sn, last, count) = (h.writer_sn(), h.last_fragment_num().0, h.count().0);
+                    self.for_readers(writer, h.reader_id(), |r| {
+                        r.handle_heartbeat_frag(now, writer, sn, last, count)
+                    });
+                }
+                SubmessageView::Gap(g) => {
+                    let writer = Guid::new(rx.source, g.writer_id());
+                    let (start, list) = (g.gap_start(), g.gap_list());
+                    self.for_readers(writer, g.reader_id(), |r| {
+                        r.handle_gap(now, writer, start, &list)
+                    });
+                }
+                SubmessageView::AckNack(a) => {
+                    let reader = Guid::new(rx.source, a.reader_id());
+                    let state = a.reader_sn_state();
+                    let (count, fin) = (a.count(), a.is_final());
+                    match self.writer_mut(a.writer_id()) {
+                        Some(w) => w.handle_acknack(now, reader, &state, count, fin),
+                        None => self.stats.unknown_destination += 1,
+                    }
+                }
+                SubmessageView::NackFrag(n) => {
+                    let reader = Guid::new(rx.source, n.reader_id());
+                    let (sn, set, count) = (n.writer_sn(), n.fragment_number_state(), n.count());
+                    match self.writer_mut(n.writer_id()) {
+                        Some(w) => w.handle_nack_frag(now, reader, sn, &set, count),
+                        None => self.stats.unknown_destination += 1,
+                    }
+                }
+                // INFO_REPLY(_IP4) only matter to discovery; PAD and unknown ones are skipped.
+                _ => {}
+            }
+        }
+        let source = msg.header().guid_prefix();
+        for r in self.readers.iter_mut().flatten() {
+            r.handle_participant_activity(now, source);
+        }
+    }
+
+    /// Runs `f` on every local reader matched with `writer` that `reader_id` addresses
+    /// (ENTITYID_UNKNOWN addresses them all).
+    fn for_readers(
+        &mut self,
+        writer: Guid,
+        reader_id: EntityId,
+        mut f: impl FnMut(&mut crate::reader::Reader),
+    ) {
+        let Some(routes) = self.routes.get(&writer) else {
+            self.stats.unknown_destination += 1;
+            return;
+        };
+        let mut hit = false;
+        for &i in routes {
+            if let Some(Some(r)) = self.readers.get_mut(i) {
+                if reader_id == EntityId::UNKNOWN || r.guid().entity_id == reader_id {
+                    f(r);
+                    hit = true;
+                }
+            }
+        }
+        if !hit {
+            self.stats.unknown_destination += 1;
+        }
+    }
+}

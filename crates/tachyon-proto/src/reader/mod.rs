@@ -1,0 +1,862 @@
+//! [`Reader`]: the RTPS reader of one DataReader — one [`WriterProxy`] per matched writer,
+//! in-order delivery with duplicate suppression (reliable), loss accounting (best effort),
+//! reassembly of fragmented samples within limits, ACKNACK / NACK_FRAG, and the reader-side
+//! timers (deadline, writer liveliness leases, autopurge, time-based filter).
+//!
+//! A reliable reader with KEEP_ALL whose cache is full stops delivering and stops acknowledging:
+//! the writer keeps the samples and, its own cache filling up, blocks — end-to-end flow control.
+//! Taking samples resumes delivery.
+
+mod proxy;
+mod send;
+
+use std::collections::{HashMap, VecDeque};
+
+use tachyon_cdr::KeyHash;
+use tachyon_wire::{
+    DataFragView, DataView, Guid, GuidPrefix, ParameterListView, SequenceNumber, SequenceNumberSet,
+    Time,
+};
+
+use crate::endpoint::{LivelinessKind, ReaderConfig, Reliability, RemoteWriter};
+use crate::event::Event;
+use crate::frag::{FragmentInfo, Reassembler, ReassemblyOutcome};
+use crate::history::{
+    ChangeKind, Durability, History, Payload, QosError, Query, ReadError, ReaderHistory, Sample,
+};
+use crate::time::Instant;
+
+use proxy::{FragMeta, Pending, Received, WriterProxy};
+
+/// PID_KEY_HASH.
+const PID_KEY_HASH: u16 = 0x0070;
+/// PID_STATUS_INFO.
+const PID_STATUS_INFO: u16 = 0x0071;
+
+/// Counters of a reader, for diagnostics and the simulator's tables.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReaderStats {
+    /// Changes delivered to the cache (data, dispose, unregister).
+    pub delivered: u64,
+    /// Samples received again after delivery or while already held.
+    pub duplicates: u64,
+    /// Samples dropped because they were too far ahead of the next expected one.
+    pub out_of_window: u64,
+    /// Samples lost (best effort: skipped sequence numbers).
+    pub lost: u64,
+    /// Samples refused by the cache's resource limits.
+    pub rejected: u64,
+    /// Samples dropped by TIME_BASED_FILTER.
+    pub filtered: u64,
+    /// DATA / DATA_FRAG that could not be used (no key hash, bad flags, refused fragments).
+    pub malformed: u64,
+    /// Submessages from writers this reader is not matched with.
+    pub unknown_writer: u64,
+    /// ACKNACKs sent.
+    pub acknacks_sent: u64,
+    /// NACK_FRAGs sent.
+    pub nack_frags_sent: u64,
+}
+
+/// The reader of one DataReader. Owned and driven by the participant.
+#[derive(Debug)]
+pub(crate) struct Reader {
+    guid: Guid,
+    config: ReaderConfig,
+    history: ReaderHistory,
+    proxies: Vec<WriterProxy>,
+    reassembly: Reassembler,
+    /// New data since the last DataAvailable event.
+    data_available: bool,
+    /// A reliable KEEP_ALL reader whose cache refused a sample: delivery waits for a take.
+    blocked: bool,
+    deadlines: HashMap<KeyHash, Instant>,
+    deadline_next: Option<Instant>,
+    last_accepted: HashMap<KeyHash, Instant>,
+    events: VecDeque<Event>,
+    stats: ReaderStats,
+}
+
+impl Reader {
+    /// A reader with no matched writer, or why `config` is inconsistent.
+    pub(crate) fn new(guid: Guid, config: ReaderConfig) -> Result<Reader, QosError> {
+        Ok(Reader {
+            guid,
+            history: ReaderHistory::new(config.history)?,
+            reassembly: Reassembler::new(config.reassembly),
+            config,
+            proxies: Vec::new(),
+            data_available: false,
+            blocked: false,
+            deadlines: HashMap::new(),
+            deadline_next: None,
+            last_accepted: HashMap::new(),
+            events: VecDeque::new(),
+            stats: ReaderStats::default(),
+        })
+    }
+
+    // ---- inputs ----------------------------------------------------------------------------
+
+    /// A DATA from `writer`; `timestamp` from the preceding INFO_TS.
+    pub(crate) fn handle_data(
+        &mut self,
+        now: Instant,
+        writer: Guid,
+        timestamp: Option<Time>,
+        d: &DataView<'_>,
+    ) {
+        let Some(pi) = self.proxy_index(&writer) else {
+            self.stats.unknown_writer += 1;
+            return;
+        };
+        self.renew(now, pi);
+        let sn = d.writer_sn();
+        if !self.proxies[pi].wants(sn, self.config.max_out_of_order) {
+            self.count_unwanted(pi, sn);
+            return;
+        }
+        let (key_hash, status) = inline_info(d.inline_qos());
+        let payload = d.serialized_payload().unwrap_or(&[]);
+        let item = match self.decode(key_hash, status, payload, d.is_key(), timestamp) {
+            Ok(r) => Pending::Change(r),
+            Err(_) => {
+                self.stats.malformed += 1;
+                Pending::Gap
+            }
+        };
+        self.accept(now, pi, sn, item);
+    }
+
+    /// A DATA_FRAG from `writer`.
+    pub(crate) fn handle_data_frag(
+        &mut self,
+        now: Instant,
+        writer: Guid,
+        timestamp: Option<Time>,
+        d: &DataFragView<'_>,
+    ) {
+        let Some(pi) = self.proxy_index(&writer) else {
+            self.stats.unknown_writer += 1;
+            return;
+        };
+        self.renew(now, pi);
+        let sn = d.writer_sn();
+        if !self.proxies[pi].wants(sn, self.config.max_out_of_order) {
+            self.count_unwanted(pi, sn);
+            return;
+        }
+        if let Some(q) = d.inline_qos() {
+            let (key_hash, status) = inline_info(Some(q));
+            let max = self.config.reassembly.max_in_progress;
+            self.proxies[pi].remember_meta(
+                FragMeta {
+                    sn,
+                    key_hash,
+                    status,
+                },
+                max,
+            );
+        }
+        let info = FragmentInfo {
+            starting_num: d.fragment_starting_num().0,
+            count: d.fragments_in_submessage(),
+            fragment_size: d.fragment_size(),
+            sample_size: d.sample_size(),
+        };
+        match self
+            .reassembly
+            .handle_fragment(now, writer, sn, info, d.payload())
+        {
+            Ok(ReassemblyOutcome::Complete(bytes)) => {
+                let meta = self.proxies[pi].take_meta(sn);
+                let (key_hash, status) = meta.map_or((None, 0), |m| (m.key_hash, m.status));
+                let item = match self.decode_owned(key_hash, status, bytes, d.is_key(), timestamp) {
+                    Ok(r) => Pending::Change(r),
+                    Err(_) => {
+                        self.stats.malformed += 1;
+                        Pending::Gap
+                    }
+                };
+                self.accept(now, pi, sn, item);
+            }
+            Ok(ReassemblyOutcome::Incomplete | ReassemblyOutcome::Duplicate) => {}
+            Err(crate::frag::ReassemblyError::SampleTooLarge { .. }) => {
+                // It will never fit: skip it rather than ask for it forever.
+                self.stats.malformed += 1;
+                self.accept(now, pi, sn, Pending::Gap);
+            }
+            Err(_) => self.stats.malformed += 1,
+        }
+    }
+
+    /// A HEARTBEAT from `writer`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn handle_heartbeat(
+        &mut self,
+        now: Instant,
+        writer: Guid,
+        first: SequenceNumber,
+        last: SequenceNumber,
+        count: i32,
+        final_flag: bool,
+        liveliness: bool,
+    ) {
+        let Some(pi) = self.proxy_index(&writer) else {
+            self.stats.unknown_writer += 1;
+            return;
+        };
+        self.renew(now, pi);
+        let volatile_reader = self.config.durability == Durability::Volatile;
+        let delay = self.config.heartbeat_response_delay;
+        let p = &mut self.proxies[pi];
+        if !p.reliable || liveliness || p.last_heartbeat.is_some_and(|c| count <= c) {
+            return;
+        }
+        if first.0 < 1 || last.0 < first.0 - 1 {
+            self.stats.malformed += 1;
+            return;
+        }
+        p.last_heartbeat = Some(count);
+        if !p.synced {
+            p.synced = true;
+            p.expected = if volatile_reader && p.remote.durability != Durability::Volatile {
+                SequenceNumber(last.0 + 1)
+            } else {
+                first
+            };
+        }
+        p.highest_known = p.highest_known.max(last);
+        if first > p.expected {
+            // Whatever is older than `first` is no longer available.
+            self.advance_to(now, pi, first);
+        }
+        let p = &self.proxies[pi];
+        let missing = p.expected <= p.highest_known
+            && (p.expected..=p.highest_known).any_missing(|sn| !p.pending.contains_key(&sn));
+        if !final_flag || missing {
+            let p = &mut self.proxies[pi];
+            p.ack_at.get_or_insert(now + delay);
+        }
+    }
+
+    /// A HEARTBEAT_FRAG: fragments `1..=last_fragment` of `sn` were sent.
+    pub(crate) fn handle_heartbeat_frag(
+        &mut self,
+        now: Instant,
+        writer: Guid,
+        sn: SequenceNumber,
+        last_fragment: u32,
+        count: i32,
+    ) {
+        let Some(pi) = self.proxy_index(&writer) else {
+            self.stats.unknown_writer += 1;
+            return;
+        };
+        self.renew(now, pi);
+        let delay = self.config.heartbeat_response_delay;
+        let window = self.config.max_out_of_order;
+        let p = &mut self.proxies[pi];
+        if !p.reliable || p.last_heartbeat_frag.is_some_and(|c| count <= c) {
+            return;
+        }
+        p.last_heartbeat_frag = Some(count);
+        if p.synced && p.wants(sn, window) {
+            p.frag_hint = Some((sn, last_fragment));
+            p.ack_at.get_or_insert(now + delay);
+        }
+    }
+
+    /// A GAP: `start..list.base` and the set bits of `list` are irrelevant.
+    pub(crate) fn handle_gap(
+        &mut self,
+        now: Instant,
+        writer: Guid,
+        start: SequenceNumber,
+        list: &SequenceNumberSet,
+    ) {
+        let Some(pi) = self.proxy_index(&writer) else {
+            self.stats.unknown_writer += 1;
+            return;
+        };
+        self.renew(now, pi);
+        if start.0 < 1 || list.base < start {
+            self.stats.malformed += 1;
+            return;
+        }
+        let p = &mut self.proxies[pi];
+        if !p.synced {
+            // Nothing delivered yet: the writer starts after the gap.
+            if !p.reliable {
+                return;
+            }
+            p.synced = true;
+            p.expected = start;
+        }
+        if !p.reliable {
+            // Best effort: skipped numbers covered by a GAP were not lost.
+            if start <= p.expected && list.base > p.expected {
+                p.expected = list.base;
+            }
+            return;
+        }
+        p.highest_known = p
+            .highest_known
+            .max(SequenceNumber(list.base.0.saturating_sub(1)));
+        if start <= p.expected {
+            if list.base > p.expected {
+                self.advance_to(now, pi, list.base);
+            }
+        } else {
+            let hi = SequenceNumber(list.base.0 - 1);
+            let window_end = p
+                .expected
+                .0
+                .saturating_add(self.config.max_out_of_order as i64);
+            let mut sn = start;
+            while sn <= hi && sn.0 < window_end {
+                self.accept(now, pi, sn, Pending::Gap);
+                sn = SequenceNumber(sn.0 + 1);
+            }
+        }
+        for sn in list.iter() {
+            if self.proxies[pi].wants(sn, self.config.max_out_of_order) {
+                self.accept(now, pi, sn, Pending::Gap);
+            }
+        }
+    }
+
+    /// Any message from participant `prefix` arrived: renews the liveliness of its writers
+    /// whose liveliness is asserted per participant.
+    pub(crate) fn handle_participant_activity(&mut self, now: Instant, prefix: GuidPrefix) {
+        for i in 0..self.proxies.len() {
+            let p = &self.proxies[i];
+            if p.remote.guid.prefix == prefix
+                && p.remote.liveliness.kind != LivelinessKind::ManualByTopic
+            {
+                self.renew(now, i);
+            }
+        }
+    }
+
+    /// Timers: acknowledgements are sent from `poll_transmit`; here leases, deadlines,
+    /// autopurge and abandoned reassemblies.
+    pub(crate) fn handle_timeout(&mut self, now: Instant) {
+        for i in 0..self.proxies.len() {
+            let p = &mut self.proxies[i];
+            if p.alive && p.lease_expiry.is_some_and(|at| at <= now) {
+                p.alive = false;
+                p.lease_expiry = None;
+                let writer = p.remote.guid;
+                self.history.writer_lost(now, writer);
+                self.data_available = true;
+                self.liveliness_changed(writer, false);
+            }
+        }
+        if self.deadline_next.is_some_and(|at| at <= now) {
+            self.check_deadlines(now);
+        }
+        if self.history.next_purge().is_some_and(|at| at <= now) {
+            self.history.purge(now);
+        }
+        self.reassembly.expire(now, self.config.reassembly_timeout);
+        self.flush_data_available();
+    }
+
+    // ---- commands --------------------------------------------------------------------------
+
+    /// Matches a writer (or updates its locators when already matched).
+    pub(crate) fn match_writer(&mut self, now: Instant, remote: RemoteWriter) {
+        if let Some(i) = self.proxy_index(&remote.guid) {
+            let p = &mut self.proxies[i];
+            p.dest = remote.unicast_locators.first().copied();
+            p.remote = remote;
+            return;
+        }
+        let reliable = self.config.reliability == Reliability::Reliable
+            && remote.reliability == Reliability::Reliable;
+        // A volatile reader of a transient-local writer starts where the writer is when first
+        // heard; a best-effort reader starts with the first sample it gets.
+        let synced = reliable
+            && !(self.config.durability == Durability::Volatile
+                && remote.durability != Durability::Volatile);
+        let guid = remote.guid;
+        let mut p = WriterProxy::new(now, remote, self.config.reliability, synced);
+        if p.reliable {
+            // A pre-emptive ACKNACK makes the writer announce itself at once.
+            p.ack_at = Some(now);
+        }
+        self.proxies.push(p);
+        self.events.push_back(Event::SubscriptionMatched {
+            reader: self.guid.entity_id,
+            remote: guid,
+            matched: true,
+            current_count: self.proxies.len(),
+        });
+    }
+
+    /// Unmatches a writer: its instances lose it as a writer. False if it was unknown.
+    pub(crate) fn unmatch_writer(&mut self, now: Instant, writer: &Guid) -> bool {
+        let Some(i) = self.proxy_index(writer) else {
+            return false;
+        };
+        self.proxies.swap_remove(i);
+        self.reassembly.discard_writer(*writer);
+        self.history.writer_lost(now, *writer);
+        self.data_available = true;
+        self.events.push_back(Event::SubscriptionMatched {
+            reader: self.guid.entity_id,
+            remote: *writer,
+            matched: false,
+            current_count: self.proxies.len(),
+        });
+        self.flush_data_available();
+        true
+    }
+
+    /// `read` (keeps the samples, marks them read).
+    pub(crate) fn read(
+        &mut self,
+        query: &Query,
+        out: &mut Vec<Sample>,
+    ) -> Result<usize, ReadError> {
+        self.history.read(query, out)
+    }
+
+    /// `take` (removes the samples); a blocked reader resumes delivery.
+    pub(crate) fn take(
+        &mut self,
+        now: Instant,
+        query: &Query,
+        out: &mut Vec<Sample>,
+    ) -> Result<usize, ReadError> {
+        let n = self.history.take(query, out)?;
+        if self.blocked && n > 0 {
+            self.blocked = false;
+            for i in 0..self.proxies.len() {
+                self.drain(now, i);
+            }
+            self.flush_data_available();
+        }
+        Ok(n)
+    }
+
+    // ---- outputs ---------------------------------------------------------------------------
+
+    /// When the next timer or acknowledgement is due.
+    pub(crate) fn poll_timeout(&self) -> Option<Instant> {
+        let proxies = self.proxies.iter().flat_map(|p| {
+            [p.ack_at, p.lease_expiry.filter(|_| p.alive)]
+                .into_iter()
+                .flatten()
+        });
+        [self.deadline_next, self.history.next_purge()]
+            .into_iter()
+            .flatten()
+            .chain(proxies)
+            .min()
+    }
+
+    /// The next event.
+    pub(crate) fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    // ---- getters ---------------------------------------------------------------------------
+
+    pub(crate) fn guid(&self) -> Guid {
+        self.guid
+    }
+
+    pub(crate) fn history(&self) -> &ReaderHistory {
+        &self.history
+    }
+
+    pub(crate) fn stats(&self) -> ReaderStats {
+        self.stats
+    }
+
+    pub(crate) fn reassembly(&self) -> &Reassembler {
+        &self.reassembly
+    }
+
+    /// Samples held out of order over all writers.
+    pub(crate) fn pending_len(&self) -> usize {
+        self.proxies.iter().map(|p| p.pending.len()).sum()
+    }
+
+    /// Guids of the matched writers.
+    pub(crate) fn matched_writers(&self) -> impl Iterator<Item = Guid> + '_ {
+        self.proxies.iter().map(|p| p.remote.guid)
+    }
+
+    /// Whether this reader is matched with `writer`.
+    pub(crate) fn is_matched_with(&self, writer: &Guid) -> bool {
+        self.proxy_index(writer).is_some()
+    }
+
+    // ---- internals -------------------------------------------------------------------------
+
+    fn proxy_index(&self, writer: &Guid) -> Option<usize> {
+        self.proxies.iter().position(|p| p.remote.guid == *writer)
+    }
+
+    fn count_unwanted(&mut self, pi: usize, sn: SequenceNumber) {
+        let p = &self.proxies[pi];
+        if sn >= p.expected && p.reliable && !p.pending.contains_key(&sn) {
+            self.stats.out_of_window += 1;
+        } else {
+            self.stats.duplicates += 1;
+        }
+    }
+
+    /// Renews the lease of writer `pi`; a writer that was not alive is alive again.
+    fn renew(&mut self, now: Instant, pi: usize) {
+        let p = &mut self.proxies[pi];
+        if let Some(lease) = p.remote.liveliness.lease_duration {
+            p.lease_expiry = Some(now + lease);
+        }
+        if !p.alive {
+            p.alive = true;
+            let writer = p.remote.guid;
+            self.liveliness_changed(writer, true);
+        }
+    }
+
+    fn liveliness_changed(&mut self, writer: Guid, alive: bool) {
+        let alive_count = self.proxies.iter().filter(|p| p.alive).count();
+        self.events.push_back(Event::LivelinessChanged {
+            reader: self.guid.entity_id,
+            writer,
+            alive,
+            alive_count,
+            not_alive_count: self.proxies.len() - alive_count,
+        });
+    }
+
+    /// Takes a change (or gap) with sequence number `sn` from writer `pi`.
+    fn accept(&mut self, now: Instant, pi: usize, sn: SequenceNumber, item: Pending) {
+        let p = &mut self.proxies[pi];
+        if !p.synced {
+            p.synced = true;
+            p.expected = sn;
+        }
+        p.highest_known = p.highest_known.max(sn);
+        if !p.reliable {
+            if sn < p.expected {
+                self.stats.duplicates += 1;
+                return;
+            }
+            let lost = u64::try_from(sn.0 - p.expected.0).unwrap_or(0);
+            p.expected = SequenceNumber(sn.0 + 1);
+            let writer = p.remote.guid;
+            self.reassembly
+                .discard_below(writer, SequenceNumber(sn.0 + 1));
+            self.proxies[pi].forget_delivered();
+            if lost > 0 {
+                self.stats.lost += lost;
+                self.events.push_back(Event::SampleLost {
+                    reader: self.guid.entity_id,
+                    writer,
+                    count: lost,
+                });
+            }
+            if let Pending::Change(c) = item {
+                // Best effort never blocks: a refused sample is dropped and reported.
+                let _ = self.deliver(now, writer, c, false);
+            }
+            self.flush_data_available();
+            return;
+        }
+        if sn < p.expected || p.pending.contains_key(&sn) {
+            self.stats.duplicates += 1;
+            return;
+        }
+        p.pending.insert(sn, item);
+        if sn == p.expected {
+            self.drain(now, pi);
+        }
+        self.flush_data_available();
+    }
+
+    /// Delivers the pending changes of writer `pi` that are next in order.
+    fn drain(&mut self, now: Instant, pi: usize) {
+        let writer = self.proxies[pi].remote.guid;
+        let mut advanced = false;
+        while !self.blocked {
+            let p = &mut self.proxies[pi];
+            let Some(entry) = p.pending.first_entry() else {
+                break;
+            };
+            if *entry.key() != p.expected {
+                break;
+            }
+            let item = entry.remove();
+            let sn = p.expected;
+            if let Pending::Change(c) = item {
+                if let Err(c) = self.deliver(now, writer, c, true) {
+                    // The cache is full (KEEP_ALL): keep it, stop acknowledging past it.
+                    self.proxies[pi].pending.insert(sn, Pending::Change(c));
+                    self.blocked = true;
+                    break;
+                }
+            }
+            let p = &mut self.proxies[pi];
+            p.expected = SequenceNumber(sn.0 + 1);
+            advanced = true;
+        }
+        if advanced {
+            let expected = self.proxies[pi].expected;
+            self.reassembly.discard_below(writer, expected);
+            self.proxies[pi].forget_delivered();
+        }
+    }
+
+    /// Skips writer `pi` forward to `to`: changes already held below it are delivered, the
+    /// rest are no longer available.
+    fn advance_to(&mut self, now: Instant, pi: usize, to: SequenceNumber) {
+        loop {
+            let p = &mut self.proxies[pi];
+            if p.expected >= to {
+                break;
+            }
+            match p.pending.first_key_value() {
+                Some((&sn, _)) if sn < to => {
+                    // Jump over the hole to the next held change, then deliver in order.
+                    p.expected = sn;
+                    self.drain(now, pi);
+                    if self.blocked {
+                        return;
+                    }
+                }
+                _ => {
+                    p.expected = to;
+                    break;
+                }
+            }
+        }
+        self.drain(now, pi);
+        self.flush_data_available();
+    }
+
+    /// Puts a change into the cache. `Err` gives it back when a reliable KEEP_ALL cache is
+    /// full (the caller keeps it and stops acknowledging).
+    fn deliver(
+        &mut self,
+        now: Instant,
+        writer: Guid,
+        c: Received,
+        reliable: bool,
+    ) -> Result<(), Received> {
+        let instance = c.instance;
+        match c.kind {
+            ChangeKind::Alive => {
+                if let Some(min) = self.config.time_based_filter {
+                    if self
+                        .last_accepted
+                        .get(&instance)
+                        .is_some_and(|&t| now.saturating_duration_since(t) < min)
+                    {
+                        self.stats.filtered += 1;
+                        return Ok(());
+                    }
+                }
+                let ts = c.source_timestamp;
+                match self
+                    .history
+                    .insert_sample(now, writer, instance, ts, c.payload.clone())
+                {
+                    Ok(()) => {
+                        if self.config.time_based_filter.is_some() {
+                            self.last_accepted.insert(instance, now);
+                        }
+                        self.arm_deadline(now, instance);
+                    }
+                    Err(rej) => {
+                        if reliable && self.config.history.history == History::KeepAll {
+                            return Err(c);
+                        }
+                        self.stats.rejected += 1;
+                        self.events.push_back(Event::SampleRejected {
+                            reader: self.guid.entity_id,
+                            reason: rej.reason,
+                            instance,
+                        });
+                        return Ok(());
+                    }
+                }
+            }
+            ChangeKind::NotAliveDisposed => {
+                self.dispose(now, writer, &c);
+            }
+            ChangeKind::NotAliveUnregistered => {
+                self.history
+                    .unregister(now, writer, instance, c.source_timestamp);
+                self.deadlines.remove(&instance);
+            }
+            ChangeKind::NotAliveDisposedUnregistered => {
+                self.dispose(now, writer, &c);
+                self.history
+                    .unregister(now, writer, instance, c.source_timestamp);
+            }
+        }
+        self.stats.delivered += 1;
+        self.data_available = true;
+        Ok(())
+    }
+
+    fn dispose(&mut self, now: Instant, writer: Guid, c: &Received) {
+        self.deadlines.remove(&c.instance);
+        if let Err(rej) = self
+            .history
+            .dispose(now, writer, c.instance, c.source_timestamp)
+        {
+            self.stats.rejected += 1;
+            self.events.push_back(Event::SampleRejected {
+                reader: self.guid.entity_id,
+                reason: rej.reason,
+                instance: c.instance,
+            });
+        }
+    }
+
+    fn arm_deadline(&mut self, now: Instant, instance: KeyHash) {
+        if let Some(d) = self.config.deadline {
+            let due = now + d;
+            self.deadlines.insert(instance, due);
+            self.deadline_next = Some(self.deadline_next.map_or(due, |n| n.min(due)));
+        }
+    }
+
+    fn check_deadlines(&mut self, now: Instant) {
+        let Some(period) = self.config.deadline else {
+            self.deadline_next = None;
+            return;
+        };
+        let mut next: Option<Instant> = None;
+        for (instance, due) in self.deadlines.iter_mut() {
+            if *due <= now {
+                self.events.push_back(Event::RequestedDeadlineMissed {
+                    reader: self.guid.entity_id,
+                    instance: *instance,
+                });
+                *due = now + period;
+            }
+            next = Some(next.map_or(*due, |n| n.min(*due)));
+        }
+        self.deadline_next = next;
+    }
+
+    fn flush_data_available(&mut self) {
+        if std::mem::take(&mut self.data_available) {
+            self.events.push_back(Event::DataAvailable {
+                reader: self.guid.entity_id,
+            });
+        }
+    }
+
+    /// Turns a received payload and its inline QoS into a change for the cache.
+    fn decode(
+        &self,
+        key_hash: Option<KeyHash>,
+        status: u32,
+        payload: &[u8],
+        is_key: bool,
+        timestamp: Option<Time>,
+    ) -> Result<Received, &'static str> {
+        let (kind, instance) = self.classify(key_hash, status, payload, is_key)?;
+        Ok(Received {
+            kind,
+            instance,
+            source_timestamp: timestamp.unwrap_or(Time::INVALID),
+            payload: if kind == ChangeKind::Alive {
+                Payload::copy_from_slice(payload)
+            } else {
+                Payload::default()
+            },
+        })
+    }
+
+    /// [`decode`](Self::decode) for a reassembled sample (its buffer is moved, not copied).
+    fn decode_owned(
+        &self,
+        key_hash: Option<KeyHash>,
+        status: u32,
+        payload: Vec<u8>,
+        is_key: bool,
+        timestamp: Option<Time>,
+    ) -> Result<Received, &'static str> {
+        let (kind, instance) = self.classify(key_hash, status, &payload, is_key)?;
+        Ok(Received {
+            kind,
+            instance,
+            source_timestamp: timestamp.unwrap_or(Time::INVALID),
+            payload: if kind == ChangeKind::Alive {
+                Payload::from(payload)
+            } else {
+                Payload::default()
+            },
+        })
+    }
+
+    fn classify(
+        &self,
+        key_hash: Option<KeyHash>,
+        status: u32,
+        payload: &[u8],
+        is_key: bool,
+    ) -> Result<(ChangeKind, KeyHash), &'static str> {
+        let kind = match status & 0x3 {
+            0 => ChangeKind::Alive,
+            1 => ChangeKind::NotAliveDisposed,
+            2 => ChangeKind::NotAliveUnregistered,
+            _ => ChangeKind::NotAliveDisposedUnregistered,
+        };
+        if kind == ChangeKind::Alive && (is_key || payload.is_empty()) {
+            return Err("DATA without data and without a dispose/unregister status");
+        }
+        let instance = if !self.config.keyed {
+            KeyHash::default()
+        } else if let Some(kh) = key_hash {
+            kh
+        } else {
+            self.config
+                .key_hash_of
+                .and_then(|f| f(payload, is_key))
+                .ok_or("keyed DATA without key hash, and the key cannot be derived")?
+        };
+        Ok((kind, instance))
+    }
+}
+
+/// Key hash and status-info flags of an inline QoS list (absent: `None`, 0).
+fn inline_info(qos: Option<ParameterListView<'_>>) -> (Option<KeyHash>, u32) {
+    let Some(q) = qos else {
+        return (None, 0);
+    };
+    let key_hash = q
+        .get(PID_KEY_HASH)
+        .and_then(|v| v.get(..16))
+        .and_then(|v| <[u8; 16]>::try_from(v).ok())
+        .map(KeyHash);
+    let status = q
+        .get(PID_STATUS_INFO)
+        .and_then(|v| v.get(..4))
+        .and_then(|v| <[u8; 4]>::try_from(v).ok())
+        .map_or(0, u32::from_be_bytes);
+    (key_hash, status)
+}
+
+/// `any` over a range of sequence numbers, bounded so a bogus announcement cannot make the
+/// reader scan billions of numbers.
+trait AnyMissing {
+    fn any_missing(self, f: impl FnMut(SequenceNumber) -> bool) -> bool;
+}
+
+impl AnyMissing for std::ops::RangeInclusive<SequenceNumber> {
+    fn any_missing(self, mut f: impl FnMut(SequenceNumber) -> bool) -> bool {
+        let (lo, hi) = self.into_inner();
+        let hi = hi.0.min(lo.0.saturating_add(256));
+        (lo.0..=hi).any(|n| f(SequenceNumber(n)))
+    }
+}

@@ -1,0 +1,143 @@
+//! [`WriterProxy`]: what a reader remembers about one matched writer — the next sequence number
+//! to deliver, samples that arrived early, what to acknowledge, and the writer's liveliness.
+
+use std::collections::BTreeMap;
+
+use tachyon_cdr::KeyHash;
+use tachyon_wire::{Locator, SequenceNumber, Time};
+
+use crate::endpoint::{Reliability, RemoteWriter};
+use crate::history::{ChangeKind, Payload};
+use crate::time::Instant;
+
+/// A change received from a writer, decoded and ready for the reader's cache.
+#[derive(Clone, Debug)]
+pub(crate) struct Received {
+    pub kind: ChangeKind,
+    pub instance: KeyHash,
+    pub source_timestamp: Time,
+    pub payload: Payload,
+}
+
+/// A sequence number that arrived ahead of the next one to deliver.
+#[derive(Clone, Debug)]
+pub(crate) enum Pending {
+    /// The change itself.
+    Change(Received),
+    /// The writer said it is irrelevant (GAP), or it could not be used (malformed, too large).
+    Gap,
+}
+
+/// Inline QoS of the first fragment of a sample, kept until the sample is complete.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FragMeta {
+    pub sn: SequenceNumber,
+    pub key_hash: Option<KeyHash>,
+    pub status: u32,
+}
+
+/// The reader's state for one matched writer.
+#[derive(Debug)]
+pub(crate) struct WriterProxy {
+    pub remote: RemoteWriter,
+    /// Where ACKNACK and NACK_FRAG go.
+    pub dest: Option<Locator>,
+    /// Both sides reliable: samples are delivered in order, without holes, and repaired.
+    pub reliable: bool,
+    /// Reliable: the next sequence number to deliver. Best effort: one past the last delivered.
+    pub expected: SequenceNumber,
+    /// Whether `expected` is established (a best-effort reader, or a volatile reader of a
+    /// transient-local writer, starts wherever the writer is when first heard).
+    pub synced: bool,
+    /// The highest sequence number the writer announced or sent.
+    pub highest_known: SequenceNumber,
+    /// Changes and gaps received ahead of `expected`, bounded by `max_out_of_order`.
+    pub pending: BTreeMap<SequenceNumber, Pending>,
+    /// When the next ACKNACK (and NACK_FRAGs) go out.
+    pub ack_at: Option<Instant>,
+    pub last_heartbeat: Option<i32>,
+    pub last_heartbeat_frag: Option<i32>,
+    pub acknack_count: i32,
+    pub nack_frag_count: i32,
+    /// Inline QoS of samples being reassembled.
+    pub frag_meta: Vec<FragMeta>,
+    /// From HEARTBEAT_FRAG: fragments up to this one of this sample were sent.
+    pub frag_hint: Option<(SequenceNumber, u32)>,
+    /// Liveliness as this reader sees it.
+    pub alive: bool,
+    pub lease_expiry: Option<Instant>,
+}
+
+impl WriterProxy {
+    pub fn new(
+        now: Instant,
+        remote: RemoteWriter,
+        reader_reliability: Reliability,
+        synced: bool,
+    ) -> WriterProxy {
+        let lease_expiry = remote.liveliness.lease_duration.map(|d| now + d);
+        WriterProxy {
+            dest: remote.unicast_locators.first().copied(),
+            reliable: reader_reliability == Reliability::Reliable
+                && remote.reliability == Reliability::Reliable,
+            remote,
+            expected: SequenceNumber(1),
+            synced,
+            highest_known: SequenceNumber::ZERO,
+            pending: BTreeMap::new(),
+            ack_at: None,
+            last_heartbeat: None,
+            last_heartbeat_frag: None,
+            acknack_count: 0,
+            nack_frag_count: 0,
+            frag_meta: Vec::new(),
+            frag_hint: None,
+            alive: true,
+            lease_expiry,
+        }
+    }
+
+    /// Whether a change with `sn` is still wanted (not delivered, not held, within the window).
+    pub fn wants(&self, sn: SequenceNumber, window: usize) -> bool {
+        if sn.0 <= 0 {
+            return false;
+        }
+        if !self.synced {
+            return true;
+        }
+        if sn < self.expected {
+            return false;
+        }
+        if !self.reliable {
+            return true;
+        }
+        let ahead = u64::try_from(sn.0 - self.expected.0).unwrap_or(u64::MAX);
+        ahead < window as u64 && !self.pending.contains_key(&sn)
+    }
+
+    /// Keeps the inline QoS of a fragment of `sn` (bounded: the oldest entry goes first).
+    pub fn remember_meta(&mut self, meta: FragMeta, max: usize) {
+        if self.frag_meta.iter().any(|m| m.sn == meta.sn) {
+            return;
+        }
+        if self.frag_meta.len() >= max.max(1) {
+            self.frag_meta.remove(0);
+        }
+        self.frag_meta.push(meta);
+    }
+
+    /// Takes the inline QoS kept for `sn`.
+    pub fn take_meta(&mut self, sn: SequenceNumber) -> Option<FragMeta> {
+        let i = self.frag_meta.iter().position(|m| m.sn == sn)?;
+        Some(self.frag_meta.swap_remove(i))
+    }
+
+    /// Drops everything kept for sequence numbers below `expected`.
+    pub fn forget_delivered(&mut self) {
+        let expected = self.expected;
+        self.frag_meta.retain(|m| m.sn >= expected);
+        if self.frag_hint.is_some_and(|(sn, _)| sn < expected) {
+            self.frag_hint = None;
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! The reader's output: an ACKNACK per writer when one is due, followed by NACK_FRAGs for the
+//! samples it holds only in part.
+
+use tachyon_wire::{
+    Count, FragmentNumber, Header, MessageBuilder, SequenceNumber, SequenceNumberSet,
+};
+
+use super::Reader;
+use crate::layout;
+use crate::time::Instant;
+use crate::transmit::{Destination, Transmit, TxBuf};
+
+/// Bytes of a NACK_FRAG with the largest fragment set.
+const NACK_FRAG_MAX: usize = 4 + 16 + 8 + 32 + 4;
+
+impl Reader {
+    /// Writes the next ACKNACK (with NACK_FRAGs) into `buf`.
+    pub(crate) fn poll_transmit(
+        &mut self,
+        now: Instant,
+        header: &Header,
+        buf: &mut TxBuf,
+    ) -> Option<Transmit> {
+        loop {
+            let pi = self
+                .proxies
+                .iter()
+                .position(|p| p.ack_at.is_some_and(|at| at <= now))?;
+            self.proxies[pi].ack_at = None;
+            let Some(dest) = self.proxies[pi].dest else {
+                continue;
+            };
+            let state = self.acknack_state(pi);
+            let p = &mut self.proxies[pi];
+            let writer = p.remote.guid;
+            let mut mb = MessageBuilder::new(buf.as_mut_slice(), header).ok()?;
+            mb.info_dst(writer.prefix).ok()?;
+            if layout::acknack(&state) > mb.remaining() {
+                return None;
+            }
+            p.acknack_count = p.acknack_count.wrapping_add(1);
+            let count = Count(p.acknack_count);
+            let final_flag = state.num_bits == 0;
+            mb.acknack(
+                self.guid.entity_id,
+                writer.entity_id,
+                &state,
+                count,
+                final_flag,
+            )
+            .ok()?;
+            self.stats.acknacks_sent += 1;
+            self.put_nack_frags(pi, &mut mb);
+            return Some(Transmit {
+                destination: Destination::Unicast(dest),
+                len: mb.finish(),
+                priority: 0,
+            });
+        }
+    }
+
+    /// The ACKNACK of writer `pi`: everything before the next expected number is acknowledged;
+    /// known numbers neither held nor being reassembled are requested.
+    fn acknack_state(&self, pi: usize) -> SequenceNumberSet {
+        let p = &self.proxies[pi];
+        if !p.synced {
+            return SequenceNumberSet::empty(SequenceNumber(1));
+        }
+        let mut state = SequenceNumberSet::empty(p.expected);
+        if p.highest_known < p.expected {
+            return state;
+        }
+        let writer = p.remote.guid;
+        let hi = p.highest_known.0.min(p.expected.0 + 255);
+        let partial =
+            |sn: SequenceNumber| self.reassembly.in_progress(writer).any(|(s, _)| s == sn);
+        for n in p.expected.0..=hi {
+            let sn = SequenceNumber(n);
+            if !p.pending.contains_key(&sn) && !partial(sn) {
+                state.insert(sn);
+            }
+        }
+        state
+    }
+
+    /// NACK_FRAGs for the partly received samples of writer `pi`, as many as fit.
+    fn put_nack_frags(&mut self, pi: usize, mb: &mut MessageBuilder<'_>) {
+        let p = &self.proxies[pi];
+        let writer = p.remote.guid;
+        let expected = p.expected;
+        let highest = p.highest_known;
+        let hint = p.frag_hint;
+        let mut asks: Vec<(SequenceNumber, tachyon_wire::FragmentNumberSet)> = Vec::new();
+        for (sn, _total) in self.reassembly.in_progress(writer) {
+            if sn < expected || mb.remaining() < NACK_FRAG_MAX * (asks.len() + 1) {
+                continue;
+            }
+            let Some(mut missing) = self.reassembly.missing(writer, sn) else {
+                continue;
+            };
+            // Fragments not sent yet are not missing: clip to what the writer announced.
+            if sn > highest {
+                match hint {
+                    Some((hsn, last)) if hsn == sn => {
+                        let mut clipped = tachyon_wire::FragmentNumberSet::empty(missing.base);
+                        for n in missing.iter().filter(|n| n.0 <= last) {
+                            clipped.insert(FragmentNumber(n.0));
+                        }
+                        missing = clipped;
+                    }
+                    _ => continue,
+                }
+            }
+            if missing.num_bits > 0 {
+                asks.push((sn, missing));
+            }
+        }
+        for (sn, missing) in asks {
+            let p = &mut self.proxies[pi];
+            p.nack_frag_count = p.nack_frag_count.wrapping_add(1);
+            let count = Count(p.nack_frag_count);
+            if mb
+                .nack_frag(self.guid.entity_id, writer.entity_id, sn, &missing, count)
+                .is_ok()
+            {
+                self.stats.nack_frags_sent += 1;
+            }
+        }
+    }
+}

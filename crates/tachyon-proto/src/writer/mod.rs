@@ -1,0 +1,535 @@
+//! [`Writer`]: the RTPS writer of one DataWriter — best-effort and reliable readers alike, one
+//! [`ReaderProxy`] per matched reader, the history cache, heartbeats, repairs, GAPs,
+//! fragmentation, flow control, lifespan, deadline and liveliness timers.
+//!
+//! New data goes once to every matched reader (one multicast send when they share a group);
+//! repairs and GAPs go to the reader that asked, after the NACK response delay. A HEARTBEAT is
+//! piggybacked on the last datagram of every burst, sent periodically while a reliable reader
+//! has not acknowledged everything, and addressed to a reader after its repairs. Its final flag
+//! is set exactly when nothing is outstanding.
+
+mod proxy;
+mod send;
+
+use std::collections::{HashMap, VecDeque};
+
+use tachyon_cdr::KeyHash;
+use tachyon_wire::{Count, FragmentNumberSet, Guid, SequenceNumber, SequenceNumberSet, Time};
+
+use crate::endpoint::{LivelinessKind, Reliability, RemoteReader, WriterConfig};
+use crate::event::Event;
+use crate::history::{
+    ChangeKind, Durability, NewChange, Payload, QosError, WriteError, WriterHistory,
+};
+use crate::layout;
+use crate::time::Instant;
+use crate::transmit::Destination;
+
+pub(crate) use proxy::ReaderProxy;
+
+/// A change the application writes: data, or a dispose/unregister of an instance.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WriteRequest {
+    /// What the change does to its instance.
+    pub kind: ChangeKind,
+    /// The instance (key hash; all-zero for unkeyed topics).
+    pub instance: KeyHash,
+    /// Source timestamp.
+    pub source_timestamp: Time,
+    /// Serialized data (encapsulation header included); for dispose/unregister the serialized
+    /// key, or empty.
+    pub payload: Payload,
+}
+
+impl WriteRequest {
+    /// New data for `instance`.
+    pub fn data(instance: KeyHash, source_timestamp: Time, payload: Payload) -> WriteRequest {
+        WriteRequest {
+            kind: ChangeKind::Alive,
+            instance,
+            source_timestamp,
+            payload,
+        }
+    }
+}
+
+/// Counters of a writer, for diagnostics and the simulator's tables.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriterStats {
+    /// DATA submessages sent with new data.
+    pub data_sent: u64,
+    /// DATA_FRAG fragments sent with new data.
+    pub fragments_sent: u64,
+    /// DATA submessages resent on request.
+    pub data_resent: u64,
+    /// Fragments resent on request.
+    pub fragments_resent: u64,
+    /// GAP submessages sent.
+    pub gaps_sent: u64,
+    /// HEARTBEAT submessages sent (piggybacked, periodic and directed).
+    pub heartbeats_sent: u64,
+    /// HEARTBEAT_FRAG submessages sent.
+    pub heartbeat_frags_sent: u64,
+    /// ACKNACKs processed.
+    pub acknacks_received: u64,
+    /// NACK_FRAGs processed.
+    pub nack_frags_received: u64,
+    /// ACKNACK / NACK_FRAG dropped as duplicates, stale or from unknown readers.
+    pub acknacks_ignored: u64,
+}
+
+/// The writer of one DataWriter. Owned and driven by the participant.
+#[derive(Debug)]
+pub(crate) struct Writer {
+    guid: Guid,
+    config: WriterConfig,
+    history: WriterHistory,
+    proxies: Vec<ReaderProxy>,
+    /// Where new data goes: every matched reader.
+    fanout: Option<Destination>,
+    /// The first sequence number not yet sent to every reader.
+    next_new: SequenceNumber,
+    /// Next fragment (1-based) of `next_new` when it is being sent in fragments, else 0.
+    next_fragment: u32,
+    fragments_since_hbfrag: u32,
+    heartbeat_count: i32,
+    heartbeat_frag_count: i32,
+    /// When the periodic heartbeat fires next.
+    heartbeat_at: Option<Instant>,
+    /// A heartbeat to every reader is due at the next poll (and whether it asserts liveliness).
+    heartbeat_now: bool,
+    heartbeat_liveliness: bool,
+    /// Highest sequence number released from the cache as acknowledged.
+    released: SequenceNumber,
+    /// Per instance, when its offered deadline runs out.
+    deadlines: HashMap<KeyHash, Instant>,
+    /// A lower bound of the earliest deadline (exact after each deadline check).
+    deadline_next: Option<Instant>,
+    /// Manual liveliness: when the lease runs out, and whether that was reported.
+    lease_expiry: Option<Instant>,
+    liveliness_lost: bool,
+    expired: Vec<SequenceNumber>,
+    /// (when, first sequence number) of recent new-data datagrams, for NACK suppression.
+    pushed: VecDeque<(Instant, SequenceNumber)>,
+    events: VecDeque<Event>,
+    stats: WriterStats,
+}
+
+impl Writer {
+    /// A writer with no matched reader, or why `config` is inconsistent.
+    pub(crate) fn new(guid: Guid, config: WriterConfig) -> Result<Writer, QosError> {
+        let history = WriterHistory::new(config.history)?;
+        Ok(Writer {
+            guid,
+            config,
+            history,
+            proxies: Vec::new(),
+            fanout: None,
+            next_new: SequenceNumber(1),
+            next_fragment: 0,
+            fragments_since_hbfrag: 0,
+            heartbeat_count: 0,
+            heartbeat_frag_count: 0,
+            heartbeat_at: None,
+            heartbeat_now: false,
+            heartbeat_liveliness: false,
+            released: SequenceNumber::ZERO,
+            deadlines: HashMap::new(),
+            deadline_next: None,
+            lease_expiry: None,
+            liveliness_lost: false,
+            expired: Vec::new(),
+            pushed: VecDeque::new(),
+            events: VecDeque::new(),
+            stats: WriterStats::default(),
+        })
+    }
+
+    // ---- inputs ----------------------------------------------------------------------------
+
+    /// An ACKNACK from `reader`: everything below `state.base` is acknowledged, the set bits
+    /// are requested again.
+    pub(crate) fn handle_acknack(
+        &mut self,
+        now: Instant,
+        reader: Guid,
+        state: &SequenceNumberSet,
+        count: Count,
+        final_flag: bool,
+    ) {
+        let last = self.history.last_sn();
+        let delay = self.config.nack_response_delay;
+        let fresh = self.recently_sent(now);
+        let Some(p) = self.proxy_mut(&reader) else {
+            self.stats.acknacks_ignored += 1;
+            return;
+        };
+        if !p.is_reliable() || p.last_acknack.is_some_and(|c| count.0 <= c) {
+            self.stats.acknacks_ignored += 1;
+            return;
+        }
+        p.last_acknack = Some(count.0);
+        // A reader cannot acknowledge what was never written.
+        let base = SequenceNumber(state.base.0.clamp(1, last.0.saturating_add(1)));
+        let acked = SequenceNumber(base.0 - 1);
+        if acked > p.acked {
+            p.acked = acked;
+        }
+        p.drop_requests_below(base);
+        let mut asked = false;
+        let mut suppressed = false;
+        for sn in state.iter().filter(|&sn| sn >= base && sn <= last) {
+            if sn >= fresh {
+                suppressed = true;
+                continue;
+            }
+            // A whole-sample request replaces fragment requests for it.
+            p.frag_runs.retain(|r| r.sn != sn);
+            p.requested.insert(sn);
+            asked = true;
+        }
+        if asked {
+            p.repair_at.get_or_insert(now + delay);
+        } else if !final_flag && p.acked < last {
+            // The reader knows of nothing missing but has not got everything: tell it.
+            p.needs_heartbeat = true;
+        }
+        self.stats.acknacks_received += 1;
+        if suppressed {
+            // Ask again once what was in flight has had time to arrive.
+            let at = now + self.config.nack_suppression;
+            self.heartbeat_at = Some(self.heartbeat_at.map_or(at, |h| h.min(at)));
+        }
+        self.release();
+    }
+
+    /// A NACK_FRAG from `reader` asking for fragments of `sn`.
+    pub(crate) fn handle_nack_frag(
+        &mut self,
+        now: Instant,
+        reader: Guid,
+        sn: SequenceNumber,
+        missing: &FragmentNumberSet,
+        count: Count,
+    ) {
+        let held = self.history.get(sn).is_some() && sn < self.recently_sent(now);
+        let delay = self.config.nack_response_delay;
+        let Some(p) = self.proxy_mut(&reader) else {
+            self.stats.acknacks_ignored += 1;
+            return;
+        };
+        if !p.is_reliable() || p.last_nack_frag.is_some_and(|c| count.0 <= c) {
+            self.stats.acknacks_ignored += 1;
+            return;
+        }
+        p.last_nack_frag = Some(count.0);
+        if held && sn > p.acked && sn >= p.first_relevant && !p.requested.contains(&sn) {
+            p.request_fragments(sn, missing);
+            p.repair_at.get_or_insert(now + delay);
+        }
+        self.stats.nack_frags_received += 1;
+    }
+
+    /// Timers: periodic heartbeat, lifespan, deadline and liveliness lease.
+    pub(crate) fn handle_timeout(&mut self, now: Instant) {
+        if self.heartbeat_at.is_some_and(|at| at <= now) {
+            self.heartbeat_at = None;
+            if self.unacknowledged() {
+                self.heartbeat_now = true;
+                self.heartbeat_at = Some(now + self.config.heartbeat_period);
+            }
+        }
+        if self.history.next_expiry().is_some_and(|at| at <= now) {
+            let mut expired = std::mem::take(&mut self.expired);
+            expired.clear();
+            self.history.expire(now, &mut expired);
+            self.expired = expired;
+        }
+        if self.deadline_next.is_some_and(|at| at <= now) {
+            self.check_deadlines(now);
+        }
+        if let Some(at) = self.lease_expiry.filter(|&at| at <= now) {
+            if !self.liveliness_lost {
+                self.liveliness_lost = true;
+                self.events.push_back(Event::LivelinessLost {
+                    writer: self.guid.entity_id,
+                });
+            }
+            let _ = at;
+            self.lease_expiry = None;
+        }
+    }
+
+    // ---- commands --------------------------------------------------------------------------
+
+    /// Adds a change to the history and queues it for every matched reader.
+    pub(crate) fn write(
+        &mut self,
+        now: Instant,
+        req: WriteRequest,
+    ) -> Result<SequenceNumber, WriteError> {
+        let kind = req.kind;
+        let instance = req.instance;
+        let outcome = self.history.add_change(NewChange {
+            kind,
+            instance,
+            source_timestamp: req.source_timestamp,
+            expiry: self.config.lifespan.map(|d| now + d),
+            payload: req.payload,
+        })?;
+        if self.fanout.is_none() {
+            // Nobody to send to: the change is "sent" as soon as it is written.
+            self.next_new = SequenceNumber(outcome.sn.0 + 1);
+            self.release();
+        } else if self.has_reliable() && self.heartbeat_at.is_none() {
+            self.heartbeat_at = Some(now + self.config.heartbeat_period);
+        }
+        if let Some(d) = self.config.deadline {
+            if kind == ChangeKind::Alive {
+                let due = now + d;
+                self.deadlines.insert(instance, due);
+                self.deadline_next = Some(self.deadline_next.map_or(due, |n| n.min(due)));
+            } else {
+                self.deadlines.remove(&instance);
+            }
+        }
+        self.renew_lease(now);
+        Ok(outcome.sn)
+    }
+
+    /// Registers an instance without writing it.
+    pub(crate) fn register_instance(&mut self, instance: KeyHash) -> Result<KeyHash, WriteError> {
+        self.history.register_instance(instance)
+    }
+
+    /// Asserts the writer's liveliness: renews a manual lease and tells readers with a
+    /// liveliness HEARTBEAT.
+    pub(crate) fn assert_liveliness(&mut self, now: Instant) {
+        self.renew_lease(now);
+        self.heartbeat_now = true;
+        self.heartbeat_liveliness = true;
+    }
+
+    /// Matches a reader (or updates its locators when already matched).
+    pub(crate) fn match_reader(&mut self, now: Instant, remote: RemoteReader) {
+        if let Some(p) = self.proxy_mut(&remote.guid) {
+            p.dest = remote.unicast_locators.first().copied();
+            p.remote = remote;
+            self.fanout = send::fanout(&self.proxies);
+            return;
+        }
+        let wants_history = remote.reliability == Reliability::Reliable
+            && remote.durability == Durability::TransientLocal
+            && self.config.history.durability == Durability::TransientLocal;
+        let acked = if wants_history {
+            SequenceNumber::ZERO
+        } else {
+            SequenceNumber(self.next_new.0 - 1)
+        };
+        let guid = remote.guid;
+        let mut p = ReaderProxy::new(remote, acked);
+        if p.is_reliable() {
+            // Tell it where the writer stands, so it can ask for what it lacks.
+            p.needs_heartbeat = true;
+        }
+        self.proxies.push(p);
+        self.fanout = send::fanout(&self.proxies);
+        if self.unacknowledged() && self.heartbeat_at.is_none() {
+            self.heartbeat_at = Some(now + self.config.heartbeat_period);
+        }
+        self.events.push_back(Event::PublicationMatched {
+            writer: self.guid.entity_id,
+            remote: guid,
+            matched: true,
+            current_count: self.proxies.len(),
+        });
+    }
+
+    /// Unmatches a reader; what was kept only for it is released. False if it was unknown.
+    pub(crate) fn unmatch_reader(&mut self, reader: &Guid) -> bool {
+        let Some(i) = self.proxies.iter().position(|p| p.remote.guid == *reader) else {
+            return false;
+        };
+        self.proxies.swap_remove(i);
+        self.fanout = send::fanout(&self.proxies);
+        if self.fanout.is_none() {
+            self.next_new = SequenceNumber(self.history.last_sn().0 + 1);
+            self.next_fragment = 0;
+        }
+        self.release();
+        self.events.push_back(Event::PublicationMatched {
+            writer: self.guid.entity_id,
+            remote: *reader,
+            matched: false,
+            current_count: self.proxies.len(),
+        });
+        true
+    }
+
+    // ---- outputs ---------------------------------------------------------------------------
+
+    /// When [`handle_timeout`](Self::handle_timeout) or a delayed repair is next due.
+    pub(crate) fn poll_timeout(&self) -> Option<Instant> {
+        let repairs = self
+            .proxies
+            .iter()
+            .filter(|p| !p.requested.is_empty() || !p.frag_runs.is_empty())
+            .filter_map(|p| p.repair_at);
+        [
+            self.heartbeat_at,
+            self.history.next_expiry(),
+            self.deadline_next,
+            self.lease_expiry.filter(|_| !self.liveliness_lost),
+        ]
+        .into_iter()
+        .flatten()
+        .chain(repairs)
+        .min()
+    }
+
+    /// Whether something is ready to send at `now` (without building it).
+    pub(crate) fn wants_to_send(&self, now: Instant) -> bool {
+        (self.next_new <= self.history.last_sn() && self.fanout.is_some())
+            || self.heartbeat_now
+            || self
+                .proxies
+                .iter()
+                .any(|p| p.needs_heartbeat || p.repair_due(now))
+    }
+
+    /// The next event.
+    pub(crate) fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    // ---- getters ---------------------------------------------------------------------------
+
+    pub(crate) fn config(&self) -> &WriterConfig {
+        &self.config
+    }
+
+    pub(crate) fn history(&self) -> &WriterHistory {
+        &self.history
+    }
+
+    pub(crate) fn stats(&self) -> WriterStats {
+        self.stats
+    }
+
+    /// Guids of the matched readers.
+    pub(crate) fn matched_readers(&self) -> impl Iterator<Item = Guid> + '_ {
+        self.proxies.iter().map(|p| p.remote.guid)
+    }
+
+    /// Whether every matched reliable reader acknowledged every change up to `sn`
+    /// (`wait_for_acknowledgments`).
+    pub(crate) fn is_acknowledged(&self, sn: SequenceNumber) -> bool {
+        self.proxies
+            .iter()
+            .filter(|p| p.is_reliable())
+            .all(|p| p.acked >= sn)
+    }
+
+    /// Whether a reliable reader still lacks an acknowledgement of some change.
+    pub(crate) fn unacknowledged(&self) -> bool {
+        let last = self.history.last_sn();
+        self.proxies
+            .iter()
+            .any(|p| p.is_reliable() && p.acked < last)
+    }
+
+    // ---- internals -------------------------------------------------------------------------
+
+    fn proxy_mut(&mut self, guid: &Guid) -> Option<&mut ReaderProxy> {
+        self.proxies.iter_mut().find(|p| p.remote.guid == *guid)
+    }
+
+    fn has_reliable(&self) -> bool {
+        self.proxies.iter().any(ReaderProxy::is_reliable)
+    }
+
+    /// Releases from the cache what every reader has: acknowledged by the reliable ones, sent
+    /// to the best-effort ones.
+    fn release(&mut self) {
+        let sent = SequenceNumber(self.next_new.0 - 1);
+        let acked = self
+            .proxies
+            .iter()
+            .filter(|p| p.is_reliable())
+            .map(|p| p.acked)
+            .min()
+            .unwrap_or(sent)
+            .min(sent);
+        if acked > self.released {
+            self.released = acked;
+            self.history.remove_acknowledged(acked);
+        }
+    }
+
+    /// The first sequence number sent within the NACK suppression duration before `now`
+    /// (requests for it and later ones are ignored); forgets older pushes.
+    fn recently_sent(&mut self, now: Instant) -> SequenceNumber {
+        let window = self.config.nack_suppression;
+        while let Some(&(at, _)) = self.pushed.front() {
+            if now.saturating_duration_since(at) < window {
+                break;
+            }
+            self.pushed.pop_front();
+        }
+        self.pushed
+            .front()
+            .map_or(SequenceNumber(i64::MAX), |&(_, sn)| sn)
+    }
+
+    fn renew_lease(&mut self, now: Instant) {
+        let l = self.config.liveliness;
+        if l.kind != LivelinessKind::Automatic {
+            if let Some(lease) = l.lease_duration {
+                self.lease_expiry = Some(now + lease);
+                self.liveliness_lost = false;
+            }
+        }
+    }
+
+    fn check_deadlines(&mut self, now: Instant) {
+        let Some(period) = self.config.deadline else {
+            self.deadline_next = None;
+            return;
+        };
+        let mut next: Option<Instant> = None;
+        for (instance, due) in self.deadlines.iter_mut() {
+            if *due <= now {
+                self.events.push_back(Event::OfferedDeadlineMissed {
+                    writer: self.guid.entity_id,
+                    instance: *instance,
+                });
+                *due = now + period;
+            }
+            next = Some(next.map_or(*due, |n| n.min(*due)));
+        }
+        self.deadline_next = next;
+    }
+
+    /// The HEARTBEAT range: first held (or one past the last when empty), last written.
+    fn heartbeat_range(&self) -> (SequenceNumber, SequenceNumber) {
+        // Never announce what has not been sent yet (it is still queued as new data).
+        let last = self
+            .history
+            .last_sn()
+            .min(SequenceNumber(self.next_new.0 - 1));
+        let first = self
+            .history
+            .min_sn()
+            .unwrap_or(SequenceNumber(last.0 + 1))
+            .min(SequenceNumber(last.0 + 1));
+        (first, last)
+    }
+
+    fn next_heartbeat_count(&mut self) -> Count {
+        self.heartbeat_count = self.heartbeat_count.wrapping_add(1);
+        Count(self.heartbeat_count)
+    }
+}
+
+/// Sizes the writer checks before writing (re-exported for the send module).
+pub(crate) use layout::{HEARTBEAT, HEARTBEAT_FRAG, INFO_DST, INFO_TS};

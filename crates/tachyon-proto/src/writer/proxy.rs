@@ -1,0 +1,109 @@
+//! [`ReaderProxy`]: what a writer remembers about one matched reader — how far it acknowledged,
+//! what it asked to have repaired, and where to send directed traffic.
+
+use std::collections::{BTreeSet, VecDeque};
+
+use tachyon_wire::{FragmentNumberSet, Locator, SequenceNumber};
+
+use crate::endpoint::{Reliability, RemoteReader};
+use crate::time::Instant;
+
+/// A run of fragments `first..=last` of one sample to (re)send to one reader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FragRun {
+    pub sn: SequenceNumber,
+    pub first: u32,
+    pub last: u32,
+}
+
+/// The writer's state for one matched reader.
+#[derive(Debug)]
+pub(crate) struct ReaderProxy {
+    pub remote: RemoteReader,
+    /// Where directed traffic goes (`None`: the reader gave no unicast locator; it gets only
+    /// what goes to every reader).
+    pub dest: Option<Locator>,
+    /// Every sequence number up to this one is acknowledged (reliable readers only).
+    pub acked: SequenceNumber,
+    /// Sequence numbers below this one are not for this reader (a volatile reader matched
+    /// after they were written); it gets a GAP for them.
+    pub first_relevant: SequenceNumber,
+    /// Sequence numbers the reader asked for (ACKNACK bitmap), not yet answered.
+    pub requested: BTreeSet<SequenceNumber>,
+    /// Fragments to send it (NACK_FRAG requests, or a whole fragmented sample being resent).
+    pub frag_runs: VecDeque<FragRun>,
+    /// When the pending requests are answered (after the NACK response delay).
+    pub repair_at: Option<Instant>,
+    /// Highest ACKNACK / NACK_FRAG count seen, to drop duplicates and stale ones.
+    pub last_acknack: Option<i32>,
+    pub last_nack_frag: Option<i32>,
+    /// A heartbeat addressed to this reader alone is due.
+    pub needs_heartbeat: bool,
+}
+
+impl ReaderProxy {
+    pub fn new(remote: RemoteReader, acked: SequenceNumber) -> ReaderProxy {
+        ReaderProxy {
+            dest: remote.unicast_locators.first().copied(),
+            remote,
+            acked,
+            first_relevant: SequenceNumber(acked.0.saturating_add(1)),
+            requested: BTreeSet::new(),
+            frag_runs: VecDeque::new(),
+            repair_at: None,
+            last_acknack: None,
+            last_nack_frag: None,
+            needs_heartbeat: false,
+        }
+    }
+
+    pub fn is_reliable(&self) -> bool {
+        self.remote.reliability == Reliability::Reliable
+    }
+
+    /// Whether a repair is due at `now`.
+    pub fn repair_due(&self, now: Instant) -> bool {
+        self.repair_at.is_some_and(|at| at <= now)
+            && (!self.requested.is_empty() || !self.frag_runs.is_empty())
+    }
+
+    /// Queues the fragments of `set` (one NACK_FRAG) as runs of consecutive numbers.
+    pub fn request_fragments(&mut self, sn: SequenceNumber, set: &FragmentNumberSet) {
+        let mut run: Option<FragRun> = None;
+        for n in set.iter() {
+            match &mut run {
+                Some(r) if r.last + 1 == n.0 => r.last = n.0,
+                _ => {
+                    if let Some(r) = run.take() {
+                        self.push_run(r);
+                    }
+                    run = Some(FragRun {
+                        sn,
+                        first: n.0,
+                        last: n.0,
+                    });
+                }
+            }
+        }
+        if let Some(r) = run {
+            self.push_run(r);
+        }
+    }
+
+    fn push_run(&mut self, run: FragRun) {
+        // The same NACK_FRAG often arrives again before it is served: do not send twice.
+        if !self
+            .frag_runs
+            .iter()
+            .any(|r| r.sn == run.sn && r.first <= run.first && r.last >= run.last)
+        {
+            self.frag_runs.push_back(run);
+        }
+    }
+
+    /// Forgets requests below `sn` (acknowledged or no longer held).
+    pub fn drop_requests_below(&mut self, sn: SequenceNumber) {
+        self.requested = self.requested.split_off(&sn);
+        self.frag_runs.retain(|r| r.sn >= sn);
+    }
+}

@@ -1,0 +1,438 @@
+//! The writer's output: new data to every reader (packed, or in fragments), repairs and GAPs
+//! to one reader, heartbeats. Everything is written straight into the caller's [`TxBuf`].
+
+use tachyon_wire::{
+    DataFragSpec, DataSpec, EntityId, FragmentNumber, Header, Locator, MessageBuilder, PayloadKind,
+    SequenceNumber, SequenceNumberSet,
+};
+
+use super::proxy::{FragRun, ReaderProxy};
+use super::{Writer, HEARTBEAT, HEARTBEAT_FRAG, INFO_DST, INFO_TS};
+use crate::history::CacheChange;
+use crate::layout;
+use crate::time::Instant;
+use crate::transmit::{Destination, Transmit, TxBuf};
+
+/// Where new data goes: one multicast group every reader listens on, else each reader's first
+/// unicast locator (once per distinct locator).
+pub(super) fn fanout(proxies: &[ReaderProxy]) -> Option<Destination> {
+    let first = proxies.first()?;
+    let shared = first.remote.multicast_locators.iter().find(|m| {
+        proxies
+            .iter()
+            .all(|p| p.remote.multicast_locators.contains(m))
+    });
+    if let Some(m) = shared {
+        return Some(Destination::Multicast(*m));
+    }
+    let mut locs: Vec<Locator> = Vec::new();
+    for p in proxies {
+        if let Some(l) = p.dest {
+            if !locs.contains(&l) {
+                locs.push(l);
+            }
+        }
+    }
+    match locs.len() {
+        0 => None,
+        1 => Some(Destination::Unicast(locs[0])),
+        _ => Some(Destination::Many(locs)),
+    }
+}
+
+/// Bytes of fragments of `change` that fit in `room` bytes left in a datagram.
+fn fragments_that_fit(room: usize, qos: usize, fragment_size: u16) -> u32 {
+    let fixed = INFO_TS + layout::data_frag(qos, 0);
+    let per = room.saturating_sub(fixed) / usize::from(fragment_size.max(1));
+    u32::try_from(per).unwrap_or(u32::MAX)
+}
+
+impl Writer {
+    /// Writes the next datagram into `buf`: new data first, then repairs, then heartbeats.
+    pub(crate) fn poll_transmit(
+        &mut self,
+        now: Instant,
+        header: &Header,
+        buf: &mut TxBuf,
+    ) -> Option<Transmit> {
+        let max = self.config.max_datagram.min(buf.capacity());
+        let out = &mut buf.as_mut_slice()[..max];
+        if let Some(t) = self.send_new(now, header, out) {
+            return Some(t);
+        }
+        if let Some(t) = self.send_repairs(now, header, out) {
+            return Some(t);
+        }
+        self.send_heartbeats(header, out)
+    }
+
+    /// New data to every reader: as many whole samples as fit, or the next fragments of a
+    /// sample too large for one datagram; a heartbeat ends the burst.
+    fn send_new(&mut self, now: Instant, header: &Header, out: &mut [u8]) -> Option<Transmit> {
+        let last = self.history.last_sn();
+        if self.next_new > last {
+            return None;
+        }
+        let dest = self.fanout.clone()?;
+        let mut mb = MessageBuilder::new(out, header).ok()?;
+        let mut wrote = false;
+        if !self.config.nack_suppression.is_zero()
+            && self.pushed.back().map_or(true, |&(at, _)| at < now)
+        {
+            self.pushed.push_back((now, self.next_new));
+        }
+        while self.next_new <= last {
+            let Some(change) = self.history.iter_from(self.next_new).next().cloned() else {
+                self.next_new = SequenceNumber(last.0 + 1);
+                break;
+            };
+            if change.sn != self.next_new {
+                // Replaced (KEEP_LAST) or expired before it was sent.
+                self.next_new = change.sn;
+                self.next_fragment = 0;
+            }
+            let qos = layout::inline_qos(self.config.keyed, &change);
+            let qos_len = qos.as_ref().map_or(0, |q| q.as_bytes().len());
+            let whole = INFO_TS + layout::data(qos_len, change.payload.len());
+            if self.next_fragment == 0 && whole <= mb.remaining() {
+                self.put_data(&mut mb, EntityId::UNKNOWN, &change).ok()?;
+                self.stats.data_sent += 1;
+                self.next_new = SequenceNumber(change.sn.0 + 1);
+                wrote = true;
+                continue;
+            }
+            if wrote {
+                break;
+            }
+            // Too large for a datagram of its own: the next fragments.
+            let first = self.next_fragment.max(1);
+            let total = fragment_total(&change, self.config.fragment_size);
+            let room = fragments_that_fit(mb.remaining(), qos_len, self.config.fragment_size);
+            let count = room.min(total + 1 - first).max(1);
+            self.put_fragments(&mut mb, EntityId::UNKNOWN, &change, first, count)
+                .ok()?;
+            self.stats.fragments_sent += u64::from(count);
+            self.fragments_since_hbfrag += count;
+            let next = first + count;
+            if next > total {
+                self.next_fragment = 0;
+                self.next_new = SequenceNumber(change.sn.0 + 1);
+            } else {
+                self.next_fragment = next;
+                let every = self.config.heartbeat_frag_interval;
+                if every > 0
+                    && self.fragments_since_hbfrag >= every
+                    && self.has_reliable()
+                    && mb.remaining() >= HEARTBEAT_FRAG
+                {
+                    self.fragments_since_hbfrag = 0;
+                    self.heartbeat_frag_count = self.heartbeat_frag_count.wrapping_add(1);
+                    let c = tachyon_wire::Count(self.heartbeat_frag_count);
+                    let w = self.guid.entity_id;
+                    mb.heartbeat_frag(EntityId::UNKNOWN, w, change.sn, FragmentNumber(next - 1), c)
+                        .ok()?;
+                    self.stats.heartbeat_frags_sent += 1;
+                }
+            }
+            wrote = true;
+            break;
+        }
+        if !wrote {
+            return None;
+        }
+        if self.next_new > last && self.has_reliable() {
+            // End of the burst: ask the reliable readers where they stand.
+            if mb.remaining() >= HEARTBEAT {
+                self.put_heartbeat(&mut mb, EntityId::UNKNOWN, None, false)
+                    .ok()?;
+            } else {
+                self.heartbeat_now = true;
+            }
+        }
+        if !self.has_reliable() {
+            self.release();
+        }
+        Some(Transmit {
+            destination: dest,
+            len: mb.finish(),
+            priority: self.config.priority,
+        })
+    }
+
+    /// Answers the requests of the first reader whose repair is due: data it lacks, GAPs for
+    /// what it cannot have, then a heartbeat addressed to it.
+    fn send_repairs(&mut self, now: Instant, header: &Header, out: &mut [u8]) -> Option<Transmit> {
+        let i = self.proxies.iter().position(|p| p.repair_due(now))?;
+        let Some(dest) = self.proxies[i].dest else {
+            // Nowhere to send a repair: drop the requests, the reader will ask again.
+            let p = &mut self.proxies[i];
+            p.requested.clear();
+            p.frag_runs.clear();
+            p.repair_at = None;
+            return None;
+        };
+        let reader = self.proxies[i].remote.guid;
+        let mut mb = MessageBuilder::new(out, header).ok()?;
+        mb.info_dst(reader.prefix).ok()?;
+        let last = self.history.last_sn();
+        let mut wrote = false;
+        while let Some(&sn) = self.proxies[i].requested.first() {
+            let first_relevant = self.proxies[i].first_relevant;
+            if sn > last {
+                self.proxies[i].requested.clear();
+                break;
+            }
+            let held = if sn >= first_relevant {
+                self.history.get(sn).cloned()
+            } else {
+                None
+            };
+            let Some(change) = held else {
+                // Not available to this reader: one GAP covers the whole unavailable run.
+                let end = self.unavailable_run_end(sn, first_relevant, last);
+                let list = SequenceNumberSet::empty(SequenceNumber(end.0 + 1));
+                if layout::gap(&list) > mb.remaining() {
+                    break;
+                }
+                mb.gap(reader.entity_id, self.guid.entity_id, sn, &list)
+                    .ok()?;
+                self.stats.gaps_sent += 1;
+                let p = &mut self.proxies[i];
+                p.requested = p.requested.split_off(&list.base);
+                wrote = true;
+                continue;
+            };
+            let qos = layout::inline_qos(self.config.keyed, &change);
+            let qos_len = qos.as_ref().map_or(0, |q| q.as_bytes().len());
+            if INFO_TS + layout::data(qos_len, change.payload.len()) <= mb.remaining() {
+                self.put_data(&mut mb, reader.entity_id, &change).ok()?;
+                self.stats.data_resent += 1;
+                self.proxies[i].requested.remove(&sn);
+                wrote = true;
+                continue;
+            }
+            if wrote {
+                break;
+            }
+            // A fragmented sample: resend all its fragments, a datagram at a time.
+            let total = fragment_total(&change, self.config.fragment_size);
+            let p = &mut self.proxies[i];
+            p.requested.remove(&sn);
+            p.frag_runs.retain(|r| r.sn != sn);
+            p.frag_runs.push_front(FragRun {
+                sn,
+                first: 1,
+                last: total,
+            });
+            break;
+        }
+        if !wrote {
+            wrote = self.send_fragment_run(i, &mut mb)?;
+        }
+        let p = &mut self.proxies[i];
+        if p.requested.is_empty() && p.frag_runs.is_empty() {
+            p.repair_at = None;
+            p.needs_heartbeat = true;
+        }
+        if !wrote {
+            return None;
+        }
+        if self.proxies[i].needs_heartbeat && mb.remaining() >= HEARTBEAT {
+            self.proxies[i].needs_heartbeat = false;
+            self.put_heartbeat(&mut mb, reader.entity_id, Some(i), false)
+                .ok()?;
+        }
+        Some(Transmit {
+            destination: Destination::Unicast(dest),
+            len: mb.finish(),
+            priority: self.config.priority,
+        })
+    }
+
+    /// Sends the next fragments of proxy `i`'s first fragment run; `Some(false)` if none could
+    /// be sent (the run's sample is gone: the reader gets a GAP when it asks again).
+    fn send_fragment_run(&mut self, i: usize, mb: &mut MessageBuilder<'_>) -> Option<bool> {
+        while let Some(run) = self.proxies[i].frag_runs.front().copied() {
+            let relevant = run.sn >= self.proxies[i].first_relevant;
+            let change = self.history.get(run.sn).filter(|_| relevant).cloned();
+            let Some(change) = change else {
+                self.proxies[i].frag_runs.pop_front();
+                continue;
+            };
+            let total = fragment_total(&change, self.config.fragment_size);
+            let last = run.last.min(total);
+            if run.first > last {
+                self.proxies[i].frag_runs.pop_front();
+                continue;
+            }
+            let qos = layout::inline_qos(self.config.keyed, &change);
+            let qos_len = qos.as_ref().map_or(0, |q| q.as_bytes().len());
+            let room = fragments_that_fit(mb.remaining(), qos_len, self.config.fragment_size);
+            let count = room.min(last + 1 - run.first).max(1);
+            let reader = self.proxies[i].remote.guid.entity_id;
+            self.put_fragments(mb, reader, &change, run.first, count)
+                .ok()?;
+            self.stats.fragments_resent += u64::from(count);
+            let front = self.proxies[i].frag_runs.front_mut()?;
+            front.first = run.first + count;
+            if front.first > last {
+                self.proxies[i].frag_runs.pop_front();
+            }
+            return Some(true);
+        }
+        Some(false)
+    }
+
+    /// Heartbeats: to every reader when one is due, else to one reader that needs its own.
+    fn send_heartbeats(&mut self, header: &Header, out: &mut [u8]) -> Option<Transmit> {
+        if self.heartbeat_now {
+            self.heartbeat_now = false;
+            let liveliness = std::mem::take(&mut self.heartbeat_liveliness);
+            if let Some(dest) = self.fanout.clone() {
+                if self.has_reliable() || liveliness {
+                    let mut mb = MessageBuilder::new(out, header).ok()?;
+                    self.put_heartbeat(&mut mb, EntityId::UNKNOWN, None, liveliness)
+                        .ok()?;
+                    for p in &mut self.proxies {
+                        p.needs_heartbeat = false;
+                    }
+                    return Some(Transmit {
+                        destination: dest,
+                        len: mb.finish(),
+                        priority: self.config.priority,
+                    });
+                }
+            }
+        }
+        loop {
+            let i = self.proxies.iter().position(|p| p.needs_heartbeat)?;
+            self.proxies[i].needs_heartbeat = false;
+            let Some(dest) = self.proxies[i].dest else {
+                continue;
+            };
+            let reader = self.proxies[i].remote.guid;
+            let mut mb = MessageBuilder::new(out, header).ok()?;
+            if mb.remaining() < INFO_DST + HEARTBEAT {
+                return None;
+            }
+            mb.info_dst(reader.prefix).ok()?;
+            self.put_heartbeat(&mut mb, reader.entity_id, Some(i), false)
+                .ok()?;
+            return Some(Transmit {
+                destination: Destination::Unicast(dest),
+                len: mb.finish(),
+                priority: self.config.priority,
+            });
+        }
+    }
+
+    /// The last sequence number of the run starting at `sn` that this reader cannot have.
+    fn unavailable_run_end(
+        &self,
+        sn: SequenceNumber,
+        first_relevant: SequenceNumber,
+        last: SequenceNumber,
+    ) -> SequenceNumber {
+        let mut end = if sn < first_relevant {
+            SequenceNumber(first_relevant.0 - 1).min(last)
+        } else {
+            sn
+        };
+        loop {
+            let next = SequenceNumber(end.0 + 1);
+            if next > last {
+                return end;
+            }
+            match self.history.missing(next, last).next() {
+                Some((from, to)) if from == next => end = to,
+                _ => return end,
+            }
+        }
+    }
+
+    fn put_data(
+        &self,
+        mb: &mut MessageBuilder<'_>,
+        reader: EntityId,
+        change: &CacheChange,
+    ) -> Result<(), tachyon_wire::EmitError> {
+        let qos = layout::inline_qos(self.config.keyed, change);
+        mb.info_ts(Some(change.source_timestamp))?;
+        mb.data(&DataSpec {
+            reader_id: reader,
+            writer_id: self.guid.entity_id,
+            writer_sn: change.sn,
+            inline_qos: qos.as_ref().map(|q| q.as_bytes()),
+            kind: layout::payload_kind(change),
+            payload: &change.payload,
+        })
+    }
+
+    fn put_fragments(
+        &self,
+        mb: &mut MessageBuilder<'_>,
+        reader: EntityId,
+        change: &CacheChange,
+        first: u32,
+        count: u32,
+    ) -> Result<(), tachyon_wire::EmitError> {
+        let size = usize::from(self.config.fragment_size);
+        let len = change.payload.len();
+        let start = (first as usize - 1) * size;
+        let end = ((first + count - 1) as usize * size).min(len);
+        let qos = layout::inline_qos(self.config.keyed, change);
+        mb.info_ts(Some(change.source_timestamp))?;
+        mb.data_frag(&DataFragSpec {
+            reader_id: reader,
+            writer_id: self.guid.entity_id,
+            writer_sn: change.sn,
+            fragment_starting_num: first,
+            fragment_size: self.config.fragment_size,
+            sample_size: u32::try_from(len).unwrap_or(u32::MAX),
+            inline_qos: qos.as_ref().map(|q| q.as_bytes()),
+            key: layout::payload_kind(change) == PayloadKind::Key,
+            fragments: change.payload.get(start..end).unwrap_or(&[]),
+        })
+    }
+
+    /// Appends a HEARTBEAT for every reader (`proxy` None) or for one. The final flag is set
+    /// when nothing is outstanding for the readers it addresses.
+    fn put_heartbeat(
+        &mut self,
+        mb: &mut MessageBuilder<'_>,
+        reader: EntityId,
+        proxy: Option<usize>,
+        liveliness: bool,
+    ) -> Result<(), tachyon_wire::EmitError> {
+        let (mut first, last) = self.heartbeat_range();
+        let outstanding = match proxy.and_then(|i| self.proxies.get(i)) {
+            Some(p) => {
+                // A volatile reader matched late starts where it became relevant.
+                first = first.max(p.first_relevant).min(SequenceNumber(last.0 + 1));
+                p.acked < last
+            }
+            None => self.unacknowledged(),
+        };
+        let count = self.next_heartbeat_count();
+        mb.heartbeat(
+            reader,
+            self.guid.entity_id,
+            first,
+            last,
+            count,
+            !outstanding,
+            liveliness,
+        )?;
+        self.stats.heartbeats_sent += 1;
+        Ok(())
+    }
+}
+
+/// How many fragments `change` is cut into.
+fn fragment_total(change: &CacheChange, fragment_size: u16) -> u32 {
+    let n = change
+        .payload
+        .len()
+        .div_ceil(usize::from(fragment_size.max(1)));
+    u32::try_from(n.max(1)).unwrap_or(u32::MAX)
+}
