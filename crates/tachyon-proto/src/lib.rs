@@ -19,6 +19,8 @@
 pub mod endpoint;
 pub mod event;
 pub mod frag;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod history;
 mod layout;
 pub mod participant;

@@ -15,7 +15,7 @@ mod reader;
 mod sample_info;
 mod writer;
 
-pub use payload::Payload;
+pub use payload::{Payload, PayloadMut, PayloadPool};
 pub use qos::{Durability, History, QosError, ReaderDataLifecycle, ResourceLimits};
 pub use reader::{
     InstanceSelector, Query, ReadError, ReaderHistory, ReaderHistoryConfig, RejectReason, Rejected,

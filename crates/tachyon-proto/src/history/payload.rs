@@ -1,37 +1,79 @@
-//! [`Payload`]: the immutable serialized sample that history caches share instead of copying.
+//! [`Payload`]: the immutable serialized sample that history caches share instead of copying,
+//! and [`PayloadPool`], which recycles payload buffers so the steady-state path allocates
+//! nothing (DESIGN.md section 3).
 
 use std::fmt;
 use std::ops::Deref;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
+
+/// Most buffers a pool keeps; more are freed.
+const POOL_MAX_BUFFERS: usize = 4096;
+/// Buffers above this capacity are not kept (a burst of huge samples must not pin memory).
+const POOL_MAX_CAPACITY: usize = 1 << 20;
+
+/// Shared storage of a payload.
+#[derive(Default)]
+struct Inner {
+    bytes: Vec<u8>,
+    /// Where the buffer goes back when the last [`Payload`] referring to it is dropped.
+    pool: Weak<Mutex<Vec<Arc<Inner>>>>,
+}
 
 /// A cheaply clonable, immutable serialized payload (encapsulation header included).
 ///
-/// Cloning bumps a reference count; the bytes are never copied once inside. For now the buffer
-/// is an `Arc<[u8]>` allocated per sample; pooled buffers (DESIGN.md section 3: no allocation on
-/// the steady-state hot path) replace it later without changing this type's interface.
-#[derive(Clone, PartialEq, Eq, Hash, Default)]
-pub struct Payload(Arc<[u8]>);
+/// Cloning bumps a reference count; the bytes are never copied once inside. A payload taken
+/// from a [`PayloadPool`] returns its buffer there when its last clone is dropped.
+#[derive(Clone, Default)]
+pub struct Payload(Option<Arc<Inner>>);
 
 impl Payload {
-    /// A payload holding a copy of `bytes` (the one copy made when data enters a cache).
+    /// A payload holding a copy of `bytes` (one allocation; see [`PayloadPool`] for none).
     pub fn copy_from_slice(bytes: &[u8]) -> Payload {
-        Payload(Arc::from(bytes))
+        Payload::from(bytes.to_vec())
     }
 
     /// The serialized bytes.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.0
+        self.0.as_deref().map_or(&[], |i| &i.bytes)
     }
 
     /// Whether two payloads share the same buffer (no copy happened between them).
     pub fn ptr_eq(&self, other: &Payload) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+}
+
+impl Drop for Payload {
+    fn drop(&mut self) {
+        let Some(inner) = self.0.take() else {
+            return;
+        };
+        // The last reference to a pooled buffer hands it back (a race between two last
+        // clones on two threads at worst frees it: never unsound, only not recycled).
+        if Arc::strong_count(&inner) == 1 {
+            if let Some(pool) = inner.pool.upgrade() {
+                if inner.bytes.capacity() <= POOL_MAX_CAPACITY {
+                    if let Ok(mut free) = pool.lock() {
+                        if free.len() < POOL_MAX_BUFFERS {
+                            free.push(inner);
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
 impl From<Vec<u8>> for Payload {
     fn from(bytes: Vec<u8>) -> Payload {
-        Payload(Arc::from(bytes))
+        Payload(Some(Arc::new(Inner {
+            bytes,
+            pool: Weak::new(),
+        })))
     }
 }
 
@@ -44,19 +86,116 @@ impl From<&[u8]> for Payload {
 impl Deref for Payload {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        &self.0
+        self.as_bytes()
     }
 }
 
 impl AsRef<[u8]> for Payload {
     fn as_ref(&self) -> &[u8] {
-        &self.0
+        self.as_bytes()
+    }
+}
+
+impl PartialEq for Payload {
+    fn eq(&self, other: &Payload) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for Payload {}
+
+impl std::hash::Hash for Payload {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state);
     }
 }
 
 impl fmt::Debug for Payload {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Payload({} bytes)", self.0.len())
+        write!(f, "Payload({} bytes)", self.len())
+    }
+}
+
+/// Recycles payload buffers: after warm-up, taking a payload, filling it and dropping every
+/// clone of it allocates nothing. Cloning the pool shares it.
+#[derive(Clone, Default)]
+pub struct PayloadPool {
+    free: Arc<Mutex<Vec<Arc<Inner>>>>,
+}
+
+impl PayloadPool {
+    /// An empty pool.
+    pub fn new() -> PayloadPool {
+        PayloadPool::default()
+    }
+
+    /// A payload holding a copy of `bytes`, in a recycled buffer when one is free.
+    pub fn copy_from_slice(&self, bytes: &[u8]) -> Payload {
+        let mut m = self.alloc(bytes.len());
+        m.as_mut_slice().copy_from_slice(bytes);
+        m.freeze()
+    }
+
+    /// A zeroed, writable payload of `len` bytes (serialize straight into it, then
+    /// [`PayloadMut::freeze`]).
+    pub fn alloc(&self, len: usize) -> PayloadMut {
+        let recycled = self.free.lock().ok().and_then(|mut f| f.pop());
+        let mut inner = recycled
+            .and_then(|mut a| Arc::get_mut(&mut a).is_some().then_some(a))
+            .unwrap_or_else(|| {
+                Arc::new(Inner {
+                    bytes: Vec::new(),
+                    pool: Arc::downgrade(&self.free),
+                })
+            });
+        if let Some(i) = Arc::get_mut(&mut inner) {
+            i.bytes.clear();
+            i.bytes.resize(len, 0);
+        }
+        PayloadMut(inner)
+    }
+
+    /// Buffers waiting for reuse.
+    pub fn free_buffers(&self) -> usize {
+        self.free.lock().map_or(0, |f| f.len())
+    }
+}
+
+impl fmt::Debug for PayloadPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PayloadPool({} free)", self.free_buffers())
+    }
+}
+
+/// A payload being written; [`freeze`](PayloadMut::freeze) makes it a shareable [`Payload`].
+pub struct PayloadMut(Arc<Inner>);
+
+impl PayloadMut {
+    /// The bytes to write.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        match Arc::get_mut(&mut self.0) {
+            Some(i) => &mut i.bytes,
+            // Unreachable: a PayloadMut is never shared. Fail soft rather than panic.
+            None => &mut [],
+        }
+    }
+
+    /// Shortens the payload to `len` bytes (after serializing fewer bytes than reserved).
+    pub fn truncate(&mut self, len: usize) {
+        if let Some(i) = Arc::get_mut(&mut self.0) {
+            i.bytes.truncate(len);
+        }
+    }
+
+    /// The finished, immutable payload.
+    pub fn freeze(self) -> Payload {
+        Payload(Some(self.0))
+    }
+}
+
+impl fmt::Debug for PayloadMut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PayloadMut({} bytes)", self.0.bytes.len())
     }
 }
 
@@ -72,5 +211,23 @@ mod tests {
         assert_eq!(q.as_bytes(), &[1, 2, 3]);
         assert_eq!(format!("{q:?}"), "Payload(3 bytes)");
         assert!(!p.ptr_eq(&Payload::copy_from_slice(&[1, 2, 3])));
+        assert_eq!(p, Payload::copy_from_slice(&[1, 2, 3]));
+        assert!(Payload::default().is_empty());
+    }
+
+    #[test]
+    fn pooled_buffers_come_back_when_the_last_clone_goes() {
+        let pool = PayloadPool::new();
+        let a = pool.copy_from_slice(&[7; 100]);
+        let b = a.clone();
+        drop(a);
+        assert_eq!(pool.free_buffers(), 0, "still referenced");
+        drop(b);
+        assert_eq!(pool.free_buffers(), 1);
+        let c = pool.copy_from_slice(&[1, 2]);
+        assert_eq!(pool.free_buffers(), 0, "reused");
+        assert_eq!(c.as_bytes(), &[1, 2]);
+        drop(pool);
+        drop(c); // the pool is gone: the buffer is simply freed
     }
 }

@@ -1,7 +1,7 @@
 //! [`WriterHistory`]: the DataWriter's HistoryCache — sequence numbers, KEEP_LAST replacement,
 //! KEEP_ALL flow control, instances, acknowledgement release, lifespan and GAP information.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use tachyon_cdr::KeyHash;
 use tachyon_wire::{SequenceNumber, Time};
@@ -144,10 +144,14 @@ struct WriterInstance {
 ///
 /// Payloads are held by reference count, never copied. Every change of an instance counts
 /// toward its KEEP_LAST depth, dispose and unregister included (as in Cyclone DDS).
+///
+/// Changes are kept in a deque sorted by sequence number: adding is a push at the back,
+/// acknowledgement releases from the front, lookups are binary searches, and after warm-up
+/// nothing allocates (a lifespan adds an ordered set of expiry times, which does).
 #[derive(Debug)]
 pub struct WriterHistory {
     config: WriterHistoryConfig,
-    changes: BTreeMap<SequenceNumber, CacheChange>,
+    changes: VecDeque<CacheChange>,
     instances: HashMap<KeyHash, WriterInstance>,
     expiries: BTreeSet<(Instant, SequenceNumber)>,
     last_sn: SequenceNumber,
@@ -161,7 +165,7 @@ impl WriterHistory {
         validate(config.history, &config.limits)?;
         Ok(WriterHistory {
             config,
-            changes: BTreeMap::new(),
+            changes: VecDeque::new(),
             instances: HashMap::new(),
             expiries: BTreeSet::new(),
             last_sn: SequenceNumber::ZERO,
@@ -200,17 +204,14 @@ impl WriterHistory {
         if let Some(at) = change.expiry {
             self.expiries.insert((at, sn));
         }
-        self.changes.insert(
+        self.changes.push_back(CacheChange {
             sn,
-            CacheChange {
-                sn,
-                kind: change.kind,
-                instance: change.instance,
-                source_timestamp: change.source_timestamp,
-                expiry: change.expiry,
-                payload: change.payload,
-            },
-        );
+            kind: change.kind,
+            instance: change.instance,
+            source_timestamp: change.source_timestamp,
+            expiry: change.expiry,
+            payload: change.payload,
+        });
         Ok(AddOutcome {
             sn,
             replaced: victim,
@@ -241,15 +242,16 @@ impl WriterHistory {
         victims.clear();
         victims.extend(
             self.changes
-                .range(..=up_to)
-                .filter(|(_, c)| {
+                .iter()
+                .take_while(|c| c.sn <= up_to)
+                .filter(|c| {
                     self.config.durability == Durability::Volatile
                         || !self
                             .instances
                             .get(&c.instance)
                             .is_some_and(|i| i.registered)
                 })
-                .map(|(&sn, _)| sn),
+                .map(|c| c.sn),
         );
         for &sn in &victims {
             self.remove_change(sn);
@@ -278,17 +280,19 @@ impl WriterHistory {
 
     /// The change with sequence number `sn`, if still held (for retransmission).
     pub fn get(&self, sn: SequenceNumber) -> Option<&CacheChange> {
-        self.changes.get(&sn)
+        let i = self.changes.binary_search_by_key(&sn, |c| c.sn).ok()?;
+        self.changes.get(i)
     }
 
     /// Held changes from `sn` on, in sequence order.
     pub fn iter_from(&self, sn: SequenceNumber) -> impl Iterator<Item = &CacheChange> + '_ {
-        self.changes.range(sn..).map(|(_, c)| c)
+        let start = self.changes.partition_point(|c| c.sn < sn);
+        self.changes.range(start..)
     }
 
     /// Every held change in sequence order: what a transient-local late joiner receives.
     pub fn iter(&self) -> impl Iterator<Item = &CacheChange> + '_ {
-        self.changes.values()
+        self.changes.iter()
     }
 
     /// Runs of sequence numbers in `first..=last` (clamped to those assigned so far) that are no
@@ -302,7 +306,11 @@ impl WriterHistory {
         let last = last.min(self.last_sn);
         let mut next = first;
         let mut held = (first <= last)
-            .then(|| self.changes.range(first..=last).map(|(&sn, _)| sn))
+            .then(|| {
+                self.iter_from(first)
+                    .take_while(move |c| c.sn <= last)
+                    .map(|c| c.sn)
+            })
             .into_iter()
             .flatten();
         let mut done = first > last;
@@ -327,12 +335,12 @@ impl WriterHistory {
 
     /// The oldest held sequence number (HEARTBEAT firstSN is this, or `last_sn + 1` if empty).
     pub fn min_sn(&self) -> Option<SequenceNumber> {
-        self.changes.keys().next().copied()
+        self.changes.front().map(|c| c.sn)
     }
 
     /// The newest held sequence number.
     pub fn max_sn(&self) -> Option<SequenceNumber> {
-        self.changes.keys().next_back().copied()
+        self.changes.back().map(|c| c.sn)
     }
 
     /// The last sequence number assigned (HEARTBEAT lastSN), zero before the first change.
@@ -411,7 +419,8 @@ impl WriterHistory {
 
     /// Drops change `sn` from every index; forgets its instance if unregistered and now empty.
     fn remove_change(&mut self, sn: SequenceNumber) -> Option<CacheChange> {
-        let change = self.changes.remove(&sn)?;
+        let i = self.changes.binary_search_by_key(&sn, |c| c.sn).ok()?;
+        let change = self.changes.remove(i)?;
         if let Some(at) = change.expiry {
             self.expiries.remove(&(at, sn));
         }

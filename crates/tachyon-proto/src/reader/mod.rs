@@ -22,11 +22,12 @@ use crate::endpoint::{LivelinessKind, ReaderConfig, Reliability, RemoteWriter};
 use crate::event::Event;
 use crate::frag::{FragmentInfo, Reassembler, ReassemblyOutcome};
 use crate::history::{
-    ChangeKind, Durability, History, Payload, QosError, Query, ReadError, ReaderHistory, Sample,
+    ChangeKind, Durability, History, Payload, PayloadPool, QosError, Query, ReadError,
+    ReaderHistory, Sample,
 };
 use crate::time::Instant;
 
-use proxy::{FragMeta, Pending, Received, WriterProxy};
+use proxy::{FragMeta, Pending, Received, WriterProxy, MAX_SN};
 
 /// PID_KEY_HASH.
 const PID_KEY_HASH: u16 = 0x0070;
@@ -66,6 +67,8 @@ pub(crate) struct Reader {
     history: ReaderHistory,
     proxies: Vec<WriterProxy>,
     reassembly: Reassembler,
+    /// Buffers for received payloads, recycled once the application drops its samples.
+    pool: PayloadPool,
     /// New data since the last DataAvailable event.
     data_available: bool,
     /// A reliable KEEP_ALL reader whose cache refused a sample: delivery waits for a take.
@@ -84,6 +87,7 @@ impl Reader {
             guid,
             history: ReaderHistory::new(config.history)?,
             reassembly: Reassembler::new(config.reassembly),
+            pool: PayloadPool::new(),
             config,
             proxies: Vec::new(),
             data_available: false,
@@ -213,7 +217,7 @@ impl Reader {
         if !p.reliable || liveliness || p.last_heartbeat.is_some_and(|c| count <= c) {
             return;
         }
-        if first.0 < 1 || last.0 < first.0 - 1 {
+        if first.0 < 1 || last.0 < first.0 - 1 || last.0 > MAX_SN {
             self.stats.malformed += 1;
             return;
         }
@@ -280,7 +284,7 @@ impl Reader {
             return;
         };
         self.renew(now, pi);
-        if start.0 < 1 || list.base < start {
+        if start.0 < 1 || list.base < start || list.base.0 > MAX_SN {
             self.stats.malformed += 1;
             return;
         }
@@ -572,9 +576,30 @@ impl Reader {
             self.stats.duplicates += 1;
             return;
         }
-        p.pending.insert(sn, item);
-        if sn == p.expected {
+        if sn != p.expected || self.blocked {
+            p.pending.insert(sn, item);
+            self.flush_data_available();
+            return;
+        }
+        // The common case, the next one in order: deliver without touching the pending map.
+        let writer = p.remote.guid;
+        if let Pending::Change(c) = item {
+            if let Err(c) = self.deliver(now, writer, c, true) {
+                self.proxies[pi].pending.insert(sn, Pending::Change(c));
+                self.blocked = true;
+                self.flush_data_available();
+                return;
+            }
+        }
+        let p = &mut self.proxies[pi];
+        p.expected = SequenceNumber(sn.0 + 1);
+        if !p.pending.is_empty() {
             self.drain(now, pi);
+        }
+        if !self.reassembly.is_empty() || !self.proxies[pi].frag_meta.is_empty() {
+            let expected = self.proxies[pi].expected;
+            self.reassembly.discard_below(writer, expected);
+            self.proxies[pi].forget_delivered();
         }
         self.flush_data_available();
     }
@@ -770,7 +795,7 @@ impl Reader {
             instance,
             source_timestamp: timestamp.unwrap_or(Time::INVALID),
             payload: if kind == ChangeKind::Alive {
-                Payload::copy_from_slice(payload)
+                self.pool.copy_from_slice(payload)
             } else {
                 Payload::default()
             },

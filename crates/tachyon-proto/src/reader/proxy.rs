@@ -10,6 +10,10 @@ use crate::endpoint::{Reliability, RemoteWriter};
 use crate::history::{ChangeKind, Payload};
 use crate::time::Instant;
 
+/// Sequence numbers above this are refused as implausible (2^62: a writer at a billion
+/// samples a second takes 146 years to get there), so arithmetic on them never overflows.
+pub(crate) const MAX_SN: i64 = 1 << 62;
+
 /// A change received from a writer, decoded and ready for the reader's cache.
 #[derive(Clone, Debug)]
 pub(crate) struct Received {
@@ -99,7 +103,7 @@ impl WriterProxy {
 
     /// Whether a change with `sn` is still wanted (not delivered, not held, within the window).
     pub fn wants(&self, sn: SequenceNumber, window: usize) -> bool {
-        if sn.0 <= 0 {
+        if sn.0 <= 0 || sn.0 > MAX_SN {
             return false;
         }
         if !self.synced {

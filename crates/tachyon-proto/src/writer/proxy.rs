@@ -70,7 +70,8 @@ impl ReaderProxy {
     /// Queues the fragments of `set` (one NACK_FRAG) as runs of consecutive numbers.
     pub fn request_fragments(&mut self, sn: SequenceNumber, set: &FragmentNumberSet) {
         let mut run: Option<FragRun> = None;
-        for n in set.iter() {
+        // Fragment numbers start at 1; a 0 from a confused peer is ignored.
+        for n in set.iter().filter(|n| n.0 >= 1) {
             match &mut run {
                 Some(r) if r.last + 1 == n.0 => r.last = n.0,
                 _ => {

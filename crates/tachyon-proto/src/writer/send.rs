@@ -378,8 +378,11 @@ impl Writer {
     ) -> Result<(), tachyon_wire::EmitError> {
         let size = usize::from(self.config.fragment_size);
         let len = change.payload.len();
-        let start = (first as usize - 1) * size;
-        let end = ((first + count - 1) as usize * size).min(len);
+        let first = first.max(1);
+        let start = ((first - 1) as usize).saturating_mul(size).min(len);
+        let end = (first.saturating_add(count).saturating_sub(1) as usize)
+            .saturating_mul(size)
+            .min(len);
         let qos = layout::inline_qos(self.config.keyed, change);
         mb.info_ts(Some(change.source_timestamp))?;
         mb.data_frag(&DataFragSpec {
