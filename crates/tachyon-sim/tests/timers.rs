@@ -309,3 +309,100 @@ fn autopurge_forgets_instances_whose_writer_left() {
     let _ = sim.run_for(ms(40));
     assert_eq!(count(&sim), Some((0, 0)), "purged after it");
 }
+
+#[test]
+fn participant_liveliness_is_renewed_by_any_traffic_of_the_participant() {
+    // Writer A (AUTOMATIC) and writer B (MANUAL_BY_PARTICIPANT) never write; writer C on the
+    // same participant writes every 10 ms for 200 ms. The reader of A and B keeps them alive
+    // while C's traffic flows, loses both 50 ms after it stops, and an assertion of the
+    // participant brings both back (it is participant traffic, which AUTOMATIC rides on).
+    let lease = |kind| Liveliness {
+        kind,
+        lease_duration: Some(ms(50)),
+    };
+    let acfg = WriterConfig {
+        liveliness: lease(LivelinessKind::Automatic),
+        ..keyed_writer()
+    };
+    let bcfg = WriterConfig {
+        liveliness: lease(LivelinessKind::ManualByParticipant),
+        ..keyed_writer()
+    };
+    let ccfg = keyed_writer();
+    let rcfg = keyed_reader();
+    let mut sim = Sim::new(6);
+    sim.set_default_link(LinkConfig::ideal(ms(1)));
+    let (mut wp, mut rp) = (participant(1), participant(2));
+    let a = wp.create_writer(acfg).expect("writer");
+    let b = wp.create_writer(bcfg).expect("writer");
+    let c = wp.create_writer(ccfg).expect("writer");
+    let ra = rp.create_reader(rcfg).expect("reader");
+    let rc = rp.create_reader(rcfg).expect("reader");
+    connect(
+        Instant::ZERO,
+        &mut wp,
+        a,
+        1,
+        &acfg,
+        &mut rp,
+        ra,
+        2,
+        &rcfg,
+        false,
+    );
+    let bg = wp.guid(b);
+    rp.match_writer(Instant::ZERO, ra, remote_writer(bg, 1, &bcfg))
+        .expect("match");
+    wp.match_reader(
+        Instant::ZERO,
+        b,
+        remote_reader(rp.guid(ra), 2, &rcfg, false),
+    )
+    .expect("match");
+    connect(
+        Instant::ZERO,
+        &mut wp,
+        c,
+        1,
+        &ccfg,
+        &mut rp,
+        rc,
+        2,
+        &rcfg,
+        false,
+    );
+    let mut src = Source::new(c, 20, |_| 32);
+    src.interval = Some(ms(10));
+    let wn = add_host(&mut sim, 1, wp, src);
+    let rn = add_host(&mut sim, 2, rp, Sink::new(ra));
+    let liveliness = |s: &Sim| -> Vec<(bool, usize)> {
+        host::<Sink>(s, rn)
+            .app
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::LivelinessChanged {
+                    alive, alive_count, ..
+                } => Some((*alive, *alive_count)),
+                _ => None,
+            })
+            .collect()
+    };
+    let _ = sim.run_until(Instant::ZERO + ms(190));
+    assert_eq!(
+        liveliness(&sim),
+        vec![],
+        "alive while the participant talks"
+    );
+    let _ = sim.run_until(Instant::ZERO + ms(300));
+    let lost = liveliness(&sim);
+    assert_eq!(lost.len(), 2, "both writers lost: {lost:?}");
+    assert!(lost.iter().all(|&(alive, _)| !alive));
+    let now = sim.now();
+    host_mut::<Source>(&mut sim, wn)
+        .participant
+        .assert_liveliness(now);
+    let _ = sim.run_for(ms(5));
+    let back = liveliness(&sim);
+    assert_eq!(&back[2..], &[(true, 1), (true, 2)], "both back: {back:?}");
+}
