@@ -11,11 +11,18 @@
 //!   then `poll_event()`;
 //! - **getters**.
 //!
+//! The entry point is [`Participant`]: create writers and readers on it, match them with remote
+//! endpoints (discovery's job, or the application's in a static setup), feed it datagrams and
+//! timeouts, and poll it. Inside, each writer keeps a proxy per matched reader and each reader a
+//! proxy per matched writer (`writer/`, `reader/`); [`history`] holds the caches and
+//! [`frag`] the fragmentation. `tachyon-sim` runs participants in a simulated network.
+//!
 //! Rules: `now` is monotonic; a spurious `handle_timeout` does nothing; nothing derived from the
 //! network is unwrapped; malformed input is counted and dropped; resource limits bound memory.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod deadline;
 pub mod endpoint;
 pub mod event;
 pub mod frag;

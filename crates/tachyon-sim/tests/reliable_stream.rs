@@ -41,16 +41,7 @@ fn run(seed: u64, samples: u64, link: LinkConfig) -> Run {
         ..reliable_keep_all_writer(256)
     };
     let rcfg = reliable_keep_all_reader();
-    let mut wp = participant(1);
-    let mut rp = participant(2);
-    let w = wp.create_writer(wcfg).expect("writer");
-    let r = rp.create_reader(rcfg).expect("reader");
-    let wg = wp.guid(w);
-    let rg = rp.guid(r);
-    wp.match_reader(Instant::ZERO, w, remote_reader(rg, 2, &rcfg, false))
-        .expect("match");
-    rp.match_writer(Instant::ZERO, r, remote_writer(wg, 1, &wcfg))
-        .expect("match");
+    let Linked { wp, w, rp, r } = linked(&wcfg, &rcfg);
     let wn = add_host(&mut sim, 1, wp, Source::new(w, samples, mixed));
     let rn = add_host(&mut sim, 2, rp, Sink::new(r));
     host_mut::<Source>(&mut sim, wn).drive(Instant::ZERO);

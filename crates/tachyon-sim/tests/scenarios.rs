@@ -33,21 +33,7 @@ fn best_effort_keep_last_1_sees_the_latest_and_reports_loss() {
     let mut sim = Sim::new(11);
     sim.set_default_link(LinkConfig::ideal(ms(1)).loss(0.2).duplicate(0.05));
     let (wcfg, rcfg) = best_effort_keep_last_1();
-    let (mut wp, mut rp) = (participant(1), participant(2));
-    let w = wp.create_writer(wcfg).expect("writer");
-    let r = rp.create_reader(rcfg).expect("reader");
-    connect(
-        Instant::ZERO,
-        &mut wp,
-        w,
-        1,
-        &wcfg,
-        &mut rp,
-        r,
-        2,
-        &rcfg,
-        false,
-    );
+    let Linked { wp, w, rp, r } = linked(&wcfg, &rcfg);
     let total = 5000;
     let mut src = Source::new(w, total, |i| 64 + (i as usize % 3000));
     src.interval = Some(ms(1));
@@ -539,21 +525,7 @@ fn traced_run(seed: u64) -> (u64, u64) {
     );
     let wcfg = reliable_keep_all_writer(64);
     let rcfg = reliable_keep_all_reader();
-    let (mut wp, mut rp) = (participant(1), participant(2));
-    let w = wp.create_writer(wcfg).expect("writer");
-    let r = rp.create_reader(rcfg).expect("reader");
-    connect(
-        Instant::ZERO,
-        &mut wp,
-        w,
-        1,
-        &wcfg,
-        &mut rp,
-        r,
-        2,
-        &rcfg,
-        false,
-    );
+    let Linked { wp, w, rp, r } = linked(&wcfg, &rcfg);
     let wn = add_host(
         &mut sim,
         1,

@@ -26,21 +26,7 @@ struct Pair {
 fn pair(wcfg: WriterConfig, rcfg: ReaderConfig, total: u64, interval: Duration) -> Pair {
     let mut sim = Sim::new(4);
     sim.set_default_link(LinkConfig::ideal(ms(1)));
-    let (mut wp, mut rp) = (participant(1), participant(2));
-    let w = wp.create_writer(wcfg).expect("writer");
-    let r = rp.create_reader(rcfg).expect("reader");
-    connect(
-        Instant::ZERO,
-        &mut wp,
-        w,
-        1,
-        &wcfg,
-        &mut rp,
-        r,
-        2,
-        &rcfg,
-        false,
-    );
+    let Linked { wp, w, rp, r } = linked(&wcfg, &rcfg);
     let mut src = Source::new(w, total, |_| 32);
     src.instance_of = |i| (i % 2) as u32;
     src.interval = Some(interval);
@@ -264,21 +250,7 @@ fn autopurge_forgets_instances_whose_writer_left() {
     let mut sim = Sim::new(2);
     sim.set_default_link(LinkConfig::ideal(ms(1)));
     let wcfg = keyed_writer();
-    let (mut wp, mut rp) = (participant(1), participant(2));
-    let w = wp.create_writer(wcfg).expect("writer");
-    let r = rp.create_reader(rcfg).expect("reader");
-    connect(
-        Instant::ZERO,
-        &mut wp,
-        w,
-        1,
-        &wcfg,
-        &mut rp,
-        r,
-        2,
-        &rcfg,
-        false,
-    );
+    let Linked { wp, w, rp, r } = linked(&wcfg, &rcfg);
     let wg = wp.guid(w);
     let mut src = Source::new(w, 4, |_| 32);
     src.instance_of = |i| (i % 2) as u32;

@@ -18,6 +18,7 @@ use tachyon_wire::{
     Time,
 };
 
+use crate::deadline::Deadlines;
 use crate::endpoint::{LivelinessKind, ReaderConfig, Reliability, RemoteWriter};
 use crate::event::Event;
 use crate::frag::{FragmentInfo, Reassembler, ReassemblyOutcome};
@@ -73,8 +74,11 @@ pub(crate) struct Reader {
     data_available: bool,
     /// A reliable KEEP_ALL reader whose cache refused a sample: delivery waits for a take.
     blocked: bool,
-    deadlines: HashMap<KeyHash, Instant>,
-    deadline_next: Option<Instant>,
+    /// Some matched writer has a finite lease renewed by any traffic of its participant
+    /// (otherwise participant activity needs no scan of the proxies).
+    participant_leases: bool,
+    /// Requested deadline per instance.
+    deadlines: Deadlines,
     last_accepted: HashMap<KeyHash, Instant>,
     events: VecDeque<Event>,
     stats: ReaderStats,
@@ -92,8 +96,8 @@ impl Reader {
             proxies: Vec::new(),
             data_available: false,
             blocked: false,
-            deadlines: HashMap::new(),
-            deadline_next: None,
+            participant_leases: false,
+            deadlines: Deadlines::new(config.deadline),
             last_accepted: HashMap::new(),
             events: VecDeque::new(),
             stats: ReaderStats::default(),
@@ -110,16 +114,10 @@ impl Reader {
         timestamp: Option<Time>,
         d: &DataView<'_>,
     ) {
-        let Some(pi) = self.proxy_index(&writer) else {
-            self.stats.unknown_writer += 1;
+        let sn = d.writer_sn();
+        let Some(pi) = self.admit(now, &writer, sn) else {
             return;
         };
-        self.renew(now, pi);
-        let sn = d.writer_sn();
-        if !self.proxies[pi].wants(sn, self.config.max_out_of_order) {
-            self.count_unwanted(pi, sn);
-            return;
-        }
         let (key_hash, status) = inline_info(d.inline_qos());
         let payload = d.serialized_payload().unwrap_or(&[]);
         let item = match self.decode(key_hash, status, payload, d.is_key(), timestamp) {
@@ -140,16 +138,10 @@ impl Reader {
         timestamp: Option<Time>,
         d: &DataFragView<'_>,
     ) {
-        let Some(pi) = self.proxy_index(&writer) else {
-            self.stats.unknown_writer += 1;
+        let sn = d.writer_sn();
+        let Some(pi) = self.admit(now, &writer, sn) else {
             return;
         };
-        self.renew(now, pi);
-        let sn = d.writer_sn();
-        if !self.proxies[pi].wants(sn, self.config.max_out_of_order) {
-            self.count_unwanted(pi, sn);
-            return;
-        }
         if let Some(q) = d.inline_qos() {
             let (key_hash, status) = inline_info(Some(q));
             let max = self.config.reassembly.max_in_progress;
@@ -206,11 +198,9 @@ impl Reader {
         final_flag: bool,
         liveliness: bool,
     ) {
-        let Some(pi) = self.proxy_index(&writer) else {
-            self.stats.unknown_writer += 1;
+        let Some(pi) = self.heard_from(now, &writer) else {
             return;
         };
-        self.renew(now, pi);
         let volatile_reader = self.config.durability == Durability::Volatile;
         let delay = self.config.heartbeat_response_delay;
         let p = &mut self.proxies[pi];
@@ -253,11 +243,9 @@ impl Reader {
         last_fragment: u32,
         count: i32,
     ) {
-        let Some(pi) = self.proxy_index(&writer) else {
-            self.stats.unknown_writer += 1;
+        let Some(pi) = self.heard_from(now, &writer) else {
             return;
         };
-        self.renew(now, pi);
         let delay = self.config.heartbeat_response_delay;
         let window = self.config.max_out_of_order;
         let p = &mut self.proxies[pi];
@@ -279,11 +267,9 @@ impl Reader {
         start: SequenceNumber,
         list: &SequenceNumberSet,
     ) {
-        let Some(pi) = self.proxy_index(&writer) else {
-            self.stats.unknown_writer += 1;
+        let Some(pi) = self.heard_from(now, &writer) else {
             return;
         };
-        self.renew(now, pi);
         if start.0 < 1 || list.base < start || list.base.0 > MAX_SN {
             self.stats.malformed += 1;
             return;
@@ -333,6 +319,9 @@ impl Reader {
     /// Any message from participant `prefix` arrived: renews the liveliness of its writers
     /// whose liveliness is asserted per participant.
     pub(crate) fn handle_participant_activity(&mut self, now: Instant, prefix: GuidPrefix) {
+        if !self.participant_leases {
+            return;
+        }
         for i in 0..self.proxies.len() {
             let p = &self.proxies[i];
             if p.remote.guid.prefix == prefix
@@ -357,9 +346,10 @@ impl Reader {
                 self.liveliness_changed(writer, false);
             }
         }
-        if self.deadline_next.is_some_and(|at| at <= now) {
-            self.check_deadlines(now);
-        }
+        let (events, reader) = (&mut self.events, self.guid.entity_id);
+        self.deadlines.fire(now, |instance| {
+            events.push_back(Event::RequestedDeadlineMissed { reader, instance });
+        });
         if self.history.next_purge().is_some_and(|at| at <= now) {
             self.history.purge(now);
         }
@@ -375,6 +365,7 @@ impl Reader {
             let p = &mut self.proxies[i];
             p.dest = remote.unicast_locators.first().copied();
             p.remote = remote;
+            self.update_participant_leases();
             return;
         }
         let reliable = self.config.reliability == Reliability::Reliable
@@ -391,6 +382,7 @@ impl Reader {
             p.ack_at = Some(now);
         }
         self.proxies.push(p);
+        self.update_participant_leases();
         self.events.push_back(Event::SubscriptionMatched {
             reader: self.guid.entity_id,
             remote: guid,
@@ -405,6 +397,7 @@ impl Reader {
             return false;
         };
         self.proxies.swap_remove(i);
+        self.update_participant_leases();
         self.reassembly.discard_writer(*writer);
         self.history.writer_lost(now, *writer);
         self.data_available = true;
@@ -454,7 +447,7 @@ impl Reader {
                 .into_iter()
                 .flatten()
         });
-        [self.deadline_next, self.history.next_purge()]
+        [self.deadlines.next(), self.history.next_purge()]
             .into_iter()
             .flatten()
             .chain(proxies)
@@ -501,8 +494,37 @@ impl Reader {
 
     // ---- internals -------------------------------------------------------------------------
 
+    fn update_participant_leases(&mut self) {
+        self.participant_leases = self.proxies.iter().any(|p| {
+            p.remote.liveliness.lease_duration.is_some()
+                && p.remote.liveliness.kind != LivelinessKind::ManualByTopic
+        });
+    }
+
     fn proxy_index(&self, writer: &Guid) -> Option<usize> {
         self.proxies.iter().position(|p| p.remote.guid == *writer)
+    }
+
+    /// A submessage from `writer` arrived: its matched proxy (renewed), or `None` (counted)
+    /// when this reader is not matched with it.
+    fn heard_from(&mut self, now: Instant, writer: &Guid) -> Option<usize> {
+        let Some(pi) = self.proxy_index(writer) else {
+            self.stats.unknown_writer += 1;
+            return None;
+        };
+        self.renew(now, pi);
+        Some(pi)
+    }
+
+    /// [`heard_from`](Self::heard_from) for a DATA / DATA_FRAG with `sn`: `None` (counted)
+    /// also when the sample is not wanted any more.
+    fn admit(&mut self, now: Instant, writer: &Guid, sn: SequenceNumber) -> Option<usize> {
+        let pi = self.heard_from(now, writer)?;
+        if self.proxies[pi].wants(sn, self.config.max_out_of_order) {
+            return Some(pi);
+        }
+        self.count_unwanted(pi, sn);
+        None
     }
 
     fn count_unwanted(&mut self, pi: usize, sn: SequenceNumber) {
@@ -695,7 +717,7 @@ impl Reader {
                         if self.config.time_based_filter.is_some() {
                             self.last_accepted.insert(instance, now);
                         }
-                        self.arm_deadline(now, instance);
+                        self.deadlines.arm(now, instance);
                     }
                     Err(rej) => {
                         if reliable && self.config.history.history == History::KeepAll {
@@ -743,33 +765,6 @@ impl Reader {
                 instance: c.instance,
             });
         }
-    }
-
-    fn arm_deadline(&mut self, now: Instant, instance: KeyHash) {
-        if let Some(d) = self.config.deadline {
-            let due = now + d;
-            self.deadlines.insert(instance, due);
-            self.deadline_next = Some(self.deadline_next.map_or(due, |n| n.min(due)));
-        }
-    }
-
-    fn check_deadlines(&mut self, now: Instant) {
-        let Some(period) = self.config.deadline else {
-            self.deadline_next = None;
-            return;
-        };
-        let mut next: Option<Instant> = None;
-        for (instance, due) in self.deadlines.iter_mut() {
-            if *due <= now {
-                self.events.push_back(Event::RequestedDeadlineMissed {
-                    reader: self.guid.entity_id,
-                    instance: *instance,
-                });
-                *due = now + period;
-            }
-            next = Some(next.map_or(*due, |n| n.min(*due)));
-        }
-        self.deadline_next = next;
     }
 
     fn flush_data_available(&mut self) {

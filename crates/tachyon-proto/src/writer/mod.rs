@@ -11,11 +11,12 @@
 mod proxy;
 mod send;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use tachyon_cdr::KeyHash;
 use tachyon_wire::{Count, FragmentNumberSet, Guid, SequenceNumber, SequenceNumberSet, Time};
 
+use crate::deadline::Deadlines;
 use crate::endpoint::{LivelinessKind, Reliability, RemoteReader, WriterConfig};
 use crate::event::Event;
 use crate::history::{
@@ -101,10 +102,8 @@ pub(crate) struct Writer {
     heartbeat_liveliness: bool,
     /// Highest sequence number released from the cache as acknowledged.
     released: SequenceNumber,
-    /// Per instance, when its offered deadline runs out.
-    deadlines: HashMap<KeyHash, Instant>,
-    /// A lower bound of the earliest deadline (exact after each deadline check).
-    deadline_next: Option<Instant>,
+    /// Offered deadline per instance.
+    deadlines: Deadlines,
     /// Manual liveliness: when the lease runs out, and whether that was reported.
     lease_expiry: Option<Instant>,
     liveliness_lost: bool,
@@ -134,8 +133,7 @@ impl Writer {
             heartbeat_now: false,
             heartbeat_liveliness: false,
             released: SequenceNumber::ZERO,
-            deadlines: HashMap::new(),
-            deadline_next: None,
+            deadlines: Deadlines::new(config.deadline),
             lease_expiry: None,
             liveliness_lost: false,
             expired: Vec::new(),
@@ -245,9 +243,10 @@ impl Writer {
             self.history.expire(now, &mut expired);
             self.expired = expired;
         }
-        if self.deadline_next.is_some_and(|at| at <= now) {
-            self.check_deadlines(now);
-        }
+        let (events, writer) = (&mut self.events, self.guid.entity_id);
+        self.deadlines.fire(now, |instance| {
+            events.push_back(Event::OfferedDeadlineMissed { writer, instance });
+        });
         if let Some(at) = self.lease_expiry.filter(|&at| at <= now) {
             if !self.liveliness_lost {
                 self.liveliness_lost = true;
@@ -284,14 +283,10 @@ impl Writer {
         } else if self.has_reliable() && self.heartbeat_at.is_none() {
             self.heartbeat_at = Some(now + self.config.heartbeat_period);
         }
-        if let Some(d) = self.config.deadline {
-            if kind == ChangeKind::Alive {
-                let due = now + d;
-                self.deadlines.insert(instance, due);
-                self.deadline_next = Some(self.deadline_next.map_or(due, |n| n.min(due)));
-            } else {
-                self.deadlines.remove(&instance);
-            }
+        if kind == ChangeKind::Alive {
+            self.deadlines.arm(now, instance);
+        } else {
+            self.deadlines.remove(&instance);
         }
         self.renew_lease(now);
         Ok(outcome.sn)
@@ -378,7 +373,7 @@ impl Writer {
         [
             self.heartbeat_at,
             self.history.next_expiry(),
-            self.deadline_next,
+            self.deadlines.next(),
             self.lease_expiry.filter(|_| !self.liveliness_lost),
         ]
         .into_iter()
@@ -489,25 +484,6 @@ impl Writer {
                 self.liveliness_lost = false;
             }
         }
-    }
-
-    fn check_deadlines(&mut self, now: Instant) {
-        let Some(period) = self.config.deadline else {
-            self.deadline_next = None;
-            return;
-        };
-        let mut next: Option<Instant> = None;
-        for (instance, due) in self.deadlines.iter_mut() {
-            if *due <= now {
-                self.events.push_back(Event::OfferedDeadlineMissed {
-                    writer: self.guid.entity_id,
-                    instance: *instance,
-                });
-                *due = now + period;
-            }
-            next = Some(next.map_or(*due, |n| n.min(*due)));
-        }
-        self.deadline_next = next;
     }
 
     /// The HEARTBEAT range: first held (or one past the last when empty), last written.

@@ -327,6 +327,34 @@ pub fn host_mut<A: App>(sim: &mut Sim, id: NodeId) -> &mut Host<A> {
     sim.node_mut::<Host<A>>(id).expect("host of that type")
 }
 
+/// A writer on host 1 and a reader on host 2, created and matched with each other.
+pub struct Linked {
+    pub wp: Participant,
+    pub w: EntityId,
+    pub rp: Participant,
+    pub r: EntityId,
+}
+
+/// Creates a [`Linked`] writer and reader with these configurations (unicast).
+pub fn linked(wcfg: &WriterConfig, rcfg: &ReaderConfig) -> Linked {
+    let (mut wp, mut rp) = (participant(1), participant(2));
+    let w = wp.create_writer(*wcfg).expect("writer");
+    let r = rp.create_reader(*rcfg).expect("reader");
+    connect(
+        Instant::ZERO,
+        &mut wp,
+        w,
+        1,
+        wcfg,
+        &mut rp,
+        r,
+        2,
+        rcfg,
+        false,
+    );
+    Linked { wp, w, rp, r }
+}
+
 /// Matches writer `w` on host `wn` with reader `r` on host `rn` in both directions.
 #[allow(clippy::too_many_arguments)]
 pub fn connect(
