@@ -46,7 +46,24 @@ cargo fmt --all --check
 say "cargo clippy --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-say "cargo test"
-cargo test --workspace --locked
+say "cargo test (in an isolated network namespace)"
+# Networked tests must never reach a real network: DDS discovery multicast would otherwise
+# leave through the first non-loopback interface (../shared/FACTS.md). Build outside (crates
+# may need fetching), then run every test in a fresh namespace whose only interface is
+# loopback with multicast on.
+cargo test --workspace --locked --no-run
+command -v unshare >/dev/null 2>&1 || die "unshare (util-linux) is needed to isolate networked tests"
+command -v ip >/dev/null 2>&1 || die "ip (iproute2) is needed to isolate networked tests"
+# As root a plain network namespace; otherwise inside a user namespace (where allowed).
+ns_flags=-n
+[ "$(id -u)" = 0 ] || ns_flags=-rn
+unshare "$ns_flags" -- bash -c '
+    set -e
+    ip link set lo up
+    ip link set lo multicast on
+    ip route add 224.0.0.0/4 dev lo
+    export TACHYON_TEST_NETNS=1
+    exec cargo test --workspace --locked --offline
+'
 
 say "all checks passed"

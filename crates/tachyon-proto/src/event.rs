@@ -2,7 +2,10 @@
 //! transmits and the timeout (DESIGN.md section 2). They map onto the DCPS communication statuses.
 
 use tachyon_cdr::KeyHash;
-use tachyon_wire::{EntityId, Guid};
+use tachyon_wire::{EntityId, Guid, GuidPrefix};
+
+use crate::discovery::ParticipantLostReason;
+use crate::qos::QosPolicyId;
 
 use crate::history::RejectReason;
 
@@ -88,5 +91,57 @@ pub enum Event {
         alive_count: usize,
         /// Matched writers not alive now.
         not_alive_count: usize,
+    },
+    /// A remote participant was discovered (SPDP).
+    ParticipantDiscovered {
+        /// Its GUID prefix.
+        participant: GuidPrefix,
+    },
+    /// A remote participant is gone: its endpoints were unmatched and forgotten.
+    ParticipantLost {
+        /// Its GUID prefix.
+        participant: GuidPrefix,
+        /// Lease expiry or announced deletion.
+        reason: ParticipantLostReason,
+    },
+    /// A remote writer was discovered (SEDP, DCPSPublication).
+    PublicationDiscovered {
+        /// Its GUID.
+        remote: Guid,
+    },
+    /// A remote writer was withdrawn or its participant lost.
+    PublicationLost {
+        /// Its GUID.
+        remote: Guid,
+    },
+    /// A remote reader was discovered (SEDP, DCPSSubscription).
+    SubscriptionDiscovered {
+        /// Its GUID.
+        remote: Guid,
+    },
+    /// A remote reader was withdrawn or its participant lost.
+    SubscriptionLost {
+        /// Its GUID.
+        remote: Guid,
+    },
+    /// OFFERED_INCOMPATIBLE_QOS: a reader of the writer's topic requests what it does not
+    /// offer; the policies are named (the status's `last_policy_id` is the first).
+    OfferedIncompatibleQos {
+        /// The local writer.
+        writer: EntityId,
+        /// The reader it cannot match.
+        remote: Guid,
+        /// The incompatible policies.
+        policies: Vec<QosPolicyId>,
+    },
+    /// REQUESTED_INCOMPATIBLE_QOS: a writer of the reader's topic does not offer what it
+    /// requests.
+    RequestedIncompatibleQos {
+        /// The local reader.
+        reader: EntityId,
+        /// The writer it cannot match.
+        remote: Guid,
+        /// The incompatible policies.
+        policies: Vec<QosPolicyId>,
     },
 }

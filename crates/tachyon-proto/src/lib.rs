@@ -23,6 +23,7 @@
 #![warn(missing_docs)]
 
 mod deadline;
+pub mod discovery;
 pub mod endpoint;
 pub mod event;
 pub mod frag;
@@ -31,6 +32,7 @@ pub mod fuzzing;
 pub mod history;
 mod layout;
 pub mod participant;
+pub mod qos;
 mod reader;
 pub mod time;
 pub mod transmit;

@@ -70,6 +70,9 @@ pub enum Error {
     Write(WriteError),
     /// The reader could not run the query.
     Read(ReadError),
+    /// The participant was created without discovery (`Participant::new`); use
+    /// `Participant::with_discovery` or match endpoints statically.
+    NoDiscovery,
 }
 
 impl std::fmt::Display for Error {
@@ -89,6 +92,10 @@ impl std::fmt::Display for Error {
             Error::TooManyEndpoints => f.write_str("the participant's endpoint limit is reached"),
             Error::Write(e) => write!(f, "write refused: {e}"),
             Error::Read(e) => write!(f, "read refused: {e}"),
+            Error::NoDiscovery => f.write_str(
+                "this participant runs no discovery: create it with Participant::with_discovery \
+                 or match endpoints with match_reader/match_writer",
+            ),
         }
     }
 }
@@ -124,9 +131,9 @@ pub struct ParticipantStats {
 /// of its methods.
 #[derive(Debug)]
 pub struct Participant {
-    prefix: GuidPrefix,
-    header: Header,
-    config: ParticipantConfig,
+    pub(crate) prefix: GuidPrefix,
+    pub(crate) header: Header,
+    pub(crate) config: ParticipantConfig,
     writers: Vec<Option<Writer>>,
     readers: Vec<Option<Reader>>,
     writer_ids: HashMap<EntityId, usize>,
@@ -136,7 +143,9 @@ pub struct Participant {
     next_key: u32,
     /// Where `poll_transmit` starts, so no endpoint starves the others.
     tx_cursor: usize,
-    stats: ParticipantStats,
+    pub(crate) stats: ParticipantStats,
+    /// SPDP/SEDP state, when the participant runs discovery.
+    pub(crate) discovery: Option<Box<crate::discovery::Discovery>>,
 }
 
 impl Participant {
@@ -158,6 +167,7 @@ impl Participant {
             next_key: 1,
             tx_cursor: 0,
             stats: ParticipantStats::default(),
+            discovery: None,
         }
     }
 
@@ -167,10 +177,12 @@ impl Participant {
     pub fn handle_datagram(&mut self, now: Instant, source: &Locator, data: &[u8]) {
         let _ = source;
         self.receive(now, data);
+        self.run_discovery(now);
     }
 
     /// Timers are due (a spurious call does nothing).
     pub fn handle_timeout(&mut self, now: Instant) {
+        self.discovery_timeout(now);
         for w in self.writers.iter_mut().flatten() {
             w.handle_timeout(now);
         }
@@ -190,10 +202,20 @@ impl Participant {
             EntityKind::USER_WRITER_NO_KEY
         };
         let id = self.allocate_id(kind)?;
+        self.insert_writer(id, config)?;
+        Ok(id)
+    }
+
+    /// Creates a writer with a given entity id (the builtin ones).
+    pub(crate) fn insert_writer(
+        &mut self,
+        id: EntityId,
+        config: WriterConfig,
+    ) -> Result<(), Error> {
         let w = Writer::new(Guid::new(self.prefix, id), config).map_err(Error::Qos)?;
         self.writer_ids.insert(id, self.writers.len());
         self.writers.push(Some(w));
-        Ok(id)
+        Ok(())
     }
 
     /// Creates a reader; returns its entity id (its handle).
@@ -204,14 +226,26 @@ impl Participant {
             EntityKind::USER_READER_NO_KEY
         };
         let id = self.allocate_id(kind)?;
-        let r = Reader::new(Guid::new(self.prefix, id), config).map_err(Error::Qos)?;
-        self.reader_ids.insert(id, self.readers.len());
-        self.readers.push(Some(r));
+        self.insert_reader(id, config)?;
         Ok(id)
     }
 
-    /// Deletes a writer (its readers are unmatched first).
-    pub fn delete_writer(&mut self, id: EntityId) -> Result<(), Error> {
+    /// Creates a reader with a given entity id (the builtin ones).
+    pub(crate) fn insert_reader(
+        &mut self,
+        id: EntityId,
+        config: ReaderConfig,
+    ) -> Result<(), Error> {
+        let r = Reader::new(Guid::new(self.prefix, id), config).map_err(Error::Qos)?;
+        self.reader_ids.insert(id, self.readers.len());
+        self.readers.push(Some(r));
+        Ok(())
+    }
+
+    /// Deletes a writer (its readers are unmatched first; with discovery, its announcement is
+    /// withdrawn).
+    pub fn delete_writer(&mut self, now: Instant, id: EntityId) -> Result<(), Error> {
+        self.retract_writer(now, id);
         let i = self
             .writer_ids
             .remove(&id)
@@ -222,8 +256,9 @@ impl Participant {
         Ok(())
     }
 
-    /// Deletes a reader.
-    pub fn delete_reader(&mut self, id: EntityId) -> Result<(), Error> {
+    /// Deletes a reader (with discovery, its announcement is withdrawn).
+    pub fn delete_reader(&mut self, now: Instant, id: EntityId) -> Result<(), Error> {
+        self.retract_reader(now, id);
         let i = self
             .reader_ids
             .remove(&id)
@@ -352,6 +387,7 @@ impl Participant {
 
     /// Asserts the liveliness of the participant: every MANUAL_BY_PARTICIPANT writer.
     pub fn assert_liveliness(&mut self, now: Instant) {
+        self.send_manual_assertion(now);
         for w in self.writers.iter_mut().flatten() {
             if w.config().liveliness.kind == crate::endpoint::LivelinessKind::ManualByParticipant {
                 w.assert_liveliness(now);
@@ -390,6 +426,11 @@ impl Participant {
 
     /// The next datagram to send, written into `buf`.
     pub fn poll_transmit(&mut self, now: Instant, buf: &mut TxBuf) -> Option<Transmit> {
+        if self.discovery.is_some() {
+            if let Some(t) = self.poll_spdp_transmit(now, buf) {
+                return Some(t);
+            }
+        }
         let nw = self.writers.len();
         let n = nw + self.readers.len();
         for k in 0..n {
@@ -428,19 +469,29 @@ impl Participant {
             .iter()
             .flatten()
             .filter_map(Reader::poll_timeout);
-        w.chain(r).min()
+        w.chain(r).chain(self.discovery_poll_timeout()).min()
     }
 
     /// The next event.
     pub fn poll_event(&mut self) -> Option<Event> {
+        if let Some(e) = self.discovery_poll_event() {
+            return Some(e);
+        }
+        // Events of the builtin endpoints are discovery's business, not the application's.
         for w in self.writers.iter_mut().flatten() {
-            if let Some(e) = w.poll_event() {
-                return Some(e);
+            let builtin = w.guid().entity_id.kind().is_builtin();
+            while let Some(e) = w.poll_event() {
+                if !builtin {
+                    return Some(e);
+                }
             }
         }
         for r in self.readers.iter_mut().flatten() {
-            if let Some(e) = r.poll_event() {
-                return Some(e);
+            let builtin = r.guid().entity_id.kind().is_builtin();
+            while let Some(e) = r.poll_event() {
+                if !builtin {
+                    return Some(e);
+                }
             }
         }
         None

@@ -53,6 +53,9 @@ impl Participant {
                     rx.timestamp = None;
                 }
                 _ if !rx.for_us => self.stats.not_for_us += 1,
+                SubmessageView::Data(d) if d.writer_id() == EntityId::SPDP_WRITER => {
+                    self.on_spdp_data(rx.source, &d);
+                }
                 SubmessageView::Data(d) => {
                     let writer = Guid::new(rx.source, d.writer_id());
                     self.for_readers(writer, d.reader_id(), |r| {
@@ -109,6 +112,7 @@ impl Participant {
             }
         }
         let source = msg.header().guid_prefix();
+        self.renew_lease(now, source);
         for r in self.readers.iter_mut().flatten() {
             r.handle_participant_activity(now, source);
         }

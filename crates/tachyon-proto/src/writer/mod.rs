@@ -399,6 +399,11 @@ impl Writer {
 
     // ---- getters ---------------------------------------------------------------------------
 
+    /// The writer's GUID.
+    pub(crate) fn guid(&self) -> Guid {
+        self.guid
+    }
+
     pub(crate) fn config(&self) -> &WriterConfig {
         &self.config
     }

@@ -1,0 +1,464 @@
+//! Discovery (RTPS 2.5 8.5): SPDP finds participants, SEDP their writers and readers, and the
+//! participant-message topic carries liveliness. It sits on the same [`Participant`] as user
+//! endpoints: the SEDP and participant-message writers and readers are ordinary reliable,
+//! transient-local endpoints with well-known entity ids; SPDP is a stateless best-effort writer
+//! and reader driven from here ([`spdp`]).
+//!
+//! What discovery decides, it carries out with the participant's own commands: a remote reader
+//! that matches a local writer becomes `match_reader`, a lost participant `unmatch_*` of all its
+//! endpoints. The application announces its endpoints with [`Participant::announce_writer`] /
+//! [`Participant::announce_reader`]; everything else is automatic.
+//!
+//! Limits ([`DiscoveryConfig::max_participants`], `max_remote_endpoints`) bound what a flood of
+//! announcements can allocate; what is refused is counted in [`DiscoveryStats`].
+
+pub mod data;
+mod liveliness;
+mod sedp;
+mod spdp;
+
+use std::collections::{HashMap, VecDeque};
+
+use tachyon_cdr::KeyHash;
+use tachyon_wire::{EntityId, Guid, GuidPrefix, Locator, Time};
+
+use crate::endpoint::{Reliability, WriterConfig};
+use crate::event::Event;
+use crate::history::{
+    Durability, History, ReaderHistoryConfig, ResourceLimits, WriterHistoryConfig,
+};
+use crate::time::{Duration, Instant};
+use crate::{Participant, ReaderConfig};
+
+pub use data::{
+    builtin_endpoints, DataError, ParticipantData, ParticipantMessage, PublicationData,
+    SubscriptionData,
+};
+
+/// What discovery needs to know about this participant and its network.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DiscoveryConfig {
+    /// The DDS domain id (announced; participants of other domains are ignored).
+    pub domain_id: u32,
+    /// DOMAIN_TAG (announced when non-empty; must be equal to match).
+    pub domain_tag: String,
+    /// How long others keep this participant without hearing from it (default 10 s).
+    pub lease_duration: Duration,
+    /// Period of SPDP announcements (default 3 s, well inside the lease).
+    pub announce_period: Duration,
+    /// Announcements sent at `initial_announce_period` after start, before the period applies
+    /// (default 5 at 100 ms: fast discovery even when the first datagrams are lost).
+    pub initial_announcements: u32,
+    /// Period of the initial announcements.
+    pub initial_announce_period: Duration,
+    /// Where SPDP announcements go: the multicast group and/or the unicast peer list.
+    pub spdp_destinations: Vec<Locator>,
+    /// This participant's metatraffic unicast locators (SEDP, liveliness).
+    pub metatraffic_unicast: Vec<Locator>,
+    /// Its metatraffic multicast locators.
+    pub metatraffic_multicast: Vec<Locator>,
+    /// Its default unicast locators (user data).
+    pub default_unicast: Vec<Locator>,
+    /// Its default multicast locators.
+    pub default_multicast: Vec<Locator>,
+    /// Whether remote multicast locators may be used as destinations (false when the chosen
+    /// interface cannot multicast).
+    pub use_multicast: bool,
+    /// Most remote participants kept; further ones are ignored (and counted).
+    pub max_participants: usize,
+    /// Most remote writers plus readers kept over all participants.
+    pub max_remote_endpoints: usize,
+    /// USER_DATA of the participant.
+    pub user_data: Vec<u8>,
+    /// ENTITY_NAME announced, if any.
+    pub entity_name: Option<String>,
+    /// Wall-clock time at `Instant::ZERO`, for source timestamps of discovery data (the
+    /// protocol reads no clock; the runtime supplies it).
+    pub wall_clock_at_zero: Duration,
+}
+
+impl Default for DiscoveryConfig {
+    fn default() -> DiscoveryConfig {
+        DiscoveryConfig {
+            domain_id: 0,
+            domain_tag: String::new(),
+            lease_duration: Duration::from_secs(10),
+            announce_period: Duration::from_secs(3),
+            initial_announcements: 5,
+            initial_announce_period: Duration::from_millis(100),
+            spdp_destinations: Vec::new(),
+            metatraffic_unicast: Vec::new(),
+            metatraffic_multicast: Vec::new(),
+            default_unicast: Vec::new(),
+            default_multicast: Vec::new(),
+            use_multicast: true,
+            max_participants: 1024,
+            max_remote_endpoints: 65_536,
+            user_data: Vec::new(),
+            entity_name: None,
+            wall_clock_at_zero: Duration::ZERO,
+        }
+    }
+}
+
+/// Counters of discovery.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DiscoveryStats {
+    /// SPDP announcements sent (each destination counts once).
+    pub spdp_sent: u64,
+    /// SPDP samples received (own loopback included).
+    pub spdp_received: u64,
+    /// Builtin-topic samples that did not decode.
+    pub malformed: u64,
+    /// Participants of another domain or domain tag.
+    pub other_domain: u64,
+    /// Participants ignored because `max_participants` was reached.
+    pub participants_refused: u64,
+    /// Endpoints ignored because `max_remote_endpoints` was reached.
+    pub endpoints_refused: u64,
+    /// Endpoints announced by participants not (or no longer) known.
+    pub orphan_endpoints: u64,
+    /// Participants removed because their lease expired.
+    pub leases_expired: u64,
+    /// SPDP samples waiting in the inbox were dropped because it was full.
+    pub inbox_overflow: u64,
+}
+
+/// Why a remote participant was removed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ParticipantLostReason {
+    /// Nothing was heard from it within its lease duration.
+    LeaseExpired,
+    /// It announced its deletion.
+    Deleted,
+}
+
+/// A discovered participant: its announcement and when its lease ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemoteParticipant {
+    /// The last announcement received.
+    pub data: ParticipantData,
+    /// When it is removed unless heard from again (`None`: infinite lease).
+    pub lease_expiry: Option<Instant>,
+}
+
+/// The discovery state of a participant.
+#[derive(Debug)]
+pub(crate) struct Discovery {
+    pub(crate) config: DiscoveryConfig,
+    spdp: spdp::Announcer,
+    /// SPDP samples received, waiting to be processed after the datagram.
+    inbox: VecDeque<spdp::Received>,
+    participants: HashMap<GuidPrefix, RemoteParticipant>,
+    publications: HashMap<Guid, PublicationData>,
+    subscriptions: HashMap<Guid, SubscriptionData>,
+    local_publications: HashMap<EntityId, PublicationData>,
+    local_subscriptions: HashMap<EntityId, SubscriptionData>,
+    /// A lower bound of the earliest lease expiry.
+    lease_check: Option<Instant>,
+    liveliness: liveliness::State,
+    events: VecDeque<Event>,
+    stats: DiscoveryStats,
+}
+
+/// Most SPDP samples buffered between two processing passes.
+const INBOX_LIMIT: usize = 256;
+
+impl Participant {
+    /// A participant with discovery: SPDP announcements to `discovery.spdp_destinations`,
+    /// SEDP and liveliness builtin endpoints, matching of announced endpoints.
+    pub fn with_discovery(
+        prefix: GuidPrefix,
+        config: crate::ParticipantConfig,
+        discovery: DiscoveryConfig,
+    ) -> Participant {
+        let mut p = Participant::new(prefix, config);
+        p.create_builtin_endpoints();
+        let me = spdp::own_data(prefix, p.config.vendor_id, &discovery);
+        p.discovery = Some(Box::new(Discovery {
+            spdp: spdp::Announcer::new(me, &discovery),
+            config: discovery,
+            inbox: VecDeque::new(),
+            participants: HashMap::new(),
+            publications: HashMap::new(),
+            subscriptions: HashMap::new(),
+            local_publications: HashMap::new(),
+            local_subscriptions: HashMap::new(),
+            lease_check: None,
+            liveliness: liveliness::State::default(),
+            events: VecDeque::new(),
+            stats: DiscoveryStats::default(),
+        }));
+        p
+    }
+
+    /// Announces the deletion of this participant (SPDP dispose to every known participant
+    /// and destination, SEDP disposal of every announced endpoint). Poll transmits afterwards
+    /// to send them, then drop the participant.
+    pub fn shutdown(&mut self, now: Instant) {
+        let Some(d) = self.discovery.as_ref() else {
+            return;
+        };
+        let writers: Vec<EntityId> = d.local_publications.keys().copied().collect();
+        let readers: Vec<EntityId> = d.local_subscriptions.keys().copied().collect();
+        for w in writers {
+            self.retract_writer(now, w);
+        }
+        for r in readers {
+            self.retract_reader(now, r);
+        }
+        if let Some(d) = self.discovery.as_mut() {
+            d.spdp.announce_deletion();
+        }
+    }
+
+    // ---- getters ---------------------------------------------------------------------------
+
+    /// Remote participants discovered and alive.
+    pub fn discovered_participants(&self) -> impl Iterator<Item = &RemoteParticipant> {
+        self.discovery.iter().flat_map(|d| d.participants.values())
+    }
+
+    /// Remote writers discovered (DCPSPublication).
+    pub fn discovered_publications(&self) -> impl Iterator<Item = &PublicationData> {
+        self.discovery.iter().flat_map(|d| d.publications.values())
+    }
+
+    /// Remote readers discovered (DCPSSubscription).
+    pub fn discovered_subscriptions(&self) -> impl Iterator<Item = &SubscriptionData> {
+        self.discovery.iter().flat_map(|d| d.subscriptions.values())
+    }
+
+    /// A discovered participant by prefix.
+    pub fn discovered_participant(&self, prefix: &GuidPrefix) -> Option<&RemoteParticipant> {
+        self.discovery.as_ref()?.participants.get(prefix)
+    }
+
+    /// A discovered remote writer.
+    pub fn discovered_publication(&self, guid: &Guid) -> Option<&PublicationData> {
+        self.discovery.as_ref()?.publications.get(guid)
+    }
+
+    /// A discovered remote reader.
+    pub fn discovered_subscription(&self, guid: &Guid) -> Option<&SubscriptionData> {
+        self.discovery.as_ref()?.subscriptions.get(guid)
+    }
+
+    /// Discovery counters (all zero without discovery).
+    pub fn discovery_stats(&self) -> DiscoveryStats {
+        self.discovery.as_ref().map(|d| d.stats).unwrap_or_default()
+    }
+
+    /// The discovery configuration, to change limits or destinations while running (SPDP
+    /// data already announced is not changed).
+    pub fn discovery_config_mut(&mut self) -> Option<&mut DiscoveryConfig> {
+        self.discovery.as_mut().map(|d| &mut d.config)
+    }
+
+    /// What this participant announces in SPDP.
+    pub fn own_participant_data(&self) -> Option<&ParticipantData> {
+        self.discovery.as_ref().map(|d| d.spdp.data())
+    }
+
+    // ---- internals -------------------------------------------------------------------------
+
+    fn create_builtin_endpoints(&mut self) {
+        let writer = |history| WriterConfig {
+            reliability: Reliability::Reliable,
+            history: WriterHistoryConfig {
+                history,
+                limits: ResourceLimits::default(),
+                durability: Durability::TransientLocal,
+            },
+            keyed: true,
+            ..WriterConfig::default()
+        };
+        let reader = ReaderConfig {
+            reliability: Reliability::Reliable,
+            history: ReaderHistoryConfig {
+                history: History::KeepAll,
+                limits: ResourceLimits {
+                    max_samples: Some(BUILTIN_READER_SAMPLES),
+                    ..ResourceLimits::default()
+                },
+                ..ReaderHistoryConfig::default()
+            },
+            durability: Durability::TransientLocal,
+            keyed: true,
+            ..ReaderConfig::default()
+        };
+        for id in [
+            EntityId::SEDP_PUBLICATIONS_WRITER,
+            EntityId::SEDP_SUBSCRIPTIONS_WRITER,
+            EntityId::PARTICIPANT_MESSAGE_WRITER,
+        ] {
+            // The builtin configurations are valid by construction.
+            let _ = self.insert_writer(id, writer(History::KeepLast(1)));
+        }
+        let readers = [
+            (
+                EntityId::SEDP_PUBLICATIONS_READER,
+                sedp::publication_key as _,
+            ),
+            (
+                EntityId::SEDP_SUBSCRIPTIONS_READER,
+                sedp::subscription_key as _,
+            ),
+            (
+                EntityId::PARTICIPANT_MESSAGE_READER,
+                liveliness::message_key as _,
+            ),
+        ];
+        for (id, key) in readers {
+            let _ = self.insert_reader(
+                id,
+                ReaderConfig {
+                    key_hash_of: Some(key),
+                    ..reader
+                },
+            );
+        }
+    }
+
+    /// Runs discovery after inputs: processes received SPDP samples and builtin-reader data.
+    pub(crate) fn run_discovery(&mut self, now: Instant) {
+        let Some(mut d) = self.discovery.take() else {
+            return;
+        };
+        while let Some(rx) = d.inbox.pop_front() {
+            self.handle_spdp(now, &mut d, rx);
+        }
+        self.drain_sedp(now, &mut d);
+        self.drain_liveliness(now, &mut d);
+        self.discovery = Some(d);
+    }
+
+    /// A datagram from `prefix` arrived: its participant's lease is renewed.
+    pub(crate) fn renew_lease(&mut self, now: Instant, prefix: GuidPrefix) {
+        if let Some(d) = self.discovery.as_mut() {
+            if let Some(p) = d.participants.get_mut(&prefix) {
+                p.lease_expiry = p.data.lease_duration.and_then(|l| now.checked_add(l));
+            }
+        }
+    }
+
+    /// Discovery timers: announcements, lease expiry, automatic liveliness.
+    pub(crate) fn discovery_timeout(&mut self, now: Instant) {
+        let Some(mut d) = self.discovery.take() else {
+            return;
+        };
+        if d.lease_check.is_some_and(|t| t <= now) {
+            self.expire_leases(now, &mut d);
+        }
+        self.liveliness_timeout(now, &mut d);
+        self.discovery = Some(d);
+    }
+
+    /// When discovery next needs `handle_timeout`.
+    pub(crate) fn discovery_poll_timeout(&self) -> Option<Instant> {
+        let d = self.discovery.as_ref()?;
+        [d.spdp.next_due(), d.lease_check, d.liveliness.next_due()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// The next discovery event.
+    pub(crate) fn discovery_poll_event(&mut self) -> Option<Event> {
+        self.discovery.as_mut()?.events.pop_front()
+    }
+
+    fn expire_leases(&mut self, now: Instant, d: &mut Discovery) {
+        let expired: Vec<GuidPrefix> = d
+            .participants
+            .iter()
+            .filter(|(_, p)| p.lease_expiry.is_some_and(|t| t <= now))
+            .map(|(k, _)| *k)
+            .collect();
+        for prefix in expired {
+            d.stats.leases_expired += 1;
+            self.remove_participant(now, d, prefix, ParticipantLostReason::LeaseExpired);
+        }
+        d.lease_check = d.participants.values().filter_map(|p| p.lease_expiry).min();
+    }
+
+    /// Removes a participant and everything it had: its endpoints are unmatched from ours.
+    fn remove_participant(
+        &mut self,
+        now: Instant,
+        d: &mut Discovery,
+        prefix: GuidPrefix,
+        reason: ParticipantLostReason,
+    ) {
+        if d.participants.remove(&prefix).is_none() {
+            return;
+        }
+        let pubs: Vec<Guid> = d
+            .publications
+            .keys()
+            .filter(|g| g.prefix == prefix)
+            .copied()
+            .collect();
+        for g in pubs {
+            self.remove_publication(now, d, g);
+        }
+        let subs: Vec<Guid> = d
+            .subscriptions
+            .keys()
+            .filter(|g| g.prefix == prefix)
+            .copied()
+            .collect();
+        for g in subs {
+            self.remove_subscription(d, g);
+        }
+        self.unmatch_builtin(now, prefix);
+        d.events.push_back(Event::ParticipantLost {
+            participant: prefix,
+            reason,
+        });
+    }
+
+    /// A source timestamp for discovery data.
+    fn discovery_time(d: &Discovery, now: Instant) -> Time {
+        let t = d.config.wall_clock_at_zero + Duration::from_nanos(now.as_nanos());
+        let seconds = i32::try_from(t.as_secs()).unwrap_or(i32::MAX);
+        let fraction = ((u64::from(t.subsec_nanos()) << 32) / 1_000_000_000) as u32;
+        Time { seconds, fraction }
+    }
+}
+
+/// Most samples a builtin reader holds before it is drained (flow control beyond).
+const BUILTIN_READER_SAMPLES: usize = 4096;
+
+/// The key hash of an entity: its GUID's 16 bytes (RTPS 2.5 9.6.3.3).
+pub(crate) fn guid_key(guid: &Guid) -> KeyHash {
+    let mut k = [0u8; 16];
+    k[..12].copy_from_slice(&guid.prefix.0);
+    k[12..].copy_from_slice(&guid.entity_id.0);
+    KeyHash(k)
+}
+
+/// The GUID a key hash names.
+pub(crate) fn key_guid(key: &KeyHash) -> Guid {
+    let mut prefix = [0u8; 12];
+    prefix.copy_from_slice(&key.0[..12]);
+    let mut id = [0u8; 4];
+    id.copy_from_slice(&key.0[12..]);
+    Guid::new(GuidPrefix(prefix), EntityId(id))
+}
+
+/// The usable locators of a list: UDPv4 only (other kinds are other vendors' transports),
+/// and multicast only where it can be used.
+pub(crate) fn usable(locators: &[Locator], multicast: bool) -> Vec<Locator> {
+    locators
+        .iter()
+        .filter(|l| l.kind == Locator::KIND_UDPV4 && l.port != 0 && l.port <= 0xffff)
+        .filter(|l| multicast || !is_multicast(l))
+        .copied()
+        .collect()
+}
+
+/// Whether a UDPv4 locator names a multicast group.
+pub(crate) fn is_multicast(l: &Locator) -> bool {
+    l.kind == Locator::KIND_UDPV4 && (224..=239).contains(&l.address[12])
+}

@@ -1,0 +1,443 @@
+//! SEDP (RTPS 2.5 8.5.4): announcing local writers and readers on the builtin publications
+//! and subscriptions writers, learning remote ones from the builtin readers, and matching
+//! them — topic, type, partitions and request-offered QoS ([`crate::qos::compat`]).
+
+use tachyon_cdr::KeyHash;
+use tachyon_wire::{EntityId, Guid};
+
+use super::data::{PublicationData, SubscriptionData};
+use super::{guid_key, key_guid, usable, Discovery};
+use crate::endpoint::{RemoteReader, RemoteWriter};
+use crate::event::Event;
+use crate::history::{ChangeKind, Durability, InstanceState, Payload, Query, Sample};
+use crate::participant::Error;
+use crate::qos::compat::{self, MatchOutcome};
+use crate::qos::DurabilityKind;
+use crate::time::Instant;
+use crate::writer::WriteRequest;
+use crate::Participant;
+
+/// Key hash of a DCPSPublication payload without inline key hash: its endpoint GUID.
+pub(super) fn publication_key(payload: &[u8], _is_key: bool) -> Option<KeyHash> {
+    super::data::endpoint_guid_from_key(payload).map(|g| guid_key(&g))
+}
+
+/// Key hash of a DCPSSubscription payload without inline key hash.
+pub(super) fn subscription_key(payload: &[u8], _is_key: bool) -> Option<KeyHash> {
+    super::data::endpoint_guid_from_key(payload).map(|g| guid_key(&g))
+}
+
+impl Participant {
+    /// Announces local writer `writer` through SEDP and matches it with every known reader of
+    /// its topic. `publication` describes it (topic, type, QoS, partitions); its GUID and
+    /// participant GUID are filled in here. Calling it again re-announces changed QoS.
+    pub fn announce_writer(
+        &mut self,
+        now: Instant,
+        writer: EntityId,
+        mut publication: PublicationData,
+    ) -> Result<(), Error> {
+        if self.writer_history(writer).is_none() {
+            return Err(Error::UnknownWriter(writer));
+        }
+        let Some(mut d) = self.discovery.take() else {
+            return Err(Error::NoDiscovery);
+        };
+        publication.guid = self.guid(writer);
+        publication.participant_guid = Some(self.guid(EntityId::PARTICIPANT));
+        let payload = Payload::from(publication.to_payload());
+        let req = WriteRequest {
+            kind: ChangeKind::Alive,
+            instance: guid_key(&publication.guid),
+            source_timestamp: Participant::discovery_time(&d, now),
+            payload,
+        };
+        let r = self.write(now, EntityId::SEDP_PUBLICATIONS_WRITER, req);
+        // Rematch from scratch: QoS may have changed.
+        let readers: Vec<SubscriptionData> = d
+            .subscriptions
+            .values()
+            .chain(d.local_subscriptions.values())
+            .cloned()
+            .collect();
+        for s in &readers {
+            self.match_pair(now, &mut d, &publication, s);
+        }
+        d.local_publications.insert(writer, publication);
+        self.discovery = Some(d);
+        r.map(|_| ())
+    }
+
+    /// Announces local reader `reader` through SEDP and matches it with every known writer.
+    pub fn announce_reader(
+        &mut self,
+        now: Instant,
+        reader: EntityId,
+        mut subscription: SubscriptionData,
+    ) -> Result<(), Error> {
+        if self.reader_history(reader).is_none() {
+            return Err(Error::UnknownReader(reader));
+        }
+        let Some(mut d) = self.discovery.take() else {
+            return Err(Error::NoDiscovery);
+        };
+        subscription.guid = self.guid(reader);
+        subscription.participant_guid = Some(self.guid(EntityId::PARTICIPANT));
+        let payload = Payload::from(subscription.to_payload());
+        let req = WriteRequest {
+            kind: ChangeKind::Alive,
+            instance: guid_key(&subscription.guid),
+            source_timestamp: Participant::discovery_time(&d, now),
+            payload,
+        };
+        let r = self.write(now, EntityId::SEDP_SUBSCRIPTIONS_WRITER, req);
+        let writers: Vec<PublicationData> = d
+            .publications
+            .values()
+            .chain(d.local_publications.values())
+            .cloned()
+            .collect();
+        for p in &writers {
+            self.match_pair(now, &mut d, p, &subscription);
+        }
+        d.local_subscriptions.insert(reader, subscription);
+        self.discovery = Some(d);
+        r.map(|_| ())
+    }
+
+    /// Withdraws a local writer's announcement (before it is deleted).
+    pub(crate) fn retract_writer(&mut self, now: Instant, writer: EntityId) {
+        let Some(d) = self.discovery.as_mut() else {
+            return;
+        };
+        if d.local_publications.remove(&writer).is_none() {
+            return;
+        }
+        let guid = self.guid(writer);
+        let t = Participant::discovery_time(self.discovery.as_ref().expect("checked above"), now);
+        let _ = self.write(
+            now,
+            EntityId::SEDP_PUBLICATIONS_WRITER,
+            dispose_request(&guid, t),
+        );
+        // Local readers matched with it lose it.
+        let readers: Vec<EntityId> = self
+            .discovery
+            .iter()
+            .flat_map(|d| d.local_subscriptions.keys().copied())
+            .collect();
+        for r in readers {
+            let _ = self.unmatch_writer(now, r, &guid);
+        }
+    }
+
+    /// Withdraws a local reader's announcement.
+    pub(crate) fn retract_reader(&mut self, now: Instant, reader: EntityId) {
+        let Some(d) = self.discovery.as_mut() else {
+            return;
+        };
+        if d.local_subscriptions.remove(&reader).is_none() {
+            return;
+        }
+        let guid = self.guid(reader);
+        let t = Participant::discovery_time(self.discovery.as_ref().expect("checked above"), now);
+        let _ = self.write(
+            now,
+            EntityId::SEDP_SUBSCRIPTIONS_WRITER,
+            dispose_request(&guid, t),
+        );
+        let writers: Vec<EntityId> = self
+            .discovery
+            .iter()
+            .flat_map(|d| d.local_publications.keys().copied())
+            .collect();
+        for w in writers {
+            let _ = self.unmatch_reader(w, &guid);
+        }
+    }
+
+    /// Takes what the SEDP readers received and acts on it.
+    pub(super) fn drain_sedp(&mut self, now: Instant, d: &mut Discovery) {
+        let mut samples: Vec<Sample> = Vec::new();
+        let _ = self.take(
+            now,
+            EntityId::SEDP_PUBLICATIONS_READER,
+            &Query::ANY,
+            &mut samples,
+        );
+        for s in samples.drain(..) {
+            let guid = key_guid(&s.info.instance_handle);
+            if s.info.instance_state != InstanceState::Alive || !s.info.valid_data {
+                if s.info.instance_state != InstanceState::Alive {
+                    self.remove_publication(now, d, guid);
+                }
+                continue;
+            }
+            let bytes = s.data.as_ref().map_or(&[][..], Payload::as_bytes);
+            match PublicationData::from_payload(bytes) {
+                Ok(p) => self.add_publication(now, d, p),
+                Err(e) => {
+                    d.stats.malformed += 1;
+                    tracing::debug!(writer = %guid.prefix, error = %e, "DCPSPublication rejected");
+                }
+            }
+        }
+        let _ = self.take(
+            now,
+            EntityId::SEDP_SUBSCRIPTIONS_READER,
+            &Query::ANY,
+            &mut samples,
+        );
+        for s in samples.drain(..) {
+            let guid = key_guid(&s.info.instance_handle);
+            if s.info.instance_state != InstanceState::Alive || !s.info.valid_data {
+                if s.info.instance_state != InstanceState::Alive {
+                    self.remove_subscription(d, guid);
+                }
+                continue;
+            }
+            let bytes = s.data.as_ref().map_or(&[][..], Payload::as_bytes);
+            match SubscriptionData::from_payload(bytes) {
+                Ok(sub) => self.add_subscription(now, d, sub),
+                Err(e) => {
+                    d.stats.malformed += 1;
+                    tracing::debug!(reader = %guid.prefix, error = %e, "DCPSSubscription rejected");
+                }
+            }
+        }
+    }
+
+    fn add_publication(&mut self, now: Instant, d: &mut Discovery, mut p: PublicationData) {
+        let Some(owner) = d.participants.get(&p.guid.prefix) else {
+            d.stats.orphan_endpoints += 1;
+            return;
+        };
+        if !d.publications.contains_key(&p.guid)
+            && d.publications.len() + d.subscriptions.len() >= d.config.max_remote_endpoints
+        {
+            d.stats.endpoints_refused += 1;
+            return;
+        }
+        fill_locators(
+            &mut p.unicast_locators,
+            &mut p.multicast_locators,
+            &owner.data.default_unicast,
+            &owner.data.default_multicast,
+            d.config.use_multicast,
+        );
+        let fresh = d.publications.insert(p.guid, p.clone()).is_none();
+        if fresh {
+            d.events
+                .push_back(Event::PublicationDiscovered { remote: p.guid });
+        }
+        let locals: Vec<SubscriptionData> = d.local_subscriptions.values().cloned().collect();
+        for s in &locals {
+            self.match_pair(now, d, &p, s);
+        }
+    }
+
+    fn add_subscription(&mut self, now: Instant, d: &mut Discovery, mut s: SubscriptionData) {
+        let Some(owner) = d.participants.get(&s.guid.prefix) else {
+            d.stats.orphan_endpoints += 1;
+            return;
+        };
+        if !d.subscriptions.contains_key(&s.guid)
+            && d.publications.len() + d.subscriptions.len() >= d.config.max_remote_endpoints
+        {
+            d.stats.endpoints_refused += 1;
+            return;
+        }
+        fill_locators(
+            &mut s.unicast_locators,
+            &mut s.multicast_locators,
+            &owner.data.default_unicast,
+            &owner.data.default_multicast,
+            d.config.use_multicast,
+        );
+        let fresh = d.subscriptions.insert(s.guid, s.clone()).is_none();
+        if fresh {
+            d.events
+                .push_back(Event::SubscriptionDiscovered { remote: s.guid });
+        }
+        let locals: Vec<PublicationData> = d.local_publications.values().cloned().collect();
+        for p in &locals {
+            self.match_pair(now, d, p, &s);
+        }
+    }
+
+    pub(super) fn remove_publication(&mut self, now: Instant, d: &mut Discovery, guid: Guid) {
+        if d.publications.remove(&guid).is_none() {
+            return;
+        }
+        let readers: Vec<EntityId> = d.local_subscriptions.keys().copied().collect();
+        for r in readers {
+            let _ = self.unmatch_writer(now, r, &guid);
+        }
+        d.events.push_back(Event::PublicationLost { remote: guid });
+    }
+
+    pub(super) fn remove_subscription(&mut self, d: &mut Discovery, guid: Guid) {
+        if d.subscriptions.remove(&guid).is_none() {
+            return;
+        }
+        let writers: Vec<EntityId> = d.local_publications.keys().copied().collect();
+        for w in writers {
+            let _ = self.unmatch_reader(w, &guid);
+        }
+        d.events.push_back(Event::SubscriptionLost { remote: guid });
+    }
+
+    /// Matches (or unmatches, or reports incompatible) one writer with one reader, either of
+    /// which is local.
+    fn match_pair(
+        &mut self,
+        now: Instant,
+        d: &mut Discovery,
+        p: &PublicationData,
+        s: &SubscriptionData,
+    ) {
+        let local_writer = (p.guid.prefix == self.prefix).then_some(p.guid.entity_id);
+        let local_reader = (s.guid.prefix == self.prefix).then_some(s.guid.entity_id);
+        match compat::check(p, s) {
+            MatchOutcome::Match(_) => {
+                if let Some(w) = local_writer {
+                    let (unicast, multicast) = if s.guid.prefix == self.prefix {
+                        let c = &d.config;
+                        (
+                            usable(&c.default_unicast, false),
+                            usable(&c.default_multicast, c.use_multicast),
+                        )
+                    } else {
+                        (s.unicast_locators.clone(), s.multicast_locators.clone())
+                    };
+                    let _ = self.match_reader(
+                        now,
+                        w,
+                        RemoteReader {
+                            guid: s.guid,
+                            unicast_locators: unicast,
+                            multicast_locators: multicast,
+                            reliability: s.qos.reliability.kind,
+                            durability: durability(s.qos.durability),
+                        },
+                    );
+                }
+                if let Some(r) = local_reader {
+                    let unicast = if p.guid.prefix == self.prefix {
+                        usable(&d.config.default_unicast, false)
+                    } else {
+                        p.unicast_locators.clone()
+                    };
+                    let _ = self.match_writer(
+                        now,
+                        r,
+                        RemoteWriter {
+                            guid: p.guid,
+                            unicast_locators: unicast,
+                            reliability: p.qos.reliability.kind,
+                            durability: durability(p.qos.durability),
+                            liveliness: p.qos.liveliness,
+                        },
+                    );
+                }
+            }
+            MatchOutcome::NotRelated => self.unmatch_pair(now, p, s, local_writer, local_reader),
+            MatchOutcome::Incompatible(policies) => {
+                self.unmatch_pair(now, p, s, local_writer, local_reader);
+                if let Some(w) = local_writer {
+                    d.events.push_back(Event::OfferedIncompatibleQos {
+                        writer: w,
+                        remote: s.guid,
+                        policies: policies.clone(),
+                    });
+                }
+                if let Some(r) = local_reader {
+                    d.events.push_back(Event::RequestedIncompatibleQos {
+                        reader: r,
+                        remote: p.guid,
+                        policies,
+                    });
+                }
+            }
+        }
+    }
+
+    fn unmatch_pair(
+        &mut self,
+        now: Instant,
+        p: &PublicationData,
+        s: &SubscriptionData,
+        local_writer: Option<EntityId>,
+        local_reader: Option<EntityId>,
+    ) {
+        if let Some(w) = local_writer {
+            let _ = self.unmatch_reader(w, &s.guid);
+        }
+        if let Some(r) = local_reader {
+            let _ = self.unmatch_writer(now, r, &p.guid);
+        }
+    }
+}
+
+/// An endpoint without locators of its own uses its participant's defaults.
+fn fill_locators(
+    unicast: &mut Vec<tachyon_wire::Locator>,
+    multicast: &mut Vec<tachyon_wire::Locator>,
+    default_unicast: &[tachyon_wire::Locator],
+    default_multicast: &[tachyon_wire::Locator],
+    use_multicast: bool,
+) {
+    if unicast.is_empty() && multicast.is_empty() {
+        *unicast = default_unicast.to_vec();
+        *multicast = default_multicast.to_vec();
+    }
+    *unicast = usable(unicast, false);
+    *multicast = usable(multicast, use_multicast);
+}
+
+fn durability(k: DurabilityKind) -> Durability {
+    if k >= DurabilityKind::TransientLocal {
+        Durability::TransientLocal
+    } else {
+        Durability::Volatile
+    }
+}
+
+/// The SEDP change that withdraws an endpoint: dispose + unregister of its key.
+fn dispose_request(guid: &Guid, t: tachyon_wire::Time) -> WriteRequest {
+    WriteRequest {
+        kind: ChangeKind::NotAliveDisposedUnregistered,
+        instance: guid_key(guid),
+        source_timestamp: t,
+        payload: Payload::from(endpoint_key_payload(guid)),
+    }
+}
+
+/// The serialized key of an endpoint: a parameter list holding only PID_ENDPOINT_GUID, as
+/// Cyclone DDS and Fast DDS send with a dispose.
+fn endpoint_key_payload(guid: &Guid) -> Vec<u8> {
+    use tachyon_wire::parameter::{payload::encapsulation, pid};
+    use tachyon_wire::{
+        Encapsulation, Parameter, ParameterList, ParameterListPayload, ParameterValue,
+    };
+    let payload = ParameterListPayload {
+        encapsulation: Encapsulation {
+            kind: encapsulation::PL_CDR_LE,
+            options: [0, 0],
+        },
+        list: ParameterList {
+            parameters: vec![Parameter::new(
+                pid::ENDPOINT_GUID,
+                ParameterValue::Guid(*guid),
+            )],
+            sentinel_length: 0,
+        },
+        trailing: Vec::new(),
+    };
+    let mut out = vec![0; payload.buffer_len()];
+    match payload.emit(&mut out) {
+        Ok(n) => out.truncate(n),
+        Err(_) => out.clear(),
+    }
+    out
+}

@@ -1,0 +1,358 @@
+//! SPDP (RTPS 2.5 8.5.3): the stateless best-effort announcer of this participant and the
+//! stateless detector of others. An announcement goes out periodically to every SPDP
+//! destination (multicast group and peer list), at once to each newly discovered participant,
+//! and a dispose when the participant is deleted.
+
+use std::collections::VecDeque;
+
+use tachyon_wire::{
+    DataSpec, EntityId, Guid, GuidPrefix, InlineQos, Locator, MessageBuilder, PayloadKind,
+    SequenceNumber, VendorId,
+};
+
+use super::data::{builtin_endpoints as be, ParticipantData};
+use super::{usable, Discovery, DiscoveryConfig, ParticipantLostReason, RemoteParticipant};
+use crate::endpoint::{Liveliness, Reliability, RemoteReader, RemoteWriter};
+use crate::event::Event;
+use crate::history::Durability;
+use crate::time::Instant;
+use crate::transmit::{Destination, Transmit, TxBuf};
+use crate::Participant;
+
+/// STATUS_INFO flags of a dispose + unregister.
+const DISPOSED_UNREGISTERED: u32 = 0x3;
+
+/// An SPDP sample taken off the wire, processed after the datagram.
+#[derive(Debug)]
+pub(super) struct Received {
+    source: GuidPrefix,
+    /// Serialized ParticipantData; empty for a dispose without payload.
+    payload: Vec<u8>,
+    /// STATUS_INFO flags (dispose / unregister).
+    status: u32,
+    /// PID_KEY_HASH, if sent.
+    key: Option<[u8; 16]>,
+}
+
+/// The stateless SPDP writer of this participant.
+#[derive(Debug)]
+pub(super) struct Announcer {
+    data: ParticipantData,
+    payload: Vec<u8>,
+    sn: i64,
+    /// When the next periodic announcement is due (`None` after deletion).
+    next: Option<Instant>,
+    initial_left: u32,
+    /// Participants to announce ourselves to at once (their metatraffic unicast locators).
+    directed: VecDeque<Vec<Locator>>,
+    /// The participant is being deleted: send the dispose once.
+    dispose: bool,
+}
+
+impl Announcer {
+    pub(super) fn new(data: ParticipantData, config: &DiscoveryConfig) -> Announcer {
+        let payload = data.to_payload();
+        Announcer {
+            data,
+            payload,
+            sn: 0,
+            next: Some(Instant::ZERO),
+            initial_left: config.initial_announcements,
+            directed: VecDeque::new(),
+            dispose: false,
+        }
+    }
+
+    pub(super) fn data(&self) -> &ParticipantData {
+        &self.data
+    }
+
+    pub(super) fn next_due(&self) -> Option<Instant> {
+        if self.dispose || !self.directed.is_empty() {
+            return Some(Instant::ZERO);
+        }
+        self.next
+    }
+
+    pub(super) fn announce_deletion(&mut self) {
+        self.dispose = true;
+        self.directed.clear();
+    }
+}
+
+/// The announcement this participant makes.
+pub(super) fn own_data(
+    prefix: GuidPrefix,
+    vendor_id: VendorId,
+    config: &DiscoveryConfig,
+) -> ParticipantData {
+    let mut d = ParticipantData::new(prefix, vendor_id);
+    d.domain_id = Some(config.domain_id);
+    d.domain_tag.clone_from(&config.domain_tag);
+    d.metatraffic_unicast
+        .clone_from(&config.metatraffic_unicast);
+    d.metatraffic_multicast
+        .clone_from(&config.metatraffic_multicast);
+    d.default_unicast.clone_from(&config.default_unicast);
+    d.default_multicast.clone_from(&config.default_multicast);
+    d.builtin_endpoints = be::PARTICIPANT_ANNOUNCER
+        | be::PARTICIPANT_DETECTOR
+        | be::PUBLICATIONS_ANNOUNCER
+        | be::PUBLICATIONS_DETECTOR
+        | be::SUBSCRIPTIONS_ANNOUNCER
+        | be::SUBSCRIPTIONS_DETECTOR
+        | be::PARTICIPANT_MESSAGE_WRITER
+        | be::PARTICIPANT_MESSAGE_READER;
+    d.lease_duration = Some(config.lease_duration);
+    d.user_data.clone_from(&config.user_data);
+    d.entity_name.clone_from(&config.entity_name);
+    d
+}
+
+impl Participant {
+    /// An SPDP DATA arrived (from any writer: SPDP readers are stateless).
+    pub(crate) fn on_spdp_data(&mut self, source: GuidPrefix, d: &tachyon_wire::DataView<'_>) {
+        let Some(disc) = self.discovery.as_mut() else {
+            self.stats.unknown_destination += 1;
+            return;
+        };
+        disc.stats.spdp_received += 1;
+        if source == self.prefix {
+            return;
+        }
+        let mut status = 0;
+        let mut key = None;
+        if let Some(qos) = d.inline_qos() {
+            if let Some(v) = qos.get(tachyon_wire::parameter::pid::STATUS_INFO) {
+                if let Some(b) = v.get(..4) {
+                    status = u32::from(b[3]);
+                }
+            }
+            if let Some(v) = qos.get(tachyon_wire::parameter::pid::KEY_HASH) {
+                key = v.get(..16).and_then(|b| b.try_into().ok());
+            }
+        }
+        if disc.inbox.len() >= super::INBOX_LIMIT {
+            disc.stats.inbox_overflow += 1;
+            return;
+        }
+        disc.inbox.push_back(Received {
+            source,
+            payload: d.serialized_payload().unwrap_or(&[]).to_vec(),
+            status,
+            key,
+        });
+    }
+
+    /// Processes one received SPDP sample.
+    pub(super) fn handle_spdp(&mut self, now: Instant, d: &mut Discovery, rx: Received) {
+        if rx.status & DISPOSED_UNREGISTERED != 0 {
+            let prefix = match super::data::participant_guid_from_key(&rx.payload) {
+                Some(g) => g.prefix,
+                None => match rx.key {
+                    Some(k) => super::key_guid(&tachyon_cdr::KeyHash(k)).prefix,
+                    None => rx.source,
+                },
+            };
+            self.remove_participant(now, d, prefix, ParticipantLostReason::Deleted);
+            return;
+        }
+        let data = match ParticipantData::from_payload(&rx.payload) {
+            Ok(p) => p,
+            Err(e) => {
+                d.stats.malformed += 1;
+                tracing::debug!(source = %rx.source, error = %e, "SPDP sample rejected");
+                return;
+            }
+        };
+        if data.domain_id.is_some_and(|id| id != d.config.domain_id)
+            || data.domain_tag != d.config.domain_tag
+        {
+            d.stats.other_domain += 1;
+            return;
+        }
+        let prefix = data.guid_prefix;
+        if prefix == self.prefix {
+            return;
+        }
+        let expiry = data.lease_duration.and_then(|l| now.checked_add(l));
+        if let Some(p) = d.participants.get_mut(&prefix) {
+            p.lease_expiry = expiry;
+            if p.data != data {
+                // Locators or builtin endpoints changed: rematch the builtin endpoints.
+                p.data = data;
+                let data = p.data.clone();
+                self.match_builtin(now, d, &data);
+            }
+            return;
+        }
+        if d.participants.len() >= d.config.max_participants {
+            d.stats.participants_refused += 1;
+            return;
+        }
+        tracing::debug!(participant = %prefix, vendor = ?data.vendor_id, "participant discovered");
+        self.match_builtin(now, d, &data);
+        let to = usable(&data.metatraffic_unicast, false);
+        if !to.is_empty() {
+            d.spdp.directed.push_back(to);
+        }
+        d.participants.insert(
+            prefix,
+            RemoteParticipant {
+                data,
+                lease_expiry: expiry,
+            },
+        );
+        if let Some(t) = expiry {
+            d.lease_check = Some(d.lease_check.map_or(t, |c| c.min(t)));
+        }
+        d.events.push_back(Event::ParticipantDiscovered {
+            participant: prefix,
+        });
+        // Our endpoints are announced to it through the transient-local SEDP writers; a
+        // liveliness assertion lets its readers see our writers alive at once.
+        d.liveliness.assert_automatic_soon();
+    }
+
+    /// Matches our builtin SEDP and liveliness endpoints with a participant's.
+    fn match_builtin(&mut self, now: Instant, d: &Discovery, p: &ParticipantData) {
+        let mut locs = usable(&p.metatraffic_unicast, false);
+        if locs.is_empty() {
+            locs = usable(&p.metatraffic_multicast, d.config.use_multicast);
+        }
+        let prefix = p.guid_prefix;
+        let pairs = [
+            (
+                EntityId::SEDP_PUBLICATIONS_WRITER,
+                EntityId::SEDP_PUBLICATIONS_READER,
+                be::PUBLICATIONS_DETECTOR,
+                be::PUBLICATIONS_ANNOUNCER,
+            ),
+            (
+                EntityId::SEDP_SUBSCRIPTIONS_WRITER,
+                EntityId::SEDP_SUBSCRIPTIONS_READER,
+                be::SUBSCRIPTIONS_DETECTOR,
+                be::SUBSCRIPTIONS_ANNOUNCER,
+            ),
+            (
+                EntityId::PARTICIPANT_MESSAGE_WRITER,
+                EntityId::PARTICIPANT_MESSAGE_READER,
+                be::PARTICIPANT_MESSAGE_READER,
+                be::PARTICIPANT_MESSAGE_WRITER,
+            ),
+        ];
+        for (writer, reader, their_reader_bit, their_writer_bit) in pairs {
+            if p.builtin_endpoints & their_reader_bit != 0 {
+                let _ = self.match_reader(
+                    now,
+                    writer,
+                    RemoteReader {
+                        guid: Guid::new(prefix, reader),
+                        unicast_locators: locs.clone(),
+                        multicast_locators: Vec::new(),
+                        reliability: Reliability::Reliable,
+                        durability: Durability::TransientLocal,
+                    },
+                );
+            }
+            if p.builtin_endpoints & their_writer_bit != 0 {
+                let _ = self.match_writer(
+                    now,
+                    reader,
+                    RemoteWriter {
+                        guid: Guid::new(prefix, writer),
+                        unicast_locators: locs.clone(),
+                        reliability: Reliability::Reliable,
+                        durability: Durability::TransientLocal,
+                        liveliness: Liveliness::default(),
+                    },
+                );
+            }
+        }
+    }
+
+    /// Unmatches our builtin endpoints from a participant's.
+    pub(super) fn unmatch_builtin(&mut self, now: Instant, prefix: GuidPrefix) {
+        for (writer, reader) in [
+            (
+                EntityId::SEDP_PUBLICATIONS_WRITER,
+                EntityId::SEDP_PUBLICATIONS_READER,
+            ),
+            (
+                EntityId::SEDP_SUBSCRIPTIONS_WRITER,
+                EntityId::SEDP_SUBSCRIPTIONS_READER,
+            ),
+            (
+                EntityId::PARTICIPANT_MESSAGE_WRITER,
+                EntityId::PARTICIPANT_MESSAGE_READER,
+            ),
+        ] {
+            let _ = self.unmatch_reader(writer, &Guid::new(prefix, reader));
+            let _ = self.unmatch_writer(now, reader, &Guid::new(prefix, writer));
+        }
+    }
+
+    /// The next SPDP datagram, if one is due.
+    pub(crate) fn poll_spdp_transmit(&mut self, now: Instant, buf: &mut TxBuf) -> Option<Transmit> {
+        let header = self.header;
+        let d = self.discovery.as_mut()?;
+        let time = Participant::discovery_time(d, now);
+        let a = &mut d.spdp;
+        let (dest, dispose) = if a.dispose {
+            a.dispose = false;
+            a.next = None;
+            let mut all = d.config.spdp_destinations.clone();
+            for p in d.participants.values() {
+                all.extend(usable(&p.data.metatraffic_unicast, false));
+            }
+            (all, true)
+        } else if let Some(to) = a.directed.pop_front() {
+            (to, false)
+        } else if a.next.is_some_and(|t| t <= now) {
+            let period = if a.initial_left > 0 {
+                a.initial_left -= 1;
+                d.config.initial_announce_period
+            } else {
+                d.config.announce_period
+            };
+            a.next = now.checked_add(period);
+            (d.config.spdp_destinations.clone(), false)
+        } else {
+            return None;
+        };
+        a.sn += 1;
+        let key = super::guid_key(&Guid::new(self.prefix, EntityId::PARTICIPANT));
+        let status = dispose.then_some(DISPOSED_UNREGISTERED);
+        let qos = InlineQos::new(Some(key.0), status);
+        let payload: &[u8] = if dispose { &[] } else { &a.payload };
+        let mut mb = MessageBuilder::new(buf.as_mut_slice(), &header).ok()?;
+        mb.info_ts(Some(time)).ok()?;
+        mb.data(&DataSpec {
+            reader_id: EntityId::SPDP_READER,
+            writer_id: EntityId::SPDP_WRITER,
+            writer_sn: SequenceNumber(a.sn),
+            inline_qos: Some(qos.as_bytes()),
+            kind: if dispose {
+                PayloadKind::None
+            } else {
+                PayloadKind::Data
+            },
+            payload,
+        })
+        .ok()?;
+        let len = mb.finish();
+        d.stats.spdp_sent += dest.len() as u64;
+        let destination = match dest.len() {
+            0 => return None,
+            1 if super::is_multicast(&dest[0]) => Destination::Multicast(dest[0]),
+            1 => Destination::Unicast(dest[0]),
+            _ => Destination::Many(dest),
+        };
+        self.stats.datagrams_sent += 1;
+        Some(Transmit {
+            destination,
+            len,
+            priority: 0,
+        })
+    }
+}

@@ -1,0 +1,383 @@
+//! What discovery checks before it matches a writer with a reader: topic and type names,
+//! partitions, and request-offered (RxO) compatibility of every policy the spec marks RxO
+//! (DDS 1.4 table 2.12), reporting each incompatible policy by its `QosPolicyId_t`.
+
+use super::policy::{DataRepresentation, OwnershipKind};
+use crate::discovery::data::{PublicationData, SubscriptionData};
+use crate::time::Duration;
+
+/// `QosPolicyId_t`: names a policy in OFFERED/REQUESTED_INCOMPATIBLE_QOS statuses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum QosPolicyId {
+    /// USER_DATA (1).
+    UserData,
+    /// DURABILITY (2).
+    Durability,
+    /// PRESENTATION (3).
+    Presentation,
+    /// DEADLINE (4).
+    Deadline,
+    /// LATENCY_BUDGET (5).
+    LatencyBudget,
+    /// OWNERSHIP (6).
+    Ownership,
+    /// OWNERSHIP_STRENGTH (7).
+    OwnershipStrength,
+    /// LIVELINESS (8).
+    Liveliness,
+    /// TIME_BASED_FILTER (9).
+    TimeBasedFilter,
+    /// PARTITION (10).
+    Partition,
+    /// RELIABILITY (11).
+    Reliability,
+    /// DESTINATION_ORDER (12).
+    DestinationOrder,
+    /// HISTORY (13).
+    History,
+    /// RESOURCE_LIMITS (14).
+    ResourceLimits,
+    /// ENTITY_FACTORY (15).
+    EntityFactory,
+    /// WRITER_DATA_LIFECYCLE (16).
+    WriterDataLifecycle,
+    /// READER_DATA_LIFECYCLE (17).
+    ReaderDataLifecycle,
+    /// TOPIC_DATA (18).
+    TopicData,
+    /// GROUP_DATA (19).
+    GroupData,
+    /// TRANSPORT_PRIORITY (20).
+    TransportPriority,
+    /// LIFESPAN (21).
+    Lifespan,
+    /// DURABILITY_SERVICE (22).
+    DurabilityService,
+    /// DATA_REPRESENTATION (23).
+    DataRepresentation,
+    /// TYPE_CONSISTENCY_ENFORCEMENT (24).
+    TypeConsistencyEnforcement,
+}
+
+impl QosPolicyId {
+    /// The numeric `QosPolicyId_t`.
+    pub fn id(self) -> u32 {
+        self as u32 + 1
+    }
+
+    /// The policy's name as the spec writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            QosPolicyId::UserData => "USER_DATA",
+            QosPolicyId::Durability => "DURABILITY",
+            QosPolicyId::Presentation => "PRESENTATION",
+            QosPolicyId::Deadline => "DEADLINE",
+            QosPolicyId::LatencyBudget => "LATENCY_BUDGET",
+            QosPolicyId::Ownership => "OWNERSHIP",
+            QosPolicyId::OwnershipStrength => "OWNERSHIP_STRENGTH",
+            QosPolicyId::Liveliness => "LIVELINESS",
+            QosPolicyId::TimeBasedFilter => "TIME_BASED_FILTER",
+            QosPolicyId::Partition => "PARTITION",
+            QosPolicyId::Reliability => "RELIABILITY",
+            QosPolicyId::DestinationOrder => "DESTINATION_ORDER",
+            QosPolicyId::History => "HISTORY",
+            QosPolicyId::ResourceLimits => "RESOURCE_LIMITS",
+            QosPolicyId::EntityFactory => "ENTITY_FACTORY",
+            QosPolicyId::WriterDataLifecycle => "WRITER_DATA_LIFECYCLE",
+            QosPolicyId::ReaderDataLifecycle => "READER_DATA_LIFECYCLE",
+            QosPolicyId::TopicData => "TOPIC_DATA",
+            QosPolicyId::GroupData => "GROUP_DATA",
+            QosPolicyId::TransportPriority => "TRANSPORT_PRIORITY",
+            QosPolicyId::Lifespan => "LIFESPAN",
+            QosPolicyId::DurabilityService => "DURABILITY_SERVICE",
+            QosPolicyId::DataRepresentation => "DATA_REPRESENTATION",
+            QosPolicyId::TypeConsistencyEnforcement => "TYPE_CONSISTENCY_ENFORCEMENT",
+        }
+    }
+}
+
+impl std::fmt::Display for QosPolicyId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The outcome of comparing a writer and a reader.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MatchOutcome {
+    /// They match: the writer's data goes to the reader in this representation.
+    Match(DataRepresentation),
+    /// Different topic or type, or no common partition: not a candidate (no status).
+    NotRelated,
+    /// Same topic, type and partition, but these RxO policies are incompatible
+    /// (OFFERED/REQUESTED_INCOMPATIBLE_QOS name the first).
+    Incompatible(Vec<QosPolicyId>),
+}
+
+/// Compares a writer (offered) with a reader (requested) as SEDP matching does.
+pub fn check(offered: &PublicationData, requested: &SubscriptionData) -> MatchOutcome {
+    if offered.topic_name != requested.topic_name
+        || !type_names_match(&offered.type_name, &requested.type_name)
+        || !partitions_match(&offered.partition, &requested.partition)
+    {
+        return MatchOutcome::NotRelated;
+    }
+    let (w, r) = (&offered.qos, &requested.qos);
+    let mut bad = Vec::new();
+    if w.durability < r.durability {
+        bad.push(QosPolicyId::Durability);
+    }
+    let (wp, rp) = (&offered.presentation, &requested.presentation);
+    if wp.access_scope < rp.access_scope
+        || (rp.coherent_access && !wp.coherent_access)
+        || (rp.ordered_access && !wp.ordered_access)
+    {
+        bad.push(QosPolicyId::Presentation);
+    }
+    if !at_most(w.deadline, r.deadline) {
+        bad.push(QosPolicyId::Deadline);
+    }
+    if w.latency_budget > r.latency_budget {
+        bad.push(QosPolicyId::LatencyBudget);
+    }
+    if w.ownership != r.ownership {
+        bad.push(QosPolicyId::Ownership);
+    }
+    if w.liveliness.kind < r.liveliness.kind
+        || !at_most(w.liveliness.lease_duration, r.liveliness.lease_duration)
+    {
+        bad.push(QosPolicyId::Liveliness);
+    }
+    if w.reliability.kind < r.reliability.kind {
+        bad.push(QosPolicyId::Reliability);
+    }
+    if w.destination_order < r.destination_order {
+        bad.push(QosPolicyId::DestinationOrder);
+    }
+    let repr = representation(&w.representation, &r.representation);
+    if repr.is_none() {
+        bad.push(QosPolicyId::DataRepresentation);
+    }
+    match repr {
+        Some(rep) if bad.is_empty() => MatchOutcome::Match(rep),
+        _ => MatchOutcome::Incompatible(bad),
+    }
+}
+
+/// Whether an exclusive-ownership writer's strength matters: only for EXCLUSIVE.
+pub fn is_exclusive(p: &PublicationData) -> bool {
+    p.qos.ownership == OwnershipKind::Exclusive
+}
+
+/// `offered <= requested` for durations where `None` is infinite.
+fn at_most(offered: Option<Duration>, requested: Option<Duration>) -> bool {
+    match (offered, requested) {
+        (_, None) => true,
+        (None, Some(_)) => false,
+        (Some(o), Some(r)) => o <= r,
+    }
+}
+
+/// The representation the writer uses towards this reader: the writer writes with its first
+/// offered representation (XTypes 7.6.3.1.1), which the reader must accept. An empty list on
+/// either side means XCDR1, as the spec says of an absent DATA_REPRESENTATION.
+pub fn representation(
+    offered: &[DataRepresentation],
+    accepted: &[DataRepresentation],
+) -> Option<DataRepresentation> {
+    let first = offered
+        .first()
+        .copied()
+        .unwrap_or(DataRepresentation::Xcdr1);
+    let ok = if accepted.is_empty() {
+        first == DataRepresentation::Xcdr1
+    } else {
+        accepted.contains(&first)
+    };
+    ok.then_some(first)
+}
+
+/// Type names match when they are the same string, as the spec, Cyclone DDS (`strcmp`) and
+/// Fast DDS compare them: `ShapeType` and `::ShapeType` differ. Without TypeInformation this
+/// is the whole type check (Tachyon sends none, so peers fall back to it too).
+pub fn type_names_match(a: &str, b: &str) -> bool {
+    a == b
+}
+
+/// PARTITION matching: an empty list is the default partition `""`; two names match when
+/// equal or when exactly one of them is a wildcard pattern (`*`, `?`, `[...]`) matching the
+/// other (DDS 1.4 2.2.3.13).
+pub fn partitions_match<A: AsRef<str>, B: AsRef<str>>(a: &[A], b: &[B]) -> bool {
+    let default = [""];
+    let a: Vec<&str> = if a.is_empty() {
+        default.to_vec()
+    } else {
+        a.iter().map(AsRef::as_ref).collect()
+    };
+    let b: Vec<&str> = if b.is_empty() {
+        default.to_vec()
+    } else {
+        b.iter().map(AsRef::as_ref).collect()
+    };
+    a.iter()
+        .any(|x| b.iter().any(|y| partition_names_match(x, y)))
+}
+
+fn partition_names_match(a: &str, b: &str) -> bool {
+    match (is_pattern(a), is_pattern(b)) {
+        (false, false) => a == b,
+        (true, false) => fnmatch(a.as_bytes(), b.as_bytes()),
+        (false, true) => fnmatch(b.as_bytes(), a.as_bytes()),
+        // Two patterns never match each other, except identical ones (as Cyclone DDS does).
+        (true, true) => a == b,
+    }
+}
+
+fn is_pattern(s: &str) -> bool {
+    s.bytes().any(|c| matches!(c, b'*' | b'?' | b'['))
+}
+
+/// POSIX `fnmatch` without flags: `*`, `?`, `[...]` with ranges and `!`/`^` negation, `\`
+/// escapes. Linear backtracking on the last `*`, so no input makes it exponential.
+pub fn fnmatch(pattern: &[u8], name: &[u8]) -> bool {
+    let (mut p, mut n) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while n < name.len() {
+        if p < pattern.len() {
+            match pattern[p] {
+                b'*' => {
+                    star = Some((p + 1, n));
+                    p += 1;
+                    continue;
+                }
+                b'?' => {
+                    p += 1;
+                    n += 1;
+                    continue;
+                }
+                b'[' => {
+                    if let Some((matched, next)) = class(&pattern[p..], name[n]) {
+                        if matched {
+                            p += next;
+                            n += 1;
+                            continue;
+                        }
+                    } else if name[n] == b'[' {
+                        // An unterminated class is a literal '['.
+                        p += 1;
+                        n += 1;
+                        continue;
+                    }
+                }
+                b'\\' if p + 1 < pattern.len() => {
+                    if pattern[p + 1] == name[n] {
+                        p += 2;
+                        n += 1;
+                        continue;
+                    }
+                }
+                c => {
+                    if c == name[n] {
+                        p += 1;
+                        n += 1;
+                        continue;
+                    }
+                }
+            }
+        }
+        match star {
+            Some((sp, sn)) => {
+                p = sp;
+                n = sn + 1;
+                star = Some((sp, sn + 1));
+            }
+            None => return false,
+        }
+    }
+    pattern[p.min(pattern.len())..].iter().all(|&c| c == b'*')
+}
+
+/// Matches `c` against the bracket expression at the start of `pat`: whether it matched and
+/// the expression's length, or `None` when the bracket is not closed.
+fn class(pat: &[u8], c: u8) -> Option<(bool, usize)> {
+    let mut i = 1;
+    let negate = matches!(pat.get(i), Some(b'!' | b'^'));
+    if negate {
+        i += 1;
+    }
+    let mut matched = false;
+    let mut first = true;
+    loop {
+        let lo = *pat.get(i)?;
+        if lo == b']' && !first {
+            return Some((matched != negate, i + 1));
+        }
+        first = false;
+        if pat.get(i + 1) == Some(&b'-') && pat.get(i + 2).is_some_and(|&h| h != b']') {
+            let hi = pat[i + 2];
+            matched |= lo <= c && c <= hi;
+            i += 3;
+        } else {
+            matched |= lo == c;
+            i += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnmatch_basics() {
+        assert!(fnmatch(b"*", b""));
+        assert!(fnmatch(b"a*", b"abc"));
+        assert!(fnmatch(b"a?c", b"abc"));
+        assert!(!fnmatch(b"a?c", b"ac"));
+        assert!(fnmatch(b"[a-c]x", b"bx"));
+        assert!(!fnmatch(b"[!a-c]x", b"bx"));
+        assert!(fnmatch(b"*x*y*", b"axbyc"));
+        assert!(!fnmatch(b"*x*y*", b"ayb"));
+        assert!(fnmatch(b"\\*", b"*"));
+        assert!(!fnmatch(b"\\*", b"a"));
+        assert!(fnmatch(b"[", b"["));
+        // Pathological input stays linear-ish.
+        let name = vec![b'a'; 4000];
+        let mut pat = b"*a".repeat(50);
+        pat.push(b'b');
+        assert!(!fnmatch(&pat, &name));
+    }
+
+    #[test]
+    fn partitions() {
+        let none: [&str; 0] = [];
+        assert!(partitions_match(&none, &none));
+        assert!(partitions_match(&[""], &none));
+        assert!(!partitions_match(&["A"], &none));
+        assert!(partitions_match(&["A*"], &["Ab"]));
+        assert!(partitions_match(&["x", "Ab"], &["A*"]));
+        assert!(!partitions_match(&["A*"], &["B*"]));
+        assert!(partitions_match(&["A*"], &["A*"]));
+        assert!(partitions_match(&["*"], &none));
+    }
+
+    #[test]
+    fn representations() {
+        use DataRepresentation::*;
+        assert_eq!(
+            representation(&[Xcdr2, Xcdr1], &[Xcdr1, Xcdr2]),
+            Some(Xcdr2)
+        );
+        assert_eq!(representation(&[], &[]), Some(Xcdr1));
+        assert_eq!(representation(&[Xcdr2], &[]), None);
+        assert_eq!(representation(&[Xcdr1], &[Xcdr2]), None);
+    }
+
+    #[test]
+    fn type_names() {
+        assert!(!type_names_match("::ShapeType", "ShapeType"));
+        assert!(type_names_match("A::B", "A::B"));
+        assert!(!type_names_match("ShapeType", "Shape"));
+    }
+}

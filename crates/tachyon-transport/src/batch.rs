@@ -1,0 +1,140 @@
+//! Preallocated receive batches filled by `recvmmsg`.
+
+use crate::stats::Counters;
+use crate::sys;
+use std::io;
+use std::net::SocketAddr;
+use std::os::fd::RawFd;
+use tachyon_wire::Locator;
+
+/// The largest UDP payload over IPv4 (65535 − 20 − 8): a slot this big never truncates.
+pub const MAX_UDP_PAYLOAD: usize = 65_507;
+
+/// Buffers for up to `slots` datagrams of up to `slot_size` bytes each, allocated once and
+/// reused by every [`UdpTransport::recv_batch`](crate::UdpTransport::recv_batch).
+///
+/// Datagrams larger than a slot are counted as truncated and never handed out, so choose
+/// `slot_size` at least as large as the biggest datagram peers send (Cyclone DDS's default
+/// maximum is 14720 bytes; [`MAX_UDP_PAYLOAD`] is always enough).
+#[derive(Debug)]
+pub struct RecvBatch {
+    buf: Vec<u8>,
+    slot_size: usize,
+    slots: usize,
+    meta: Vec<sys::RecvMeta>,
+    received: Vec<Received>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Received {
+    slot: usize,
+    len: usize,
+    source: Locator,
+}
+
+impl RecvBatch {
+    /// Allocate `slots` buffers of `slot_size` bytes.
+    ///
+    /// # Panics
+    /// If `slots` or `slot_size` is zero (a batch that can hold nothing is a bug).
+    pub fn new(slots: usize, slot_size: usize) -> Self {
+        assert!(slots > 0, "RecvBatch::new: slots must be at least 1");
+        assert!(
+            slot_size > 0,
+            "RecvBatch::new: slot_size must be at least 1"
+        );
+        RecvBatch {
+            buf: vec![0; slots * slot_size],
+            slot_size,
+            slots,
+            meta: vec![sys::RecvMeta::default(); slots],
+            received: Vec::with_capacity(slots),
+        }
+    }
+
+    /// How many datagrams the last receive produced.
+    pub fn len(&self) -> usize {
+        self.received.len()
+    }
+
+    /// True when the last receive produced nothing.
+    pub fn is_empty(&self) -> bool {
+        self.received.is_empty()
+    }
+
+    /// Datagram `i` of the last receive: its source and its bytes.
+    ///
+    /// # Panics
+    /// If `i >= self.len()`.
+    pub fn datagram(&self, i: usize) -> (&Locator, &[u8]) {
+        let r = &self.received[i];
+        let start = r.slot * self.slot_size;
+        (&r.source, &self.buf[start..start + r.len])
+    }
+
+    /// Every datagram of the last receive, in arrival order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&Locator, &[u8])> + '_ {
+        (0..self.len()).map(move |i| self.datagram(i))
+    }
+
+    /// The number of slots.
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// The size of each slot in bytes.
+    pub fn slot_size(&self) -> usize {
+        self.slot_size
+    }
+
+    /// Forget the datagrams of the last receive.
+    pub fn clear(&mut self) {
+        self.received.clear();
+    }
+
+    /// Fill the batch from `fd` with as many `recvmmsg` calls as it takes to fill every slot or
+    /// drain the socket. Returns the number of datagrams handed out.
+    pub(crate) fn fill(&mut self, fd: RawFd, counters: &Counters) -> io::Result<usize> {
+        self.received.clear();
+        let mut next = 0;
+        while next < self.slots {
+            let asked = (self.slots - next).min(sys::RECV_CHUNK);
+            let buf = &mut self.buf[next * self.slot_size..];
+            let got = match sys::recvmmsg(fd, buf, self.slot_size, &mut self.meta[..asked]) {
+                Ok(got) => got,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                // Hand out what was received; a persistent error shows up on the next call.
+                Err(_) if next > 0 => break,
+                Err(e) => return Err(e),
+            };
+            for (j, m) in self.meta[..got].iter().enumerate() {
+                if m.truncated {
+                    Counters::add(&counters.truncated, 1);
+                    tracing::debug!(
+                        len = m.len,
+                        slot_size = self.slot_size,
+                        source = ?m.source,
+                        "udp: dropped a datagram larger than the receive slot"
+                    );
+                    continue;
+                }
+                let source = m
+                    .source
+                    .map_or(Locator::INVALID, |s| Locator::udp(SocketAddr::V4(s)));
+                self.received.push(Received {
+                    slot: next + j,
+                    len: m.len,
+                    source,
+                });
+                Counters::add(&counters.datagrams_received, 1);
+                Counters::add(&counters.bytes_received, m.len as u64);
+            }
+            next += got;
+            if got < asked {
+                break; // the socket is drained
+            }
+        }
+        Ok(self.received.len())
+    }
+}

@@ -1,0 +1,59 @@
+//! Counters of the UDP transport.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A snapshot of the transport's counters since it was opened.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TransportStats {
+    /// Datagrams received and handed out.
+    pub datagrams_received: u64,
+    /// Bytes of the datagrams handed out.
+    pub bytes_received: u64,
+    /// Datagrams handed to the kernel for sending (one per destination).
+    pub datagrams_sent: u64,
+    /// Bytes handed to the kernel for sending.
+    pub bytes_sent: u64,
+    /// Received datagrams larger than a batch slot, dropped.
+    pub truncated: u64,
+    /// Sends the kernel refused for lack of buffer space (EAGAIN/ENOBUFS), dropped.
+    pub send_drops: u64,
+    /// Destinations skipped because they are not usable UDPv4 locators.
+    pub skipped_locators: u64,
+    /// Sends that failed with another error (returned to the caller).
+    pub send_errors: u64,
+}
+
+/// The live counters (relaxed atomics: they are statistics, not synchronisation).
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub datagrams_received: AtomicU64,
+    pub bytes_received: AtomicU64,
+    pub datagrams_sent: AtomicU64,
+    pub bytes_sent: AtomicU64,
+    pub truncated: AtomicU64,
+    pub send_drops: AtomicU64,
+    pub skipped_locators: AtomicU64,
+    pub send_errors: AtomicU64,
+}
+
+impl Counters {
+    pub(crate) fn add(counter: &AtomicU64, n: u64) {
+        if n != 0 {
+            counter.fetch_add(n, Ordering::Relaxed);
+        }
+    }
+
+    pub(crate) fn snapshot(&self) -> TransportStats {
+        let ld = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        TransportStats {
+            datagrams_received: ld(&self.datagrams_received),
+            bytes_received: ld(&self.bytes_received),
+            datagrams_sent: ld(&self.datagrams_sent),
+            bytes_sent: ld(&self.bytes_sent),
+            truncated: ld(&self.truncated),
+            send_drops: ld(&self.send_drops),
+            skipped_locators: ld(&self.skipped_locators),
+            send_errors: ld(&self.send_errors),
+        }
+    }
+}

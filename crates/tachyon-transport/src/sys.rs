@@ -1,0 +1,255 @@
+//! The only unsafe code of the crate: thin wrappers over `getifaddrs`, `recvmmsg`, `sendmmsg`
+//! and integer `setsockopt`. Each function owns every pointer it hands to the kernel for the
+//! duration of the call and returns plain Rust values; nothing here keeps a pointer afterwards.
+
+use std::ffi::CStr;
+use std::io;
+use std::mem;
+use std::net::{Ipv4Addr, SocketAddrV4};
+use std::os::fd::RawFd;
+use std::ptr;
+
+/// One entry of `getifaddrs`: an interface with one of its addresses (IPv4 or not).
+#[derive(Clone, Debug)]
+pub(crate) struct IfAddr {
+    /// Interface name, e.g. "eth0".
+    pub name: String,
+    /// The IPv4 address of this entry; `None` for other families (IPv6, AF_PACKET).
+    pub ipv4: Option<Ipv4Addr>,
+    /// `IFF_*` flags.
+    pub flags: u32,
+}
+
+/// All entries of `getifaddrs`, in the kernel's order.
+pub(crate) fn getifaddrs() -> io::Result<Vec<IfAddr>> {
+    let mut head: *mut libc::ifaddrs = ptr::null_mut();
+    // SAFETY: `head` is a valid out-pointer; on success the kernel-side list is ours to read
+    // and must be released with `freeifaddrs`, which happens below on every path.
+    if unsafe { libc::getifaddrs(&mut head) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let mut out = Vec::new();
+    let mut cur = head;
+    while !cur.is_null() {
+        // SAFETY: `cur` is a non-null node of the list returned by getifaddrs, not yet freed.
+        let ifa = unsafe { &*cur };
+        let name = if ifa.ifa_name.is_null() {
+            String::new()
+        } else {
+            // SAFETY: `ifa_name` is a NUL-terminated string owned by the list.
+            unsafe { CStr::from_ptr(ifa.ifa_name) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        let ipv4 = if ifa.ifa_addr.is_null() {
+            None
+        } else {
+            // SAFETY: `ifa_addr` is non-null and points at a sockaddr at least as large as
+            // `sockaddr`; we read `sa_family` first and only reinterpret it as `sockaddr_in`
+            // when the family says it is one.
+            unsafe {
+                if i32::from((*ifa.ifa_addr).sa_family) == libc::AF_INET {
+                    let sin = &*(ifa.ifa_addr as *const libc::sockaddr_in);
+                    Some(Ipv4Addr::from(u32::from_be(sin.sin_addr.s_addr)))
+                } else {
+                    None
+                }
+            }
+        };
+        out.push(IfAddr {
+            name,
+            ipv4,
+            flags: ifa.ifa_flags,
+        });
+        cur = ifa.ifa_next;
+    }
+    // SAFETY: `head` came from a successful getifaddrs and is freed exactly once; no reference
+    // into the list outlives this point (names were copied into owned Strings).
+    unsafe { libc::freeifaddrs(head) };
+    Ok(out)
+}
+
+/// `setsockopt(fd, level, name, &value, sizeof(int))`.
+pub(crate) fn set_int_option(
+    fd: RawFd,
+    level: libc::c_int,
+    name: libc::c_int,
+    value: libc::c_int,
+) -> io::Result<()> {
+    // SAFETY: the option value is a live local `c_int` and the length passed is its size.
+    let rc = unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            name,
+            ptr::addr_of!(value).cast(),
+            mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Datagrams one `recvmmsg` call can take (headers live on the stack).
+pub(crate) const RECV_CHUNK: usize = 32;
+/// Destinations one `sendmmsg` call can take (headers live on the stack).
+pub(crate) const SEND_CHUNK: usize = 64;
+
+/// What `recvmmsg` says about one received datagram.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RecvMeta {
+    /// The datagram's full length (may exceed the slot when `truncated`).
+    pub len: usize,
+    /// The sender, if it is an IPv4 address.
+    pub source: Option<SocketAddrV4>,
+    /// The datagram did not fit its slot (MSG_TRUNC).
+    pub truncated: bool,
+}
+
+/// One non-blocking `recvmmsg` into consecutive `slot_size` slots of `buf`.
+///
+/// Receives at most `min(meta.len(), buf.len() / slot_size, RECV_CHUNK)` datagrams and returns
+/// how many; `WouldBlock` when none is queued.
+pub(crate) fn recvmmsg(
+    fd: RawFd,
+    buf: &mut [u8],
+    slot_size: usize,
+    meta: &mut [RecvMeta],
+) -> io::Result<usize> {
+    if slot_size == 0 {
+        return Ok(0);
+    }
+    let n = meta.len().min(buf.len() / slot_size).min(RECV_CHUNK);
+    if n == 0 {
+        return Ok(0);
+    }
+    // SAFETY: all-zero is a valid value of these plain C structs (null pointers, zero lengths).
+    let mut addrs: [libc::sockaddr_in; RECV_CHUNK] = unsafe { mem::zeroed() };
+    // SAFETY: as above.
+    let mut hdrs: [libc::mmsghdr; RECV_CHUNK] = unsafe { mem::zeroed() };
+    let mut iovs = [libc::iovec {
+        iov_base: ptr::null_mut(),
+        iov_len: 0,
+    }; RECV_CHUNK];
+    for (i, slot) in buf.chunks_exact_mut(slot_size).take(n).enumerate() {
+        iovs[i] = libc::iovec {
+            iov_base: slot.as_mut_ptr().cast(),
+            iov_len: slot_size,
+        };
+        let h = &mut hdrs[i].msg_hdr;
+        h.msg_name = ptr::addr_of_mut!(addrs[i]).cast();
+        h.msg_namelen = mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+        h.msg_iov = ptr::addr_of_mut!(iovs[i]);
+        h.msg_iovlen = 1;
+    }
+    // SAFETY: the first `n` headers point at `n` distinct, live, writable slots of `buf`
+    // (each `slot_size` bytes, as the iovecs say) and at `n` live `sockaddr_in`s with their
+    // true size; all of them outlive the call, and MSG_DONTWAIT with a null timeout makes the
+    // call return at once. MSG_TRUNC makes `msg_len` the datagram's real length.
+    let rc = unsafe {
+        libc::recvmmsg(
+            fd,
+            hdrs.as_mut_ptr(),
+            n as libc::c_uint,
+            (libc::MSG_DONTWAIT | libc::MSG_TRUNC) as _,
+            ptr::null_mut(),
+        )
+    };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let got = rc as usize;
+    for i in 0..got {
+        let h = &hdrs[i];
+        let a = &addrs[i];
+        let source = (h.msg_hdr.msg_namelen as usize >= mem::size_of::<libc::sockaddr_in>()
+            && i32::from(a.sin_family) == libc::AF_INET)
+            .then(|| {
+                SocketAddrV4::new(
+                    Ipv4Addr::from(u32::from_be(a.sin_addr.s_addr)),
+                    u16::from_be(a.sin_port),
+                )
+            });
+        meta[i] = RecvMeta {
+            len: h.msg_len as usize,
+            source,
+            truncated: h.msg_hdr.msg_flags & libc::MSG_TRUNC != 0 || h.msg_len as usize > slot_size,
+        };
+    }
+    Ok(got)
+}
+
+/// One non-blocking `sendmmsg` of the same `data` to the first `min(dests.len(), SEND_CHUNK)`
+/// destinations. All messages share one iovec, so the datagram is never copied in user space.
+///
+/// Returns how many were sent; fewer than asked means the next one failed (call again from
+/// there to learn why).
+pub(crate) fn sendmmsg(fd: RawFd, data: &[u8], dests: &[SocketAddrV4]) -> io::Result<usize> {
+    let n = dests.len().min(SEND_CHUNK);
+    if n == 0 {
+        return Ok(0);
+    }
+    // The kernel only reads through this iovec; the cast to *mut is what the C type demands.
+    let mut iov = libc::iovec {
+        iov_base: data.as_ptr() as *mut libc::c_void,
+        iov_len: data.len(),
+    };
+    // SAFETY: all-zero is a valid value of these plain C structs.
+    let mut addrs: [libc::sockaddr_in; SEND_CHUNK] = unsafe { mem::zeroed() };
+    // SAFETY: as above.
+    let mut hdrs: [libc::mmsghdr; SEND_CHUNK] = unsafe { mem::zeroed() };
+    for (i, d) in dests.iter().take(n).enumerate() {
+        addrs[i].sin_family = libc::AF_INET as libc::sa_family_t;
+        addrs[i].sin_port = d.port().to_be();
+        addrs[i].sin_addr.s_addr = u32::from(*d.ip()).to_be();
+        let h = &mut hdrs[i].msg_hdr;
+        h.msg_name = ptr::addr_of_mut!(addrs[i]).cast();
+        h.msg_namelen = mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+        h.msg_iov = ptr::addr_of_mut!(iov);
+        h.msg_iovlen = 1;
+    }
+    // SAFETY: the first `n` headers point at live `sockaddr_in`s of the size given and at one
+    // live iovec describing `data`, which the kernel only reads; all outlive the call.
+    let rc = unsafe {
+        libc::sendmmsg(
+            fd,
+            hdrs.as_mut_ptr(),
+            n as libc::c_uint,
+            libc::MSG_DONTWAIT as _,
+        )
+    };
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(rc as usize)
+    }
+}
+
+/// `getsockopt(fd, level, name)` of an `int` option (tests read back what was set).
+#[cfg(test)]
+pub(crate) fn get_int_option(
+    fd: RawFd,
+    level: libc::c_int,
+    name: libc::c_int,
+) -> io::Result<libc::c_int> {
+    let mut value: libc::c_int = 0;
+    let mut len = mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: value and len are live locals; len holds value's size, as getsockopt requires.
+    let rc = unsafe {
+        libc::getsockopt(
+            fd,
+            level,
+            name,
+            ptr::addr_of_mut!(value).cast(),
+            ptr::addr_of_mut!(len),
+        )
+    };
+    if rc == 0 {
+        Ok(value)
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
