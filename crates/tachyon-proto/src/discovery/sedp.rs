@@ -298,7 +298,9 @@ impl Participant {
     ) {
         let local_writer = (p.guid.prefix == self.prefix).then_some(p.guid.entity_id);
         let local_reader = (s.guid.prefix == self.prefix).then_some(s.guid.entity_id);
-        match compat::check(p, s) {
+        let outcome = compat::check(p, s);
+        tracing::debug!(writer = ?p.guid, reader = ?s.guid, topic = %p.topic_name, ?outcome, "SEDP match");
+        match outcome {
             MatchOutcome::Match(_) => {
                 if let Some(w) = local_writer {
                     let (unicast, multicast) = if s.guid.prefix == self.prefix {

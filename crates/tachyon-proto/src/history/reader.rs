@@ -365,6 +365,19 @@ impl ReaderHistory {
         self.sample_count == 0 && self.instances.values().all(|i| i.invalid.is_none())
     }
 
+    /// Whether a sample (valid or invalid) not yet read is held: the condition a
+    /// `ReadCondition` with NOT_READ waits for.
+    pub fn has_unread(&self) -> bool {
+        self.instances.values().any(|i| {
+            i.samples
+                .iter()
+                .any(|s| s.sample_state == SampleState::NotRead)
+                || i.invalid
+                    .as_ref()
+                    .is_some_and(|s| s.sample_state == SampleState::NotRead)
+        })
+    }
+
     /// Instances the reader knows.
     pub fn instance_count(&self) -> usize {
         self.instances.len()

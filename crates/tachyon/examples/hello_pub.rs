@@ -1,0 +1,46 @@
+//! Publishes a greeting every 100 ms on topic "hello" (domain 0): run `hello_sub` next to it.
+//!
+//! `cargo run -p tachyon --example hello_pub -- [count]`
+
+use tachyon::prelude::*;
+
+/// The sample type: keyed by `id`.
+#[derive(DdsType, Debug)]
+#[dds(name = "hello::Hello")]
+struct Hello {
+    #[key]
+    id: u32,
+    count: u64,
+    text: String,
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .init();
+    let count: u64 = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(50);
+    let participant = DomainParticipant::new(0)?;
+    let topic = participant.create_topic::<Hello>("hello")?;
+    let writer = participant
+        .create_publisher()?
+        .create_datawriter(&topic, DataWriterQos::default().reliable().keep_last(10))?;
+    println!("hello_pub: waiting for a subscriber ...");
+    while writer.matched_subscriptions().is_empty() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for i in 0..count {
+        let msg = Hello {
+            id: 7,
+            count: i,
+            text: format!("hello, world #{i}"),
+        };
+        writer.write(&msg)?;
+        println!("wrote {msg:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    writer.wait_for_acknowledgments(Duration::from_secs(5))?;
+    Ok(())
+}

@@ -1,0 +1,44 @@
+//! Prints the greetings `hello_pub` sends on topic "hello" (domain 0).
+//!
+//! `cargo run -p tachyon --example hello_sub -- [count]`
+
+use tachyon::prelude::*;
+
+/// The sample type: the same definition as the publisher's.
+#[derive(DdsType, Debug)]
+#[dds(name = "hello::Hello")]
+struct Hello {
+    #[key]
+    id: u32,
+    count: u64,
+    text: String,
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .init();
+    let want: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(50);
+    let participant = DomainParticipant::new(0)?;
+    let topic = participant.create_topic::<Hello>("hello")?;
+    let reader = participant
+        .create_subscriber()?
+        .create_datareader(&topic, DataReaderQos::default().reliable().keep_last(10))?;
+    let mut got = 0;
+    while got < want {
+        if !reader.wait_for_data(Duration::from_secs(30)) {
+            eprintln!("hello_sub: nothing for 30 s, giving up after {got} samples");
+            std::process::exit(1);
+        }
+        for s in reader.take(usize::MAX)? {
+            if let Some(h) = s.data {
+                println!("got {h:?}");
+                got += 1;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,221 @@
+//! [`DomainParticipant`]: the entry point — joins a domain, discovers the others, creates
+//! topics, publishers and subscribers.
+
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::Arc;
+
+use tachyon_proto::discovery::{DiscoveryConfig, ParticipantData};
+use tachyon_proto::qos::{PublisherQos, SubscriberQos, TopicQos};
+use tachyon_proto::{Duration, Participant, ParticipantConfig};
+use tachyon_transport::{UdpConfig, UdpTransport};
+use tachyon_wire::{GuidPrefix, VendorId};
+
+use crate::error::Error;
+use crate::publication::Publisher;
+use crate::runtime::Runtime;
+use crate::subscription::Subscriber;
+use crate::topic::Topic;
+use crate::DdsType;
+
+/// How a participant joins its domain: network and discovery settings (zero-config default).
+#[derive(Clone, Debug, Default)]
+pub struct ParticipantSettings {
+    /// The UDP transport: interface, multicast, peers, ports, socket buffers.
+    pub udp: UdpConfig,
+    /// Lease announced to others (`None`: 10 s).
+    pub lease_duration: Option<Duration>,
+    /// SPDP announcement period (`None`: 3 s).
+    pub announce_period: Option<Duration>,
+    /// Most remote participants kept (`None`: 1024).
+    pub max_participants: Option<usize>,
+}
+
+/// The factory of DDS: creates participants (`DomainParticipant::new` does the same).
+#[derive(Debug, Default)]
+pub struct DomainParticipantFactory;
+
+impl DomainParticipantFactory {
+    /// The factory.
+    pub fn get_instance() -> DomainParticipantFactory {
+        DomainParticipantFactory
+    }
+
+    /// A participant in `domain_id` with default settings.
+    pub fn create_participant(&self, domain_id: u32) -> Result<DomainParticipant, Error> {
+        DomainParticipant::new(domain_id)
+    }
+}
+
+/// A member of a DDS domain.
+pub struct DomainParticipant {
+    pub(crate) runtime: Arc<Runtime>,
+    domain_id: u32,
+}
+
+impl std::fmt::Debug for DomainParticipant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DomainParticipant")
+            .field("domain_id", &self.domain_id)
+            .field("guid_prefix", &self.guid_prefix())
+            .finish()
+    }
+}
+
+impl DomainParticipant {
+    /// Joins domain `domain_id` with zero configuration: the first multicast-capable
+    /// interface (or unicast discovery on the local host where there is none).
+    pub fn new(domain_id: u32) -> Result<DomainParticipant, Error> {
+        DomainParticipant::with_settings(domain_id, &ParticipantSettings::default())
+    }
+
+    /// Joins domain `domain_id` with explicit settings.
+    pub fn with_settings(
+        domain_id: u32,
+        settings: &ParticipantSettings,
+    ) -> Result<DomainParticipant, Error> {
+        let transport = UdpTransport::open(domain_id, &settings.udp)?;
+        let epoch = std::time::Instant::now();
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let defaults = DiscoveryConfig::default();
+        let discovery = DiscoveryConfig {
+            domain_id,
+            lease_duration: settings.lease_duration.unwrap_or(defaults.lease_duration),
+            announce_period: settings.announce_period.unwrap_or(defaults.announce_period),
+            max_participants: settings
+                .max_participants
+                .unwrap_or(defaults.max_participants),
+            spdp_destinations: transport.spdp_destinations().to_vec(),
+            metatraffic_unicast: transport.metatraffic_unicast_locators().to_vec(),
+            metatraffic_multicast: transport.metatraffic_multicast_locators().to_vec(),
+            default_unicast: transport.default_unicast_locators().to_vec(),
+            default_multicast: transport.default_multicast_locators().to_vec(),
+            use_multicast: transport.uses_multicast(),
+            wall_clock_at_zero: wall,
+            ..defaults
+        };
+        let prefix = new_prefix();
+        tracing::info!(
+            domain = domain_id,
+            participant = %prefix,
+            index = transport.participant_index(),
+            interface = %transport.interface().name,
+            multicast = transport.uses_multicast(),
+            "participant created"
+        );
+        let participant =
+            Participant::with_discovery(prefix, ParticipantConfig::default(), discovery);
+        let runtime = Runtime::start(participant, transport, epoch)?;
+        Ok(DomainParticipant {
+            runtime: Arc::new(runtime),
+            domain_id,
+        })
+    }
+
+    /// The domain id.
+    pub fn domain_id(&self) -> u32 {
+        self.domain_id
+    }
+
+    /// This participant's GUID prefix.
+    pub fn guid_prefix(&self) -> GuidPrefix {
+        self.runtime.shared.lock().participant.guid_prefix()
+    }
+
+    /// The participant index the transport chose (it fixes the unicast ports).
+    pub fn participant_index(&self) -> u32 {
+        self.runtime.shared.transport.participant_index()
+    }
+
+    /// A topic of type `T` with default QoS.
+    pub fn create_topic<T: DdsType>(&self, name: &str) -> Result<Topic<T>, Error> {
+        self.create_topic_with_qos(name, TopicQos::default())
+    }
+
+    /// A topic of type `T`.
+    pub fn create_topic_with_qos<T: DdsType>(
+        &self,
+        name: &str,
+        qos: TopicQos,
+    ) -> Result<Topic<T>, Error> {
+        Ok(Topic::new(name, T::TYPE_NAME, qos))
+    }
+
+    /// A publisher with default QoS.
+    pub fn create_publisher(&self) -> Result<Publisher, Error> {
+        self.create_publisher_with_qos(PublisherQos::default())
+    }
+
+    /// A publisher.
+    pub fn create_publisher_with_qos(&self, qos: PublisherQos) -> Result<Publisher, Error> {
+        check_partitions(&qos.partition)?;
+        Ok(Publisher::new(Arc::clone(&self.runtime), qos))
+    }
+
+    /// A subscriber with default QoS.
+    pub fn create_subscriber(&self) -> Result<Subscriber, Error> {
+        self.create_subscriber_with_qos(SubscriberQos::default())
+    }
+
+    /// A subscriber.
+    pub fn create_subscriber_with_qos(&self, qos: SubscriberQos) -> Result<Subscriber, Error> {
+        check_partitions(&qos.partition)?;
+        Ok(Subscriber::new(Arc::clone(&self.runtime), qos))
+    }
+
+    /// The remote participants discovered (the DCPSParticipant builtin topic).
+    pub fn discovered_participants(&self) -> Vec<ParticipantData> {
+        let st = self.runtime.shared.lock();
+        st.participant
+            .discovered_participants()
+            .map(|p| p.data.clone())
+            .collect()
+    }
+
+    /// Asserts the liveliness of the participant's MANUAL_BY_PARTICIPANT writers.
+    pub fn assert_liveliness(&self) -> Result<(), Error> {
+        let sh = &self.runtime.shared;
+        let mut st = sh.lock();
+        let now = sh.now();
+        st.participant.assert_liveliness(now);
+        st.flush(sh, now);
+        Ok(())
+    }
+
+    /// Announces the participant's deletion and stops its runtime. Entities created from it
+    /// fail with [`Error::AlreadyDeleted`] afterwards. Dropping the participant does the same.
+    pub fn close(&self) {
+        self.runtime.shutdown();
+    }
+}
+
+impl Drop for DomainParticipant {
+    fn drop(&mut self) {
+        self.runtime.shutdown();
+    }
+}
+
+fn check_partitions(names: &[String]) -> Result<(), Error> {
+    match names.iter().find(|n| n.contains('\0')) {
+        Some(n) => Err(tachyon_proto::qos::InconsistentQos::BadPartition(n.clone()).into()),
+        None => Ok(()),
+    }
+}
+
+/// A GUID prefix unique on this host and across hosts: vendor id, a random host/process part
+/// and a per-process counter (so several participants of one process differ).
+fn new_prefix() -> GuidPrefix {
+    static COUNTER: AtomicU16 = AtomicU16::new(0);
+    let mut h = RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    let r = h.finish().to_be_bytes();
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed).to_be_bytes();
+    let VendorId(v) = VendorId::TACHYON;
+    let pid = std::process::id().to_be_bytes();
+    GuidPrefix([
+        v[0], v[1], r[0], r[1], r[2], r[3], pid[2], pid[3], r[4], r[5], n[0], n[1],
+    ])
+}

@@ -1,0 +1,46 @@
+//! Errors of the DCPS operations: each says what failed and what to do.
+
+use tachyon_proto::qos::InconsistentQos;
+
+/// Why a DCPS operation failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The network transport could not be set up (interface, ports, sockets).
+    #[error("transport: {0}")]
+    Transport(#[from] tachyon_transport::TransportError),
+    /// A QoS value or combination cannot be used (DDS INCONSISTENT_POLICY).
+    #[error("inconsistent QoS: {0}")]
+    InconsistentQos(#[from] InconsistentQos),
+    /// The sample could not be serialized.
+    #[error("serializing the sample failed: {0}")]
+    Encode(#[from] tachyon_cdr::EncodeError),
+    /// A reliable KEEP_ALL writer's history stayed full for `max_blocking_time`: the readers
+    /// did not acknowledge in time (DDS TIMEOUT).
+    #[error("the writer's history stayed full for max_blocking_time; readers are not keeping up")]
+    Timeout,
+    /// The operation needs an instance the writer or reader does not know.
+    #[error("unknown instance: register it or write a sample of it first")]
+    BadInstance,
+    /// The participant was closed (or its runtime stopped).
+    #[error("the participant is closed")]
+    AlreadyDeleted,
+    /// The runtime thread could not be started.
+    #[error("starting the runtime thread failed: {0}")]
+    Thread(std::io::Error),
+    /// An operation Tachyon does not provide yet (listed in the README).
+    #[error("not supported yet: {0}")]
+    Unsupported(&'static str),
+    /// The protocol layer refused the operation.
+    #[error("{0}")]
+    Protocol(tachyon_proto::Error),
+}
+
+impl From<tachyon_proto::Error> for Error {
+    fn from(e: tachyon_proto::Error) -> Error {
+        match e {
+            tachyon_proto::Error::Qos(q) => Error::InconsistentQos(InconsistentQos::History(q)),
+            other => Error::Protocol(other),
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! Tachyon DDS: the OMG DDS DCPS API over the DDSI-RTPS wire protocol.
+//!
+//! ```no_run
+//! use tachyon::prelude::*;
+//!
+//! #[derive(DdsType, Debug)]
+//! struct Hello {
+//!     #[key]
+//!     id: u32,
+//!     text: String,
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let participant = DomainParticipant::new(0)?;
+//! let topic = participant.create_topic::<Hello>("hello")?;
+//! let writer = participant.create_publisher()?.create_datawriter(&topic, DataWriterQos::default())?;
+//! writer.write(&Hello { id: 1, text: "hi".into() })?;
+//! # Ok(()) }
+//! ```
+//!
+//! Layout: [`domain`] (DomainParticipant, factory), [`topic`], [`publication`] (Publisher,
+//! DataWriter), [`subscription`] (Subscriber, DataReader, samples), [`status`] (communication
+//! statuses), [`error`]; the runtime that drives the protocol state, the UDP transport and the
+//! timers lives in `runtime`.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod domain;
+pub mod error;
+pub mod publication;
+mod runtime;
+pub mod status;
+pub mod subscription;
+pub mod topic;
+
+pub use domain::{DomainParticipant, DomainParticipantFactory, ParticipantSettings};
+pub use error::Error;
+pub use publication::{DataWriter, Publisher};
+pub use subscription::{DataReader, Sample, Subscriber};
+pub use tachyon_cdr::{DdsType, Decode, Encode};
+pub use tachyon_proto::history::{InstanceState, SampleInfo, SampleState, ViewState};
+pub use tachyon_proto::qos;
+pub use tachyon_transport::{MulticastMode, Peer, UdpConfig};
+pub use topic::Topic;
+
+/// What most programs need: `use tachyon::prelude::*;`.
+pub mod prelude {
+    pub use crate::qos::{
+        DataReaderQos, DataWriterQos, DurabilityKind, PublisherQos, SubscriberQos, TopicQos,
+    };
+    pub use crate::{
+        DataReader, DataWriter, DdsType, DomainParticipant, Error, Publisher, Sample, Subscriber,
+        Topic,
+    };
+    pub use std::time::Duration;
+}
