@@ -321,7 +321,12 @@ impl Participant {
     }
 
     /// Runs discovery after inputs: processes received SPDP samples and builtin-reader data.
+    ///
+    /// Only datagrams that carried builtin-endpoint traffic pay for it: user data skips it.
     pub(crate) fn run_discovery(&mut self, now: Instant) {
+        if !std::mem::take(&mut self.builtin_input) {
+            return;
+        }
         let Some(mut d) = self.discovery.take() else {
             return;
         };
@@ -420,7 +425,10 @@ impl Participant {
 
     /// A source timestamp for discovery data.
     fn discovery_time(d: &Discovery, now: Instant) -> Time {
-        let t = d.config.wall_clock_at_zero + Duration::from_nanos(now.as_nanos());
+        let t = d
+            .config
+            .wall_clock_at_zero
+            .saturating_add(Duration::from_nanos(now.as_nanos()));
         let seconds = i32::try_from(t.as_secs()).unwrap_or(i32::MAX);
         let fraction = ((u64::from(t.subsec_nanos()) << 32) / 1_000_000_000) as u32;
         Time { seconds, fraction }

@@ -45,14 +45,14 @@ impl Participant {
         };
         publication.guid = self.guid(writer);
         publication.participant_guid = Some(self.guid(EntityId::PARTICIPANT));
-        let payload = Payload::from(publication.to_payload());
-        let req = WriteRequest {
-            kind: ChangeKind::Alive,
-            instance: guid_key(&publication.guid),
-            source_timestamp: Participant::discovery_time(&d, now),
-            payload,
-        };
-        let r = self.write(now, EntityId::SEDP_PUBLICATIONS_WRITER, req);
+        let r = self.write_sedp(
+            now,
+            &d,
+            EntityId::SEDP_PUBLICATIONS_WRITER,
+            ChangeKind::Alive,
+            &publication.guid,
+            publication.to_payload(),
+        );
         // Rematch from scratch: QoS may have changed.
         let readers: Vec<SubscriptionData> = d
             .subscriptions
@@ -65,7 +65,7 @@ impl Participant {
         }
         d.local_publications.insert(writer, publication);
         self.discovery = Some(d);
-        r.map(|_| ())
+        r
     }
 
     /// Announces local reader `reader` through SEDP and matches it with every known writer.
@@ -83,14 +83,14 @@ impl Participant {
         };
         subscription.guid = self.guid(reader);
         subscription.participant_guid = Some(self.guid(EntityId::PARTICIPANT));
-        let payload = Payload::from(subscription.to_payload());
-        let req = WriteRequest {
-            kind: ChangeKind::Alive,
-            instance: guid_key(&subscription.guid),
-            source_timestamp: Participant::discovery_time(&d, now),
-            payload,
-        };
-        let r = self.write(now, EntityId::SEDP_SUBSCRIPTIONS_WRITER, req);
+        let r = self.write_sedp(
+            now,
+            &d,
+            EntityId::SEDP_SUBSCRIPTIONS_WRITER,
+            ChangeKind::Alive,
+            &subscription.guid,
+            subscription.to_payload(),
+        );
         let writers: Vec<PublicationData> = d
             .publications
             .values()
@@ -102,58 +102,64 @@ impl Participant {
         }
         d.local_subscriptions.insert(reader, subscription);
         self.discovery = Some(d);
-        r.map(|_| ())
+        r
     }
 
-    /// Withdraws a local writer's announcement (before it is deleted).
+    /// Withdraws a local writer's announcement (before it is deleted); local readers matched
+    /// with it lose it.
     pub(crate) fn retract_writer(&mut self, now: Instant, writer: EntityId) {
-        let Some(d) = self.discovery.as_mut() else {
+        let Some(mut d) = self.discovery.take() else {
             return;
         };
-        if d.local_publications.remove(&writer).is_none() {
-            return;
+        if d.local_publications.remove(&writer).is_some() {
+            let guid = self.guid(writer);
+            self.dispose_sedp(now, &d, EntityId::SEDP_PUBLICATIONS_WRITER, &guid);
+            for &r in d.local_subscriptions.keys() {
+                let _ = self.unmatch_writer(now, r, &guid);
+            }
         }
-        let guid = self.guid(writer);
-        let t = Participant::discovery_time(self.discovery.as_ref().expect("checked above"), now);
-        let _ = self.write(
-            now,
-            EntityId::SEDP_PUBLICATIONS_WRITER,
-            dispose_request(&guid, t),
-        );
-        // Local readers matched with it lose it.
-        let readers: Vec<EntityId> = self
-            .discovery
-            .iter()
-            .flat_map(|d| d.local_subscriptions.keys().copied())
-            .collect();
-        for r in readers {
-            let _ = self.unmatch_writer(now, r, &guid);
-        }
+        self.discovery = Some(d);
     }
 
-    /// Withdraws a local reader's announcement.
+    /// Withdraws a local reader's announcement; local writers matched with it lose it.
     pub(crate) fn retract_reader(&mut self, now: Instant, reader: EntityId) {
-        let Some(d) = self.discovery.as_mut() else {
+        let Some(mut d) = self.discovery.take() else {
             return;
         };
-        if d.local_subscriptions.remove(&reader).is_none() {
-            return;
+        if d.local_subscriptions.remove(&reader).is_some() {
+            let guid = self.guid(reader);
+            self.dispose_sedp(now, &d, EntityId::SEDP_SUBSCRIPTIONS_WRITER, &guid);
+            for &w in d.local_publications.keys() {
+                let _ = self.unmatch_reader(w, &guid);
+            }
         }
-        let guid = self.guid(reader);
-        let t = Participant::discovery_time(self.discovery.as_ref().expect("checked above"), now);
-        let _ = self.write(
-            now,
-            EntityId::SEDP_SUBSCRIPTIONS_WRITER,
-            dispose_request(&guid, t),
-        );
-        let writers: Vec<EntityId> = self
-            .discovery
-            .iter()
-            .flat_map(|d| d.local_publications.keys().copied())
-            .collect();
-        for w in writers {
-            let _ = self.unmatch_reader(w, &guid);
-        }
+        self.discovery = Some(d);
+    }
+
+    /// Writes one DCPSPublication/DCPSSubscription change (keyed by the endpoint's GUID).
+    fn write_sedp(
+        &mut self,
+        now: Instant,
+        d: &Discovery,
+        builtin: EntityId,
+        kind: ChangeKind,
+        guid: &Guid,
+        payload: Vec<u8>,
+    ) -> Result<(), Error> {
+        let req = WriteRequest {
+            kind,
+            instance: guid_key(guid),
+            source_timestamp: Participant::discovery_time(d, now),
+            payload: Payload::from(payload),
+        };
+        self.write(now, builtin, req).map(|_| ())
+    }
+
+    /// The SEDP change that withdraws an endpoint: dispose + unregister of its key, carrying
+    /// the serialized key as Cyclone DDS and Fast DDS accept it.
+    fn dispose_sedp(&mut self, now: Instant, d: &Discovery, builtin: EntityId, guid: &Guid) {
+        let kind = ChangeKind::NotAliveDisposedUnregistered;
+        let _ = self.write_sedp(now, d, builtin, kind, guid, endpoint_key_payload(guid));
     }
 
     /// Takes what the SEDP readers received and acts on it.
@@ -402,16 +408,6 @@ fn durability(k: DurabilityKind) -> Durability {
         Durability::TransientLocal
     } else {
         Durability::Volatile
-    }
-}
-
-/// The SEDP change that withdraws an endpoint: dispose + unregister of its key.
-fn dispose_request(guid: &Guid, t: tachyon_wire::Time) -> WriteRequest {
-    WriteRequest {
-        kind: ChangeKind::NotAliveDisposedUnregistered,
-        instance: guid_key(guid),
-        source_timestamp: t,
-        payload: Payload::from(endpoint_key_payload(guid)),
     }
 }
 

@@ -144,6 +144,8 @@ pub struct Participant {
     /// Where `poll_transmit` starts, so no endpoint starves the others.
     tx_cursor: usize,
     pub(crate) stats: ParticipantStats,
+    /// The last datagram carried submessages of builtin (discovery) writers.
+    pub(crate) builtin_input: bool,
     /// SPDP/SEDP state, when the participant runs discovery.
     pub(crate) discovery: Option<Box<crate::discovery::Discovery>>,
 }
@@ -167,6 +169,7 @@ impl Participant {
             next_key: 1,
             tx_cursor: 0,
             stats: ParticipantStats::default(),
+            builtin_input: false,
             discovery: None,
         }
     }

@@ -54,21 +54,25 @@ impl Participant {
                 }
                 _ if !rx.for_us => self.stats.not_for_us += 1,
                 SubmessageView::Data(d) if d.writer_id() == EntityId::SPDP_WRITER => {
+                    self.builtin_input = true;
                     self.on_spdp_data(rx.source, &d);
                 }
                 SubmessageView::Data(d) => {
+                    self.builtin_input |= d.writer_id().kind().is_builtin();
                     let writer = Guid::new(rx.source, d.writer_id());
                     self.for_readers(writer, d.reader_id(), |r| {
                         r.handle_data(now, writer, rx.timestamp, &d)
                     });
                 }
                 SubmessageView::DataFrag(d) => {
+                    self.builtin_input |= d.writer_id().kind().is_builtin();
                     let writer = Guid::new(rx.source, d.writer_id());
                     self.for_readers(writer, d.reader_id(), |r| {
                         r.handle_data_frag(now, writer, rx.timestamp, &d)
                     });
                 }
                 SubmessageView::Heartbeat(h) => {
+                    self.builtin_input |= h.writer_id().kind().is_builtin();
                     let writer = Guid::new(rx.source, h.writer_id());
                     let (first, last, count) = (h.first_sn(), h.last_sn(), h.count().0);
                     let (fin, live) = (h.is_final(), h.liveliness());
@@ -84,6 +88,7 @@ impl Participant {
                     });
                 }
                 SubmessageView::Gap(g) => {
+                    self.builtin_input |= g.writer_id().kind().is_builtin();
                     let writer = Guid::new(rx.source, g.writer_id());
                     let (start, list) = (g.gap_start(), g.gap_list());
                     self.for_readers(writer, g.reader_id(), |r| {
