@@ -24,10 +24,12 @@ fi
 cargo fmt --version >/dev/null 2>&1 || die "rustfmt missing: rustup component add rustfmt"
 cargo clippy --version >/dev/null 2>&1 || die "clippy missing: rustup component add clippy"
 
-# Debian packages the tests use (none yet beyond a C toolchain for build scripts of
-# dependencies; the peers' packages are only needed to regenerate interop/ data).
+# Debian packages the tests use: a C/C++ toolchain, Python for the interop driver, and the
+# network tools that isolate networked tests. The peers' own packages (Cyclone DDS, Fast DDS)
+# are installed by interop/build-peers.sh.
 need_pkgs=()
 command -v cc >/dev/null 2>&1 || need_pkgs+=(build-essential)
+command -v python3 >/dev/null 2>&1 || need_pkgs+=(python3)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         say "installing ${need_pkgs[*]}"
@@ -65,5 +67,21 @@ unshare "$ns_flags" -- bash -c '
     export TACHYON_TEST_NETNS=1
     exec cargo test --workspace --locked --offline
 '
+
+say "interop matrix against Cyclone DDS and Fast DDS (in an isolated network namespace)"
+# The other vendors' peers come from Debian's packages (installed when missing); each case runs
+# publisher and subscriber processes of two implementations and checks what they print.
+bash interop/build-peers.sh target/interop
+cargo build -p tachyon-interop-peer --locked --offline
+peer_args=(--peer tachyon=target/debug/tachyon_peer --peer cyclone=target/interop/cyclone_peer)
+[ -x target/interop/fastdds_peer ] && peer_args+=(--peer fastdds=target/interop/fastdds_peer)
+unshare "$ns_flags" -- bash -c '
+    set -e
+    ip link set lo up
+    ip link set lo multicast on
+    ip route add 224.0.0.0/4 dev lo
+    export TACHYON_TEST_NETNS=1
+    exec python3 interop/matrix.py "$@"
+' matrix "${peer_args[@]}"
 
 say "all checks passed"

@@ -114,6 +114,16 @@ pub fn deserialize<'de, T: DdsType + Decode<'de>>(bytes: &'de [u8]) -> Result<T,
     T::decode(&mut r)
 }
 
+/// Deserializes a key-only payload (what [`serialize_key_payload`] writes, and what peers send
+/// in DATA submessages that dispose or unregister an instance): the key members are read, the
+/// others take their default values, so the result serves for [`key_hash`] and key lookups.
+pub fn deserialize_key<'de, T: DdsType + Decode<'de>>(bytes: &'de [u8]) -> Result<T, DecodeError> {
+    let header = EncapsulationHeader::parse(bytes)?;
+    let enc = header.encapsulation;
+    let mut r = Reader::new(&bytes[4..], enc.version(), enc.endianness(), 4);
+    T::decode_key(&mut r)
+}
+
 /// Serializes only the key members of `value` (its key-only form), without a header.
 pub fn serialize_key<T: DdsType + ?Sized>(
     value: &T,

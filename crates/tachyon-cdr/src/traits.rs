@@ -98,6 +98,13 @@ pub trait Decode<'de>: Encode + Sized {
         Self::decode(r)
     }
 
+    /// Reads the key-only form [`Encode::encode_key`] writes. Members outside the key take
+    /// their default value (the result is only good for its key: a key hash, a key lookup).
+    #[inline]
+    fn decode_key(r: &mut Reader<'de>) -> Result<Self, DecodeError> {
+        Self::decode(r)
+    }
+
     /// The value a member takes when a mutable or appendable encoding omits it (XTypes default
     /// values), if the type has one.
     #[inline]

@@ -40,6 +40,7 @@ pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream
     let decode_body = decode_body(&members, &c);
     let key_body = key_body(&members, keyed, k);
     let key_max_body = key_max_body(&members, keyed, k);
+    let decode_key_body = decode_key_body(&members, keyed, k);
     let min_size = min_size(&members, &c);
     let default_fields = members.iter().map(|m| {
         let id = m.ident;
@@ -87,6 +88,9 @@ pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream
                 })(r);
                 r.leave();
                 result
+            }
+            fn decode_key(r: &mut #k::Reader<'__de>) -> ::core::result::Result<Self, #k::DecodeError> {
+                #decode_key_body
             }
             fn default_value() -> ::core::option::Option<Self> {
                 ::core::option::Option::Some(Self { #(#default_fields,)* })
@@ -372,6 +376,49 @@ fn key_body(members: &[Member], keyed: bool, k: &syn::Path) -> TokenStream {
     quote! {
         #(#keys)*
         ::core::result::Result::Ok(())
+    }
+}
+
+/// Reads the key-only form `key_body` writes; the other members take their default values.
+fn decode_key_body(members: &[Member], keyed: bool, k: &syn::Path) -> TokenStream {
+    let keys = key_members(members, keyed);
+    let reads = keys.iter().map(|m| {
+        let id = m.ident;
+        let ty = m.ty;
+        let value = match m.bound {
+            Some(b) => quote!(<#ty as #k::Decode<'__de>>::decode_bounded(r, #b)?),
+            None => quote!(<#ty as #k::Decode<'__de>>::decode_key(r)?),
+        };
+        if m.optional {
+            quote! {
+                let #id = if r.read_bool()? {
+                    ::core::option::Option::Some(#value)
+                } else {
+                    ::core::option::Option::None
+                };
+            }
+        } else {
+            quote!(let #id = #value;)
+        }
+    });
+    let fields = members.iter().map(|m| {
+        let id = m.ident;
+        let ty = m.ty;
+        let mid = m.id;
+        if keys.iter().any(|key| key.ident == m.ident) {
+            quote!(#id)
+        } else if m.optional {
+            quote!(#id: ::core::option::Option::None)
+        } else {
+            quote! {
+                #id: <#ty as #k::Decode<'__de>>::default_value()
+                    .ok_or_else(|| r.error(#k::DecodeErrorKind::MissingMember { member_id: #mid }))?
+            }
+        }
+    });
+    quote! {
+        #(#reads)*
+        ::core::result::Result::Ok(Self { #(#fields,)* })
     }
 }
 

@@ -93,12 +93,14 @@ impl Subscriber {
     }
 }
 
-/// The instance handle of a serialized sample without inline key hash.
+/// The instance handle of a serialized sample, or of a key-only payload (a dispose or
+/// unregister), that came without inline key hash.
 fn key_hash_of<T: DdsType + for<'de> Decode<'de>>(payload: &[u8], is_key: bool) -> Option<KeyHash> {
-    if is_key {
-        return None;
-    }
-    let v: T = tachyon_cdr::deserialize(payload).ok()?;
+    let v: T = if is_key {
+        tachyon_cdr::deserialize_key(payload).ok()?
+    } else {
+        tachyon_cdr::deserialize(payload).ok()?
+    };
     tachyon_cdr::key_hash(&v).ok()
 }
 

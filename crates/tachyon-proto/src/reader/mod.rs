@@ -389,6 +389,9 @@ impl Reader {
             matched: true,
             current_count: self.proxies.len(),
         });
+        // A newly matched writer counts as alive (LIVELINESS_CHANGED alive_count, as every
+        // vendor reports it) until its lease says otherwise.
+        self.liveliness_changed(guid, true);
     }
 
     /// Unmatches a writer: its instances lose it as a writer. False if it was unknown.
@@ -396,8 +399,12 @@ impl Reader {
         let Some(i) = self.proxy_index(writer) else {
             return false;
         };
-        self.proxies.swap_remove(i);
+        let was_alive = self.proxies.swap_remove(i).alive;
         self.update_participant_leases();
+        if was_alive {
+            // It leaves alive_count (LIVELINESS_CHANGED), without becoming "not alive".
+            self.liveliness_changed(*writer, false);
+        }
         self.reassembly.discard_writer(*writer);
         self.history.writer_lost(now, *writer);
         self.data_available = true;

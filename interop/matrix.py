@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+"""The interop matrix: every case, between every pair of implementations, in both directions.
+
+Each implementation has a peer program with one command line (interop/peers/peer_options.h):
+Tachyon's `tachyon_peer`, Cyclone DDS's `cyclone_peer`, Fast DDS's `fastdds_peer`. This script
+starts a publisher of one and a subscriber of another, reads what they print, and decides from
+that alone whether the case passed. It prints a table (case x pair) and exits non-zero when a
+case failed.
+
+Run it where DDS traffic cannot leave the machine (scripts/test.sh runs it inside a network
+namespace of its own): it refuses to run unless TACHYON_TEST_NETNS=1.
+
+    interop/matrix.py --peer tachyon=PATH --peer cyclone=PATH [--peer fastdds=PATH]
+                      [--case NAME ...] [--pair T>C ...] [--verbose]
+"""
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+SHORT = {"tachyon": "T", "cyclone": "C", "fastdds": "F"}
+POLICY_RELIABILITY = 11
+POLICY_DATA_REPRESENTATION = 23
+LARGE = 4 * 1024 * 1024
+
+
+class Proc:
+    """A peer process whose stdout lines are collected as they come."""
+
+    def __init__(self, name, argv, log):
+        self.name = name
+        self.argv = argv
+        self.lines = []
+        self.started = time.monotonic()
+        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=log, text=True)
+        self.cond = threading.Condition()
+        self.t = threading.Thread(target=self._read, daemon=True)
+        self.t.start()
+
+    def _read(self):
+        for line in self.p.stdout:
+            with self.cond:
+                self.lines.append((time.monotonic(), line.rstrip("\n")))
+                self.cond.notify_all()
+        with self.cond:
+            self.cond.notify_all()
+
+    def wait_line(self, pred, timeout):
+        """Waits until a line satisfies `pred`; returns its time, or None."""
+        end = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                for t, line in self.lines:
+                    if pred(line):
+                        return t
+                left = end - time.monotonic()
+                if left <= 0 or (self.p.poll() is not None and not self.t.is_alive()):
+                    return None
+                self.cond.wait(min(left, 0.1))
+
+    def finish(self, timeout):
+        try:
+            self.p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+        self.t.join(2)
+        return self.p.returncode
+
+    def kill(self, sig=signal.SIGKILL):
+        if self.p.poll() is None:
+            self.p.send_signal(sig)
+
+    def out(self):
+        return [line for _, line in self.lines]
+
+    def samples(self):
+        """(key, seq, len, ok) of every SAMPLE line."""
+        got = []
+        for line in self.out():
+            f = line.split()
+            if f[:1] == ["SAMPLE"] and len(f) == 5:
+                got.append((f[1], int(f[2]), int(f[3]), f[4] == "ok"))
+        return got
+
+    def has(self, word, *args):
+        want = [word, *map(str, args)]
+        return any(line.split()[: len(want)] == want for line in self.out())
+
+
+class Failure(Exception):
+    pass
+
+
+def expect(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def all_ok(samples):
+    bad = [s for s in samples if not s[3]]
+    expect(not bad, f"{len(bad)} samples with wrong content, first {bad[:1]}")
+
+
+def in_order_per_key(samples):
+    last = {}
+    for key, seq, _, _ in samples:
+        expect(seq > last.get(key, -1), f"key {key}: seq {seq} after {last.get(key)}")
+        last[key] = seq
+
+
+# --- the cases --------------------------------------------------------------------------------
+# Each case gets a runner `run(start_pub, start_sub)` that starts the processes, waits, and
+# raises Failure with the reason when the case failed. start_* take the options of one process.
+
+
+def case_reliable(pub, sub):
+    """Reliable keyed topic: 50 samples over 5 instances, then a dispose."""
+    s = sub("--expect 50 --expect-dispose")
+    p = pub("--count 50 --instances 5 --dispose")
+    expect(p.finish(40) == 0 and p.has("ACKED"), "publisher: not acknowledged")
+    expect(s.finish(40) == 0, "subscriber: " + (s.out()[-1:] or ["no output"])[0])
+    got = s.samples()
+    all_ok(got)
+    in_order_per_key(got)
+    expect(sorted(x[1] for x in got) == list(range(50)), f"got {len(got)} of 50 samples")
+    expect(s.has("DISPOSED", "C0"), "the dispose of C0 did not arrive")
+
+
+def case_best_effort(pub, sub):
+    """Best-effort: 200 samples at 2 ms intervals; on loopback at least half arrive."""
+    s = sub("--best-effort --expect 100 --timeout-s 15")
+    p = pub("--best-effort --count 200 --period-ms 2 --linger-ms 200")
+    p.finish(40)
+    s.finish(20)
+    got = s.samples()
+    all_ok(got)
+    in_order_per_key(got)
+    expect(len(got) >= 100, f"only {len(got)} of 200 samples arrived")
+
+
+def case_transient_local(pub, sub):
+    """TRANSIENT_LOCAL: 10 samples written before any reader exists reach a late joiner."""
+    p = pub("--transient-local --depth 10 --count 10 --wait-match 0 --linger-ms 20000")
+    expect(p.wait_line(lambda l: l.startswith("WRITTEN"), 20), "publisher wrote nothing")
+    time.sleep(0.5)
+    s = sub("--transient-local --depth 10 --expect 10")
+    rc = s.finish(40)
+    p.kill(signal.SIGTERM)
+    p.finish(5)
+    expect(rc == 0, "subscriber: " + (s.out()[-1:] or ["no output"])[0])
+    got = s.samples()
+    all_ok(got)
+    expect([x[1] for x in got] == list(range(10)), f"late joiner got {[x[1] for x in got]}")
+
+
+def case_large(pub, sub):
+    """A 4 MiB sample (fragmented on the wire), three of them, reliable."""
+    s = sub("--type large --expect 3 --timeout-s 60")
+    p = pub(f"--type large --size {LARGE} --count 3 --instances 3 --timeout-s 60")
+    expect(p.finish(90) == 0 and p.has("ACKED"), "publisher: not acknowledged")
+    expect(s.finish(90) == 0, "subscriber: " + (s.out()[-1:] or ["no output"])[0])
+    got = s.samples()
+    all_ok(got)
+    expect([x[2] for x in got] == [LARGE] * 3, f"sizes {[x[2] for x in got]}")
+
+
+def case_partition(pub, sub):
+    """PARTITION: a reader in part_a gets the part_a writer's samples and none of part_b's."""
+    s = sub("--partition part_a --expect 10 --linger-ms 1000")
+    b = pub("--partition part_b --prefix B --count 60 --period-ms 20 --wait-match 0")
+    a = pub("--partition part_a --prefix A --count 10")
+    expect(a.finish(40) == 0 and a.has("ACKED"), "part_a publisher: not acknowledged")
+    expect(s.finish(40) == 0, "subscriber: " + (s.out()[-1:] or ["no output"])[0])
+    b.finish(10)
+    got = s.samples()
+    all_ok(got)
+    leaked = [x for x in got if x[0].startswith("B")]
+    expect(not leaked, f"{len(leaked)} samples of partition part_b reached the part_a reader")
+    expect(len(got) == 10, f"got {len(got)} of 10 part_a samples")
+    expect(not b.has("MATCHED", 1), "the part_b writer matched the part_a reader")
+
+
+def case_incompatible(pub, sub):
+    """A BEST_EFFORT writer and a RELIABLE reader: both report RELIABILITY incompatible."""
+    s = sub("--expect-incompatible --timeout-s 15")
+    p = pub("--best-effort --expect-incompatible --timeout-s 15")
+    expect(p.finish(20) == 0, "the writer reported no incompatible QoS")
+    expect(s.finish(20) == 0, "the reader reported no incompatible QoS")
+    expect(p.has("INCOMPATIBLE", POLICY_RELIABILITY), f"writer: {p.out()}")
+    expect(s.has("INCOMPATIBLE", POLICY_RELIABILITY), f"reader: {s.out()}")
+
+
+def case_liveliness(pub, sub):
+    """A writer with a 1 s AUTOMATIC lease is SIGKILLed: the reader sees it not alive in time."""
+    s = sub("--lease-ms 1000 --expect 5 --expect-not-alive --timeout-s 30")
+    p = pub("--lease-ms 1000 --count 5 --linger-ms 30000")
+    expect(
+        s.wait_line(lambda l: l.startswith("SAMPLE"), 20) is not None,
+        "no sample before the kill",
+    )
+    expect(p.wait_line(lambda l: l.startswith("ACKED"), 20) is not None, "not acknowledged")
+    time.sleep(0.3)
+    p.kill()
+    killed = time.monotonic()
+    p.finish(5)
+    expect(s.finish(30) == 0, "the reader never saw the writer lose liveliness")
+    lost = s.wait_line(lambda l: l.split()[:2] == ["LIVELINESS", "0"], 0)
+    expect(lost is not None, "no LIVELINESS line with alive_count 0")
+    delay = lost - killed
+    expect(delay < 4.0, f"liveliness lost {delay:.1f} s after the kill (lease 1 s)")
+    return f"{delay:.1f}s"
+
+
+def case_representation(version):
+    def run(pub, sub):
+        s = sub("--expect 10")
+        p = pub(f"--representation {version} --count 10 --instances 2")
+        expect(p.finish(40) == 0 and p.has("ACKED"), "publisher: not acknowledged")
+        expect(s.finish(40) == 0, "subscriber: " + (s.out()[-1:] or ["no output"])[0])
+        got = s.samples()
+        all_ok(got)
+        expect(len(got) == 10, f"got {len(got)} of 10")
+
+    run.__doc__ = f"The writer offers only XCDR{version}; the reader accepts both."
+    return run
+
+
+CASES = {
+    "reliable": case_reliable,
+    "best_effort": case_best_effort,
+    "transient_local": case_transient_local,
+    "large": case_large,
+    "partition": case_partition,
+    "incompatible": case_incompatible,
+    "liveliness": case_liveliness,
+    "xcdr1": case_representation(1),
+    "xcdr2": case_representation(2),
+}
+
+
+def run_case(name, pub_impl, sub_impl, peers, domain, logdir, verbose):
+    """Runs one case between two implementations; returns (passed, note, details)."""
+    procs = []
+    log = open(os.path.join(logdir, f"{name}.{pub_impl}-{sub_impl}.stderr"), "w")
+
+    def start(impl, role, opts):
+        argv = [peers[impl], role, "--domain", str(domain), *opts.split()]
+        pr = Proc(f"{impl} {role}", argv, log)
+        procs.append(pr)
+        return pr
+
+    try:
+        note = CASES[name](lambda o: start(pub_impl, "pub", o), lambda o: start(sub_impl, "sub", o))
+        return True, note or "", ""
+    except Failure as f:
+        details = []
+        for pr in procs:
+            details.append(f"    $ {' '.join(pr.argv)}  (exit {pr.p.poll()})")
+            details += [f"      {l}" for l in pr.out()[-8:]]
+        return False, str(f), "\n".join(details)
+    finally:
+        for pr in procs:
+            pr.kill()
+            pr.finish(5)
+        log.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--peer", action="append", default=[], help="NAME=PATH of a peer program")
+    ap.add_argument("--case", action="append", help="run only these cases")
+    ap.add_argument("--pair", action="append", help="run only these pairs, e.g. T>C")
+    ap.add_argument("--logs", default=os.environ.get("TMPDIR", "/tmp") + "/tachyon-interop")
+    ap.add_argument("--verbose", action="store_true")
+    a = ap.parse_args()
+    if os.environ.get("TACHYON_TEST_NETNS") != "1":
+        sys.exit("matrix.py: run it inside an isolated network namespace (scripts/test.sh does)")
+    peers = dict(p.split("=", 1) for p in a.peer)
+    for n, path in peers.items():
+        if n not in SHORT or not os.access(path, os.X_OK):
+            sys.exit(f"matrix.py: bad peer {n}={path}")
+    others = [n for n in ("cyclone", "fastdds") if n in peers]
+    pairs = [("tachyon", "tachyon")]
+    for o in others:
+        pairs += [("tachyon", o), (o, "tachyon")]
+    if a.pair:
+        pairs = [p for p in pairs if f"{SHORT[p[0]]}>{SHORT[p[1]]}" in a.pair]
+    cases = a.case or list(CASES)
+    os.makedirs(a.logs, exist_ok=True)
+    results = {}
+    failures = []
+    domain = 0
+    started = time.monotonic()
+    for case in cases:
+        for pair in pairs:
+            domain = domain % 200 + 1
+            t0 = time.monotonic()
+            ok, note, details = run_case(case, *pair, peers, domain, a.logs, a.verbose)
+            label = f"{SHORT[pair[0]]}>{SHORT[pair[1]]}"
+            results[(case, label)] = ok
+            took = time.monotonic() - t0
+            print(f"{case:16} {label}  {'pass' if ok else 'FAIL'}  {took:5.1f}s  {note}", flush=True)
+            if not ok:
+                failures.append(f"{case} {label}: {note}\n{details}")
+    labels = [f"{SHORT[p]}>{SHORT[s]}" for p, s in pairs]
+    print("\nInterop matrix (publisher > subscriber; T Tachyon, C Cyclone DDS, F Fast DDS)")
+    print(f"{'case':16} " + " ".join(f"{l:5}" for l in labels))
+    for case in cases:
+        cells = ["pass" if results[(case, l)] else "FAIL" for l in labels]
+        print(f"{case:16} " + " ".join(f"{c:5}" for c in cells))
+    passed = sum(results.values())
+    print(f"\n{time.monotonic() - started:.0f} s; the stderr of each run is in {a.logs}")
+    print(f"interop: {passed} passed, {len(results) - passed} failed")
+    for f in failures:
+        print("\nFAILED " + f)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,255 @@
+//! Tachyon's side of the interop matrix: `tachyon_peer pub|sub [options]`, with the options and
+//! the output lines of the Cyclone DDS and Fast DDS peers (`interop/peers/peer_options.h`), so
+//! `interop/matrix.py` drives any pair of implementations the same way.
+
+mod options;
+mod types;
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use tachyon::prelude::*;
+use tachyon::qos::{DataRepresentation, LivelinessKind};
+use tachyon::InstanceState;
+use tachyon_cdr::Decode;
+
+use options::Options;
+use types::{LargeData, PeerType, ShapeType};
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
+    let opts = match Options::parse(std::env::args().skip(1)) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("tachyon_peer: {e}\n{}", options::USAGE);
+            return ExitCode::from(1);
+        }
+    };
+    let r = if opts.large {
+        run::<LargeData>(&opts)
+    } else {
+        run::<ShapeType>(&opts)
+    };
+    match r {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("tachyon_peer: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run<T>(o: &Options) -> Result<u8, Error>
+where
+    T: PeerType + DdsType + for<'de> Decode<'de>,
+{
+    let participant = DomainParticipant::new(o.domain)?;
+    let topic = participant.create_topic::<T>(&o.topic)?;
+    if o.publish {
+        let mut qos = PublisherQos::default();
+        qos.partition.extend(o.partition.iter().cloned());
+        let publisher = participant.create_publisher_with_qos(qos)?;
+        let writer = publisher.create_datawriter(&topic, writer_qos(o))?;
+        publish(o, &writer)
+    } else {
+        let mut qos = SubscriberQos::default();
+        qos.partition.extend(o.partition.iter().cloned());
+        let subscriber = participant.create_subscriber_with_qos(qos)?;
+        let reader = subscriber.create_datareader(&topic, reader_qos(o))?;
+        subscribe(o, &reader)
+    }
+}
+
+macro_rules! endpoint_qos {
+    ($o:expr, $qos:expr) => {{
+        let o = $o;
+        let mut q = if o.reliable {
+            $qos.reliable()
+        } else {
+            $qos.best_effort()
+        };
+        q = if o.depth > 0 {
+            q.keep_last(o.depth)
+        } else {
+            q.keep_all()
+        };
+        if o.transient_local {
+            q = q.transient_local();
+        }
+        if let Some(lease) = o.lease {
+            q = q.liveliness(LivelinessKind::Automatic, Some(lease));
+        }
+        match o.representation {
+            Some(1) => q.representation(&[DataRepresentation::Xcdr1]),
+            Some(_) => q.representation(&[DataRepresentation::Xcdr2]),
+            None => q,
+        }
+    }};
+}
+
+fn writer_qos(o: &Options) -> DataWriterQos {
+    endpoint_qos!(o, DataWriterQos::default())
+}
+
+fn reader_qos(o: &Options) -> DataReaderQos {
+    endpoint_qos!(o, DataReaderQos::default())
+}
+
+/// Prints a line and flushes it: the driver reads the output as it comes.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, $($t)*);
+        let _ = out.flush();
+    }};
+}
+
+/// What the driver has been told about statuses, to print only changes.
+#[derive(Default)]
+struct Seen {
+    matched: u32,
+    incompatible: u32,
+    alive: u32,
+    not_alive: u32,
+    was_alive: bool,
+    lost: bool,
+}
+
+impl Seen {
+    fn update(&mut self, s: &tachyon::status::EndpointStatus, publish: bool) {
+        let matched = if publish {
+            s.publication_matched.current_count
+        } else {
+            s.subscription_matched.current_count
+        };
+        if matched != self.matched {
+            self.matched = matched;
+            say!("MATCHED {matched}");
+        }
+        if s.incompatible_qos.total_count != self.incompatible {
+            self.incompatible = s.incompatible_qos.total_count;
+            let id = s.incompatible_qos.last_policy_id.map_or(0, |p| p.id());
+            say!("INCOMPATIBLE {id}");
+        }
+        let l = &s.liveliness_changed;
+        if !publish && (l.alive_count != self.alive || l.not_alive_count != self.not_alive) {
+            self.alive = l.alive_count;
+            self.not_alive = l.not_alive_count;
+            say!("LIVELINESS {} {}", self.alive, self.not_alive);
+        }
+        self.was_alive |= self.alive > 0;
+        self.lost |= self.was_alive && self.alive == 0;
+    }
+}
+
+fn publish<T: PeerType + DdsType>(o: &Options, writer: &DataWriter<T>) -> Result<u8, Error> {
+    let end = Instant::now() + o.timeout;
+    let mut seen = Seen::default();
+    if o.expect_incompatible {
+        while seen.incompatible == 0 {
+            seen.update(&writer.status(), true);
+            if Instant::now() > end {
+                say!("TIMEOUT incompatible");
+                return Ok(2);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        say!("DONE");
+        return Ok(0);
+    }
+    while seen.matched < o.wait_match {
+        seen.update(&writer.status(), true);
+        if Instant::now() > end {
+            say!("TIMEOUT match");
+            return Ok(2);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    for i in 0..o.count {
+        writer.write(&T::make(i, o))?;
+        if !o.period.is_zero() {
+            std::thread::sleep(o.period);
+        }
+    }
+    if o.dispose {
+        writer.dispose(&T::make(0, o))?;
+    }
+    say!("WRITTEN {}", o.count);
+    if o.reliable && o.wait_match > 0 {
+        match writer.wait_for_acknowledgments(o.timeout) {
+            Ok(()) => say!("ACKED"),
+            Err(_) => say!("TIMEOUT acks"),
+        }
+    }
+    let linger_end = Instant::now() + o.linger;
+    while Instant::now() < linger_end {
+        seen.update(&writer.status(), true);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    say!("DONE");
+    Ok(0)
+}
+
+fn subscribe<T>(o: &Options, reader: &DataReader<T>) -> Result<u8, Error>
+where
+    T: PeerType + DdsType + for<'de> Decode<'de>,
+{
+    let end = Instant::now() + o.timeout;
+    let mut seen = Seen::default();
+    let mut got = 0u64;
+    let mut disposed = false;
+    // Keys of the instances seen, for dispose notifications without data.
+    let mut keys = HashMap::new();
+    let take = |keys: &mut HashMap<_, _>| -> Result<(usize, u64, bool), Error> {
+        let samples = reader.take(usize::MAX)?;
+        let (mut valid, mut disposed) = (0u64, false);
+        for s in &samples {
+            if let Some(d) = &s.data {
+                let (key, seq, len, ok) = d.describe(o);
+                say!("SAMPLE {key} {seq} {len} {}", if ok { "ok" } else { "bad" });
+                keys.insert(s.info.instance_handle, key);
+                valid += 1;
+            }
+            if s.info.instance_state == InstanceState::NotAliveDisposed {
+                let key = keys
+                    .get(&s.info.instance_handle)
+                    .map_or("?", String::as_str);
+                say!("DISPOSED {key}");
+                disposed = true;
+            }
+        }
+        Ok((samples.len(), valid, disposed))
+    };
+    loop {
+        seen.update(&reader.status(), false);
+        let (n, valid, d) = take(&mut keys)?;
+        got += valid;
+        disposed |= d;
+        let done = got >= o.expect
+            && (!o.expect_dispose || disposed)
+            && (!o.expect_incompatible || seen.incompatible > 0)
+            && (!o.expect_not_alive || seen.lost);
+        if done {
+            break;
+        }
+        if Instant::now() > end {
+            say!("TIMEOUT got {got}");
+            return Ok(2);
+        }
+        if n == 0 {
+            reader.wait_for_data(Duration::from_millis(5));
+        }
+    }
+    let linger_end = Instant::now() + o.linger;
+    while Instant::now() < linger_end {
+        take(&mut keys)?;
+        reader.wait_for_data(Duration::from_millis(10));
+    }
+    say!("DONE");
+    Ok(0)
+}

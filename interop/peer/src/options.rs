@@ -1,0 +1,118 @@
+//! The peers' shared command line (`interop/peers/peer_options.h` documents it).
+
+use std::time::Duration;
+
+/// Printed after a command-line error.
+pub const USAGE: &str = "usage: tachyon_peer pub|sub [--type shape|large] [--topic NAME] \
+[--best-effort] [--transient-local] [--depth N] [--partition P] [--representation 1|2] \
+[--lease-ms N] [--count N] [--instances K] [--prefix S] [--size BYTES] [--period-ms MS] \
+[--dispose] [--wait-match N] [--expect N] [--expect-dispose] [--expect-incompatible] \
+[--expect-not-alive] [--domain D] [--linger-ms MS] [--timeout-s S]";
+
+/// What one run does.
+#[derive(Debug)]
+pub struct Options {
+    pub publish: bool,
+    pub domain: u32,
+    pub large: bool,
+    pub topic: String,
+    pub reliable: bool,
+    pub transient_local: bool,
+    pub depth: usize,
+    pub partition: Vec<String>,
+    pub representation: Option<u8>,
+    pub lease: Option<Duration>,
+    pub count: u64,
+    pub instances: u64,
+    pub prefix: String,
+    pub size: usize,
+    pub period: Duration,
+    pub dispose: bool,
+    pub wait_match: u32,
+    pub expect: u64,
+    pub expect_dispose: bool,
+    pub expect_incompatible: bool,
+    pub expect_not_alive: bool,
+    pub linger: Duration,
+    pub timeout: Duration,
+}
+
+impl Options {
+    /// Parses the arguments after the program name.
+    pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
+        let publish = match args.next().as_deref() {
+            Some("pub") => true,
+            Some("sub") => false,
+            other => return Err(format!("first argument must be pub or sub, not {other:?}")),
+        };
+        let mut o = Options {
+            publish,
+            domain: 0,
+            large: false,
+            topic: "interop".into(),
+            reliable: true,
+            transient_local: false,
+            depth: 0,
+            partition: Vec::new(),
+            representation: None,
+            lease: None,
+            count: 10,
+            instances: 1,
+            prefix: "C".into(),
+            size: 1024,
+            period: Duration::ZERO,
+            dispose: false,
+            wait_match: 1,
+            expect: 0,
+            expect_dispose: false,
+            expect_incompatible: false,
+            expect_not_alive: false,
+            linger: Duration::ZERO,
+            timeout: Duration::from_secs(30),
+        };
+        while let Some(flag) = args.next() {
+            let mut value = || args.next().ok_or(format!("{flag} needs a value"));
+            match flag.as_str() {
+                "--type" => {
+                    o.large = match value()?.as_str() {
+                        "shape" => false,
+                        "large" => true,
+                        v => return Err(format!("--type: shape or large, not {v}")),
+                    }
+                }
+                "--topic" => o.topic = value()?,
+                "--best-effort" => o.reliable = false,
+                "--transient-local" => o.transient_local = true,
+                "--depth" => o.depth = number(&flag, &value()?)?,
+                "--partition" => o.partition.push(value()?),
+                "--representation" => match value()?.as_str() {
+                    "1" => o.representation = Some(1),
+                    "2" => o.representation = Some(2),
+                    v => return Err(format!("--representation: 1 or 2, not {v}")),
+                },
+                "--lease-ms" => o.lease = Some(Duration::from_millis(number(&flag, &value()?)?)),
+                "--count" => o.count = number(&flag, &value()?)?,
+                "--instances" => o.instances = number::<u64>(&flag, &value()?)?.max(1),
+                "--prefix" => o.prefix = value()?,
+                "--size" => o.size = number(&flag, &value()?)?,
+                "--period-ms" => o.period = Duration::from_millis(number(&flag, &value()?)?),
+                "--dispose" => o.dispose = true,
+                "--wait-match" => o.wait_match = number(&flag, &value()?)?,
+                "--expect" => o.expect = number(&flag, &value()?)?,
+                "--expect-dispose" => o.expect_dispose = true,
+                "--expect-incompatible" => o.expect_incompatible = true,
+                "--expect-not-alive" => o.expect_not_alive = true,
+                "--linger-ms" => o.linger = Duration::from_millis(number(&flag, &value()?)?),
+                "--domain" => o.domain = number(&flag, &value()?)?,
+                "--timeout-s" => o.timeout = Duration::from_secs(number(&flag, &value()?)?),
+                _ => return Err(format!("unknown option {flag}")),
+            }
+        }
+        Ok(o)
+    }
+}
+
+fn number<N: std::str::FromStr>(flag: &str, v: &str) -> Result<N, String> {
+    v.parse()
+        .map_err(|_| format!("{flag}: expected a non-negative number, not {v:?}"))
+}

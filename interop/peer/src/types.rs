@@ -1,0 +1,81 @@
+//! The matrix's types (`interop/peers/interop.idl`) and the sample pattern every peer writes
+//! and checks.
+
+use tachyon::DdsType;
+
+use crate::options::Options;
+
+/// The OMG interoperability suite's type.
+#[derive(DdsType, Debug, Clone)]
+#[dds(name = "ShapeType")]
+pub struct ShapeType {
+    #[dds(key, bound = 128)]
+    pub color: String,
+    pub x: i32,
+    pub y: i32,
+    pub shapesize: i32,
+}
+
+/// A keyed type with an unbounded sequence, for large samples.
+#[derive(DdsType, Debug, Clone)]
+#[dds(name = "LargeData")]
+pub struct LargeData {
+    #[key]
+    pub id: i32,
+    pub seq: u32,
+    pub data: Vec<u8>,
+}
+
+/// How a type takes part in the matrix.
+pub trait PeerType: Sized {
+    /// Sample `i` of the pattern.
+    fn make(i: u64, o: &Options) -> Self;
+    /// Key, sequence number, length and whether the content follows the pattern.
+    fn describe(&self, o: &Options) -> (String, u64, usize, bool);
+}
+
+impl PeerType for ShapeType {
+    fn make(i: u64, o: &Options) -> Self {
+        ShapeType {
+            color: format!("{}{}", o.prefix, i % o.instances),
+            x: i as i32,
+            y: 2 * i as i32 + 1,
+            shapesize: 30,
+        }
+    }
+
+    fn describe(&self, _: &Options) -> (String, u64, usize, bool) {
+        let ok = self.y == 2 * self.x + 1 && self.shapesize == 30;
+        (
+            self.color.clone(),
+            self.x as u64,
+            self.shapesize as usize,
+            ok,
+        )
+    }
+}
+
+/// The byte at offset `j` of sample `i`'s payload.
+fn large_byte(j: usize, i: u64) -> u8 {
+    (7u64.wrapping_mul(j as u64).wrapping_add(i) & 0xff) as u8
+}
+
+impl PeerType for LargeData {
+    fn make(i: u64, o: &Options) -> Self {
+        LargeData {
+            id: (i % o.instances) as i32,
+            seq: i as u32,
+            data: (0..o.size).map(|j| large_byte(j, i)).collect(),
+        }
+    }
+
+    fn describe(&self, _: &Options) -> (String, u64, usize, bool) {
+        let seq = u64::from(self.seq);
+        let ok = self
+            .data
+            .iter()
+            .enumerate()
+            .all(|(j, b)| *b == large_byte(j, seq));
+        (self.id.to_string(), seq, self.data.len(), ok)
+    }
+}

@@ -1,0 +1,135 @@
+/* The command line shared by the C (Cyclone DDS) and C++ (Fast DDS) interop peers; Tachyon's
+ * peer (interop/peer) takes the same options. interop/matrix.py drives all three.
+ *
+ *   peer pub|sub [options]
+ *   --type shape|large      ShapeType (default) or LargeData
+ *   --topic NAME            topic name (default "interop")
+ *   --best-effort           BEST_EFFORT (default RELIABLE)
+ *   --transient-local       TRANSIENT_LOCAL durability (default VOLATILE)
+ *   --depth N               KEEP_LAST(N); 0 = KEEP_ALL (default)
+ *   --partition P           the publisher's/subscriber's partition
+ *   --representation 1|2    XCDR1 or XCDR2 only (default: the implementation's default)
+ *   --lease-ms N            AUTOMATIC liveliness with this lease (default infinite)
+ *   pub: --count N --instances K --prefix S --size BYTES --period-ms MS --dispose
+ *        --wait-match N (readers to wait for before writing; 0 = write at once)
+ *   sub: --expect N --expect-dispose --expect-incompatible --expect-not-alive
+ *   both: --domain D (default 0) --linger-ms MS (stay after done) --timeout-s S (give up, exit 2)
+ *
+ * Output, one event a line on stdout: MATCHED n | INCOMPATIBLE policy_id | WRITTEN n | ACKED |
+ * SAMPLE key seq len ok|bad | DISPOSED key | LIVELINESS alive not_alive | DONE | TIMEOUT what.
+ * A sample is "ok" when its content is what the writer's pattern says:
+ *   ShapeType: color = prefix + (i % instances), x = i, y = 2 i + 1, shapesize = 30
+ *   LargeData: id = i % instances, seq = i, data[j] = (7 j + i) mod 256, size octets */
+#ifndef PEER_OPTIONS_H
+#define PEER_OPTIONS_H
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct peer_options {
+  int pub;
+  int domain;
+  int large;
+  const char *topic;
+  int reliable;
+  int transient_local;
+  int depth;
+  const char *partition;
+  int representation;
+  long lease_ms;
+  long count;
+  long instances;
+  const char *prefix;
+  long size;
+  long period_ms;
+  int dispose;
+  long wait_match;
+  long expect;
+  int expect_dispose;
+  int expect_incompatible;
+  int expect_not_alive;
+  long linger_ms;
+  long timeout_s;
+};
+
+static inline int peer_parse_options(int argc, char **argv, struct peer_options *o)
+{
+  static const struct option longopts[] = {
+    {"type", required_argument, 0, 't'},         {"topic", required_argument, 0, 'T'},
+    {"best-effort", no_argument, 0, 'b'},        {"transient-local", no_argument, 0, 'l'},
+    {"depth", required_argument, 0, 'd'},        {"partition", required_argument, 0, 'p'},
+    {"representation", required_argument, 0, 'r'}, {"lease-ms", required_argument, 0, 'L'},
+    {"count", required_argument, 0, 'c'},        {"instances", required_argument, 0, 'i'},
+    {"prefix", required_argument, 0, 'P'},       {"size", required_argument, 0, 's'},
+    {"period-ms", required_argument, 0, 'm'},    {"dispose", no_argument, 0, 'D'},
+    {"wait-match", required_argument, 0, 'w'},   {"expect", required_argument, 0, 'e'},
+    {"expect-dispose", no_argument, 0, 'E'},     {"expect-incompatible", no_argument, 0, 'I'},
+    {"expect-not-alive", no_argument, 0, 'N'},   {"linger-ms", required_argument, 0, 'g'},
+    {"timeout-s", required_argument, 0, 'o'},    {"domain", required_argument, 0, 'Z'},
+    {0, 0, 0, 0}};
+  memset(o, 0, sizeof(*o));
+  o->topic = "interop";
+  o->reliable = 1;
+  o->lease_ms = -1;
+  o->count = 10;
+  o->instances = 1;
+  o->prefix = "C";
+  o->size = 1024;
+  o->wait_match = 1;
+  o->timeout_s = 30;
+  if (argc < 2 || (strcmp(argv[1], "pub") != 0 && strcmp(argv[1], "sub") != 0)) {
+    fprintf(stderr, "usage: %s pub|sub [options] (see peer_options.h)\n", argv[0]);
+    return -1;
+  }
+  o->pub = strcmp(argv[1], "pub") == 0;
+  optind = 2;
+  int c;
+  while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    switch (c) {
+      case 't':
+        if (strcmp(optarg, "shape") == 0) o->large = 0;
+        else if (strcmp(optarg, "large") == 0) o->large = 1;
+        else { fprintf(stderr, "--type: shape or large, not %s\n", optarg); return -1; }
+        break;
+      case 'T': o->topic = optarg; break;
+      case 'b': o->reliable = 0; break;
+      case 'l': o->transient_local = 1; break;
+      case 'd': o->depth = atoi(optarg); break;
+      case 'p': o->partition = optarg; break;
+      case 'r':
+        o->representation = atoi(optarg);
+        if (o->representation != 1 && o->representation != 2) {
+          fprintf(stderr, "--representation: 1 or 2\n");
+          return -1;
+        }
+        break;
+      case 'L': o->lease_ms = atol(optarg); break;
+      case 'c': o->count = atol(optarg); break;
+      case 'i': o->instances = atol(optarg) > 0 ? atol(optarg) : 1; break;
+      case 'P': o->prefix = optarg; break;
+      case 's': o->size = atol(optarg); break;
+      case 'm': o->period_ms = atol(optarg); break;
+      case 'D': o->dispose = 1; break;
+      case 'w': o->wait_match = atol(optarg); break;
+      case 'e': o->expect = atol(optarg); break;
+      case 'E': o->expect_dispose = 1; break;
+      case 'I': o->expect_incompatible = 1; break;
+      case 'N': o->expect_not_alive = 1; break;
+      case 'g': o->linger_ms = atol(optarg); break;
+      case 'o': o->timeout_s = atol(optarg); break;
+      case 'Z': o->domain = atoi(optarg); break;
+      default: return -1;
+    }
+  }
+  return 0;
+}
+
+/* The byte at offset j of sample i's LargeData payload. */
+static inline unsigned char peer_large_byte(long j, long i)
+{
+  return (unsigned char)((7 * j + i) & 0xff);
+}
+
+#endif
