@@ -1,6 +1,7 @@
 //! Prints the greetings `hello_pub` sends on topic "hello" (domain 0).
 //!
 //! `cargo run -p tachyon --example hello_sub -- [count]`
+//! (`TACHYON_CONFIG=file.toml` configures it: see `docs/configuration.md`)
 
 use tachyon::prelude::*;
 
@@ -15,14 +16,19 @@ struct Hello {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .init();
+    // The file `TACHYON_CONFIG` names (if any) configures the participant and, unless
+    // RUST_LOG is set, the log filter: Tachyon, a library, installs no subscriber itself.
+    let config = tachyon::Config::from_env()?;
+    let filter = match (std::env::var_os("RUST_LOG"), config.log_filter()) {
+        (None, Some(f)) => tracing_subscriber::EnvFilter::try_new(f)?,
+        _ => tracing_subscriber::EnvFilter::from_default_env(),
+    };
+    tracing_subscriber::fmt().with_env_filter(filter).init();
     let want: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(50);
-    let participant = DomainParticipant::new(0)?;
+    let participant = DomainParticipant::with_config(0, &config)?;
     let topic = participant.create_topic::<Hello>("hello")?;
     let reader = participant
         .create_subscriber()?

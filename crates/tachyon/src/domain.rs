@@ -12,6 +12,7 @@ use tachyon_proto::{Duration, Participant, ParticipantConfig};
 use tachyon_transport::{UdpConfig, UdpTransport};
 use tachyon_wire::{GuidPrefix, VendorId};
 
+use crate::config::{Config, ThreadRoles};
 use crate::error::Error;
 use crate::publication::Publisher;
 use crate::runtime::Runtime;
@@ -30,6 +31,9 @@ pub struct ParticipantSettings {
     pub announce_period: Option<Duration>,
     /// Most remote participants kept (`None`: 1024).
     pub max_participants: Option<usize>,
+    /// CPU affinity and `SCHED_FIFO` priority per thread role: validated and carried, not
+    /// applied yet (the executor that applies them comes later; a warning says so).
+    pub threads: ThreadRoles,
 }
 
 /// The factory of DDS: creates participants (`DomainParticipant::new` does the same).
@@ -42,7 +46,7 @@ impl DomainParticipantFactory {
         DomainParticipantFactory
     }
 
-    /// A participant in `domain_id` with default settings.
+    /// A participant in `domain_id`, configured as [`DomainParticipant::new`] does.
     pub fn create_participant(&self, domain_id: u32) -> Result<DomainParticipant, Error> {
         DomainParticipant::new(domain_id)
     }
@@ -64,10 +68,19 @@ impl std::fmt::Debug for DomainParticipant {
 }
 
 impl DomainParticipant {
-    /// Joins domain `domain_id` with zero configuration: the first multicast-capable
-    /// interface (or unicast discovery on the local host where there is none).
+    /// Joins domain `domain_id` configured by the file `TACHYON_CONFIG` names, or with zero
+    /// configuration when it is unset: the first multicast-capable interface (or unicast
+    /// discovery on the local host where there is none).
     pub fn new(domain_id: u32) -> Result<DomainParticipant, Error> {
-        DomainParticipant::with_settings(domain_id, &ParticipantSettings::default())
+        DomainParticipant::with_config(domain_id, &Config::from_env()?)
+    }
+
+    /// Joins domain `domain_id` with `config`'s settings for that domain.
+    pub fn with_config(domain_id: u32, config: &Config) -> Result<DomainParticipant, Error> {
+        if let Some(origin) = config.origin() {
+            tracing::debug!(domain = domain_id, config = origin, "configuration loaded");
+        }
+        DomainParticipant::with_settings(domain_id, &config.settings(domain_id))
     }
 
     /// Joins domain `domain_id` with explicit settings.
@@ -75,6 +88,7 @@ impl DomainParticipant {
         domain_id: u32,
         settings: &ParticipantSettings,
     ) -> Result<DomainParticipant, Error> {
+        warn_unapplied_threads(&settings.threads);
         let transport = UdpTransport::open(domain_id, &settings.udp)?;
         let epoch = std::time::Instant::now();
         let wall = std::time::SystemTime::now()
@@ -128,6 +142,11 @@ impl DomainParticipant {
     /// The participant index the transport chose (it fixes the unicast ports).
     pub fn participant_index(&self) -> u32 {
         self.runtime.shared.transport.participant_index()
+    }
+
+    /// Whether the transport uses multicast (configured, or chosen from the interface).
+    pub fn uses_multicast(&self) -> bool {
+        self.runtime.shared.transport.uses_multicast()
     }
 
     /// A topic of type `T` with default QoS.
@@ -195,6 +214,20 @@ impl DomainParticipant {
 impl Drop for DomainParticipant {
     fn drop(&mut self) {
         self.runtime.shutdown();
+    }
+}
+
+/// Thread roles are configured before the executor that applies them exists: say so rather
+/// than ignore them silently.
+fn warn_unapplied_threads(threads: &ThreadRoles) {
+    for (role, t) in threads.roles().filter(|(_, t)| !t.is_default()) {
+        tracing::warn!(
+            role,
+            cpus = ?t.cpus,
+            priority = ?t.priority,
+            "thread settings are not applied yet: the runtime runs one driver thread per \
+             participant with the default scheduling"
+        );
     }
 }
 

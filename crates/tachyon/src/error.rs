@@ -6,6 +6,9 @@ use tachyon_proto::qos::InconsistentQos;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// The configuration (file, `TACHYON_CONFIG`) could not be loaded.
+    #[error("configuration: {0}")]
+    Config(#[from] crate::config::ConfigError),
     /// The network transport could not be set up (interface, ports, sockets).
     #[error("transport: {0}")]
     Transport(#[from] tachyon_transport::TransportError),

@@ -18,13 +18,15 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Layout: [`domain`] (DomainParticipant, factory), [`topic`], [`publication`] (Publisher,
-//! DataWriter), [`subscription`] (Subscriber, DataReader, samples), [`status`] (communication
-//! statuses), [`error`]; the runtime that drives the protocol state, the UDP transport and the
-//! timers lives in `runtime`.
+//! Layout: [`config`] (Config, the TOML file `TACHYON_CONFIG` names), [`domain`]
+//! (DomainParticipant, factory), [`topic`], [`publication`] (Publisher, DataWriter),
+//! [`subscription`] (Subscriber, DataReader, samples), [`status`] (communication statuses),
+//! [`error`]; the runtime that drives the protocol state, the UDP transport and the timers
+//! lives in `runtime`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod config;
 pub mod domain;
 pub mod error;
 pub mod publication;
@@ -33,6 +35,7 @@ pub mod status;
 pub mod subscription;
 pub mod topic;
 
+pub use config::{Config, ConfigError};
 pub use domain::{DomainParticipant, DomainParticipantFactory, ParticipantSettings};
 pub use error::Error;
 pub use publication::{DataWriter, Publisher};

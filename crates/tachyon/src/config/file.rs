@@ -1,0 +1,252 @@
+//! The configuration file's shape, as serde reads it: every entry optional, unknown keys
+//! refused. Applying a section onto [`ParticipantSettings`] overrides only what it sets, so
+//! the top level and then a `[domain.N]` section apply in turn over the defaults.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer};
+
+use super::threads::{ThreadRoles, ThreadSettings};
+use super::value::{
+    CpuValue, GroupValue, IndexValue, LeaseValue, MulticastValue, PeerValue, PeriodValue,
+    PriorityValue, SizeValue,
+};
+use crate::domain::ParticipantSettings;
+
+/// The whole file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table of configuration sections")]
+pub(super) struct FileRepr {
+    #[serde(default)]
+    pub(super) log: LogRepr,
+    #[serde(default)]
+    udp: UdpRepr,
+    #[serde(default)]
+    discovery: DiscoveryRepr,
+    #[serde(default)]
+    threads: ThreadsRepr,
+    /// Per-domain overrides, keyed by domain id (TOML keys are strings).
+    #[serde(default)]
+    pub(super) domain: BTreeMap<String, SectionRepr>,
+}
+
+impl FileRepr {
+    /// The top-level settings as a section.
+    pub(super) fn top_level(&self) -> SectionRepr {
+        SectionRepr {
+            udp: self.udp.clone(),
+            discovery: self.discovery.clone(),
+            threads: self.threads.clone(),
+        }
+    }
+}
+
+/// `[log]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a [log] table")]
+pub(super) struct LogRepr {
+    #[serde(default, deserialize_with = "log_filter")]
+    pub(super) filter: Option<String>,
+}
+
+/// What one domain's participants use: the top level, or a `[domain.N]` section.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table of [udp], [discovery] and [threads] sections"
+)]
+pub(super) struct SectionRepr {
+    #[serde(default)]
+    udp: UdpRepr,
+    #[serde(default)]
+    discovery: DiscoveryRepr,
+    #[serde(default)]
+    threads: ThreadsRepr,
+}
+
+impl SectionRepr {
+    /// Overrides what this section sets.
+    pub(super) fn apply(&self, s: &mut ParticipantSettings) {
+        self.udp.apply(s);
+        self.discovery.apply(s);
+        self.threads.apply(&mut s.threads);
+    }
+}
+
+/// `[udp]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table of udp settings")]
+struct UdpRepr {
+    #[serde(default, deserialize_with = "interface")]
+    interface: Option<Option<String>>,
+    multicast: Option<MulticastValue>,
+    spdp_multicast_group: Option<GroupValue>,
+    peers: Option<Vec<PeerValue>>,
+    participant_index: Option<IndexValue>,
+    max_auto_participant_index: Option<u32>,
+    #[serde(default)]
+    ports: PortsRepr,
+    receive_buffer_size: Option<SizeValue>,
+    send_buffer_size: Option<SizeValue>,
+    multicast_ttl: Option<u8>,
+    multicast_loopback: Option<bool>,
+}
+
+impl UdpRepr {
+    fn apply(&self, s: &mut ParticipantSettings) {
+        let u = &mut s.udp;
+        set(&mut u.interface, self.interface.clone());
+        set(&mut u.multicast, self.multicast.map(|m| m.0));
+        set(
+            &mut u.spdp_multicast_group,
+            self.spdp_multicast_group.map(|g| g.0),
+        );
+        set(
+            &mut u.peers,
+            self.peers.as_ref().map(|p| p.iter().map(|p| p.0).collect()),
+        );
+        set(
+            &mut u.participant_index,
+            self.participant_index.map(|i| i.0),
+        );
+        set(
+            &mut u.max_auto_participant_index,
+            self.max_auto_participant_index,
+        );
+        set(
+            &mut u.receive_buffer_size,
+            self.receive_buffer_size.map(|b| Some(b.0)),
+        );
+        set(
+            &mut u.send_buffer_size,
+            self.send_buffer_size.map(|b| Some(b.0)),
+        );
+        set(&mut u.multicast_ttl, self.multicast_ttl.map(u32::from));
+        set(&mut u.multicast_loopback, self.multicast_loopback);
+        let p = &mut u.ports;
+        let r = &self.ports;
+        set(&mut p.base, r.base);
+        set(&mut p.domain_gain, r.domain_gain);
+        set(&mut p.participant_gain, r.participant_gain);
+        set(&mut p.d0, r.d0);
+        set(&mut p.d1, r.d1);
+        set(&mut p.d2, r.d2);
+        set(&mut p.d3, r.d3);
+    }
+}
+
+/// `[udp.ports]`: the RTPS port mapping.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table of port mapping settings")]
+struct PortsRepr {
+    base: Option<u32>,
+    domain_gain: Option<u32>,
+    participant_gain: Option<u32>,
+    d0: Option<u32>,
+    d1: Option<u32>,
+    d2: Option<u32>,
+    d3: Option<u32>,
+}
+
+/// `[discovery]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table of discovery settings")]
+struct DiscoveryRepr {
+    lease_duration: Option<LeaseValue>,
+    announce_period: Option<PeriodValue>,
+    max_participants: Option<usize>,
+}
+
+impl DiscoveryRepr {
+    fn apply(&self, s: &mut ParticipantSettings) {
+        set(
+            &mut s.lease_duration,
+            self.lease_duration.map(|d| Some(d.0)),
+        );
+        set(
+            &mut s.announce_period,
+            self.announce_period.map(|d| Some(d.0)),
+        );
+        set(&mut s.max_participants, self.max_participants.map(Some));
+    }
+}
+
+/// `[threads]`: one table per role.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table of thread roles")]
+struct ThreadsRepr {
+    #[serde(default)]
+    driver: ThreadRepr,
+    #[serde(default)]
+    receive: ThreadRepr,
+    #[serde(default)]
+    timers: ThreadRepr,
+}
+
+impl ThreadsRepr {
+    fn apply(&self, t: &mut ThreadRoles) {
+        self.driver.apply(&mut t.driver);
+        self.receive.apply(&mut t.receive);
+        self.timers.apply(&mut t.timers);
+    }
+}
+
+/// `[threads.ROLE]`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table with cpus and priority")]
+struct ThreadRepr {
+    cpus: Option<Vec<CpuValue>>,
+    priority: Option<PriorityValue>,
+}
+
+impl ThreadRepr {
+    fn apply(&self, t: &mut ThreadSettings) {
+        if let Some(cpus) = &self.cpus {
+            t.cpus = cpus.iter().map(|c| c.0).collect();
+            t.cpus.sort_unstable();
+            t.cpus.dedup();
+        }
+        set(&mut t.priority, self.priority.map(|p| Some(p.0)));
+    }
+}
+
+/// Overrides `slot` when the file set a value.
+fn set<T>(slot: &mut T, value: Option<T>) {
+    if let Some(v) = value {
+        *slot = v;
+    }
+}
+
+/// `interface`: a name or an address, or `"auto"` (`Some(None)`).
+fn interface<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    let s = String::deserialize(d)?;
+    match s.trim() {
+        "" => Err(serde::de::Error::custom(
+            "expected an interface name (\"eth0\"), an IPv4 address or \"auto\", found \"\"",
+        )),
+        "auto" => Ok(Some(None)),
+        name => Ok(Some(Some(name.to_owned()))),
+    }
+}
+
+/// `log.filter`: `tracing` directives like `"info"` or `"warn,tachyon=debug"`; the level of
+/// each directive is checked (a bare word must be a level, a target needs `target=level`) so
+/// a typo is an error, not a silently different filter.
+fn log_filter<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    const LEVELS: [&str; 6] = ["trace", "debug", "info", "warn", "error", "off"];
+    let s = String::deserialize(d)?;
+    for directive in s.split(',').map(str::trim) {
+        if directive.is_empty() || directive.contains('[') {
+            continue;
+        }
+        // A bare word is a level here: `tracing` would read "verbose" as a target, silently.
+        let level = directive.rsplit_once('=').map_or(directive, |(_, l)| l);
+        if !LEVELS.contains(&level.to_ascii_lowercase().as_str()) {
+            return Err(serde::de::Error::custom(format!(
+                "unknown level \"{level}\" in \"{s}\" (expected trace, debug, info, warn, error \
+                 or off)"
+            )));
+        }
+    }
+    Ok(Some(s))
+}

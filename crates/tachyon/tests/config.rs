@@ -1,0 +1,411 @@
+//! Configuration files: every key parses into the settings it names; an unknown key or a bad
+//! value is an error naming the file and the key; a participant uses what the file says.
+//! (`TACHYON_CONFIG` is exercised in `config_env.rs`, its own process: the environment is
+//! shared by every test of a binary.)
+
+use std::net::Ipv4Addr;
+use std::time::{Duration, Instant};
+
+use tachyon::prelude::*;
+use tachyon::{Config, ConfigError, MulticastMode, Peer};
+use tachyon_transport::PortMapping;
+
+const FULL: &str = r#"
+# Every key, set to something other than its default.
+[log]
+filter = "warn,tachyon=debug"
+
+[udp]
+interface = "eth1"
+multicast = "off"
+spdp_multicast_group = "239.255.0.2"
+peers = ["10.0.0.2", "10.0.0.3:3"]
+participant_index = 4
+max_auto_participant_index = 20
+receive_buffer_size = "4MiB"
+send_buffer_size = 1048576
+multicast_ttl = 4
+multicast_loopback = false
+
+[udp.ports]
+base = 17400
+domain_gain = 200
+participant_gain = 4
+d0 = 1
+d1 = 12
+d2 = 3
+d3 = 13
+
+[discovery]
+lease_duration = "1.5s"
+announce_period = "250ms"
+max_participants = 64
+
+[threads.driver]
+cpus = [3, 2]
+priority = 50
+
+[threads.receive]
+cpus = [1]
+priority = 80
+
+[threads.timers]
+priority = 10
+
+[domain.7.udp]
+participant_index = 1
+multicast = "on"
+
+[domain.7.discovery]
+lease_duration = "infinite"
+"#;
+
+fn parse(text: &str) -> Result<Config, ConfigError> {
+    Config::from_toml_str(text, "/etc/tachyon.toml")
+}
+
+fn error(text: &str) -> String {
+    match parse(text) {
+        Ok(c) => panic!("{text:?} parsed: {c:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_full_file_parses_into_every_setting() {
+    let c = parse(FULL).expect("parses");
+    assert_eq!(c.log_filter(), Some("warn,tachyon=debug"));
+    assert_eq!(c.origin(), Some("/etc/tachyon.toml"));
+    let s = c.settings(0);
+    let u = &s.udp;
+    assert_eq!(u.interface.as_deref(), Some("eth1"));
+    assert_eq!(u.multicast, MulticastMode::Disabled);
+    assert_eq!(u.spdp_multicast_group, Ipv4Addr::new(239, 255, 0, 2));
+    assert_eq!(
+        u.peers,
+        vec![
+            Peer::any_index(Ipv4Addr::new(10, 0, 0, 2)),
+            Peer {
+                address: Ipv4Addr::new(10, 0, 0, 3),
+                participant_index: Some(3)
+            }
+        ]
+    );
+    assert_eq!(u.participant_index, Some(4));
+    assert_eq!(u.max_auto_participant_index, 20);
+    assert_eq!(u.receive_buffer_size, Some(4 << 20));
+    assert_eq!(u.send_buffer_size, Some(1 << 20));
+    assert_eq!(u.multicast_ttl, 4);
+    assert!(!u.multicast_loopback);
+    assert_eq!(
+        u.ports,
+        PortMapping {
+            base: 17400,
+            domain_gain: 200,
+            participant_gain: 4,
+            d0: 1,
+            d1: 12,
+            d2: 3,
+            d3: 13
+        }
+    );
+    assert_eq!(s.lease_duration, Some(Duration::from_millis(1500)));
+    assert_eq!(s.announce_period, Some(Duration::from_millis(250)));
+    assert_eq!(s.max_participants, Some(64));
+    assert_eq!(s.threads.driver.cpus, vec![2, 3]);
+    assert_eq!(s.threads.driver.priority, Some(50));
+    assert_eq!(s.threads.receive.cpus, vec![1]);
+    assert_eq!(s.threads.receive.priority, Some(80));
+    assert!(s.threads.timers.cpus.is_empty());
+    assert_eq!(s.threads.timers.priority, Some(10));
+
+    // Domain 7 overrides only what its section sets.
+    let d7 = c.settings(7);
+    assert_eq!(d7.udp.participant_index, Some(1));
+    assert_eq!(d7.udp.multicast, MulticastMode::Enabled);
+    assert_eq!(d7.lease_duration, Some(Duration::MAX));
+    assert_eq!(d7.announce_period, Some(Duration::from_millis(250)));
+    assert_eq!(d7.udp.interface.as_deref(), Some("eth1"));
+    assert_eq!(c.domains_with_overrides().collect::<Vec<_>>(), vec![7]);
+}
+
+#[test]
+fn an_empty_file_is_the_zero_config_default() {
+    let c = parse("# nothing\n").expect("parses");
+    let d = Config::default();
+    assert_eq!(c.settings(0).udp, d.settings(0).udp);
+    assert_eq!(c.settings(3).udp, tachyon::UdpConfig::default());
+    assert_eq!(c.settings(0).lease_duration, None);
+    assert!(c.settings(0).threads.is_default());
+    assert_eq!(c.log_filter(), None);
+    assert_eq!(d.origin(), None);
+}
+
+#[test]
+fn an_unknown_key_names_the_key_and_the_file() {
+    let msg = error("[udp]\nmultcast = \"off\"\n");
+    assert!(msg.contains("/etc/tachyon.toml"), "{msg}");
+    assert!(msg.contains("unknown key `udp.multcast`"), "{msg}");
+    assert!(msg.contains("multicast"), "expected keys listed: {msg}");
+    assert!(
+        matches!(parse("[udp]\nmultcast = \"off\"\n"), Err(ConfigError::UnknownKey { ref key, line: Some(2), .. }) if key == "udp.multcast"),
+        "{msg}"
+    );
+
+    let msg = error("[domain.7.udp]\nmulticastt = \"off\"\n");
+    assert!(
+        msg.contains("unknown key `domain.7.udp.multicastt`"),
+        "{msg}"
+    );
+    let msg = error("[udpp]\n");
+    assert!(msg.contains("unknown key `udpp`"), "{msg}");
+    let msg = error("[threads.sender]\npriority = 3\n");
+    assert!(msg.contains("unknown key `threads.sender`"), "{msg}");
+    let msg = error("[udp.ports]\nd4 = 3\n");
+    assert!(msg.contains("unknown key `udp.ports.d4`"), "{msg}");
+    let msg = error("[domain.7.log]\nfilter = \"info\"\n");
+    assert!(msg.contains("unknown key `domain.7.log`"), "{msg}");
+}
+
+#[test]
+fn a_bad_value_names_the_key() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "[udp]\nmulticast = \"maybe\"\n",
+            "udp.multicast",
+            "\"auto\", \"on\" or \"off\"",
+        ),
+        (
+            "[discovery]\nlease_duration = \"10 parsecs\"\n",
+            "discovery.lease_duration",
+            "unit",
+        ),
+        (
+            "[discovery]\nlease_duration = 10\n",
+            "discovery.lease_duration",
+            "unit",
+        ),
+        (
+            "[discovery]\nannounce_period = \"infinite\"\n",
+            "discovery.announce_period",
+            "infinite",
+        ),
+        (
+            "[discovery]\nannounce_period = \"0s\"\n",
+            "discovery.announce_period",
+            "zero",
+        ),
+        (
+            "[udp]\npeers = [\"10.0.0.2\", \"10.0.0:3\"]\n",
+            "udp.peers[1]",
+            "IPv4",
+        ),
+        (
+            "[udp]\npeers = [\"10.0.0.2:x\"]\n",
+            "udp.peers[0]",
+            "participant index",
+        ),
+        (
+            "[threads.driver]\npriority = 100\n",
+            "threads.driver.priority",
+            "1 to 99",
+        ),
+        (
+            "[threads.driver]\npriority = 0\n",
+            "threads.driver.priority",
+            "1 to 99",
+        ),
+        (
+            "[threads.receive]\ncpus = [1, 5000]\n",
+            "threads.receive.cpus[1]",
+            "0 to 1023",
+        ),
+        (
+            "[udp]\nparticipant_index = -1\n",
+            "udp.participant_index",
+            "auto",
+        ),
+        (
+            "[udp]\nreceive_buffer_size = \"4 megs\"\n",
+            "udp.receive_buffer_size",
+            "MiB",
+        ),
+        (
+            "[udp]\nreceive_buffer_size = \"4GiB\"\n",
+            "udp.receive_buffer_size",
+            "range",
+        ),
+        (
+            "[udp]\nspdp_multicast_group = \"10.0.0.1\"\n",
+            "udp.spdp_multicast_group",
+            "multicast",
+        ),
+        ("[udp]\nmulticast_ttl = 300\n", "udp.multicast_ttl", "300"),
+        (
+            "[udp]\nmulticast_loopback = \"yes\"\n",
+            "udp.multicast_loopback",
+            "bool",
+        ),
+        ("[udp]\ninterface = \"\"\n", "udp.interface", "interface"),
+        ("[udp.ports]\nbase = \"7400\"\n", "udp.ports.base", "u32"),
+        ("[log]\nfilter = \"verbose\"\n", "log.filter", "verbose"),
+        (
+            "[log]\nfilter = \"info,tachyon=loud\"\n",
+            "log.filter",
+            "loud",
+        ),
+        (
+            "[domain.seven.udp]\nmulticast = \"on\"\n",
+            "domain.seven",
+            "domain id",
+        ),
+        ("[domain.7]\nudp = 3\n", "domain.7.udp", "table"),
+    ];
+    for (text, key, what) in cases {
+        let msg = error(text);
+        assert!(msg.contains("/etc/tachyon.toml"), "{text:?}: {msg}");
+        assert!(
+            msg.contains(&format!("bad value for `{key}`")),
+            "{text:?}: {msg}"
+        );
+        assert!(msg.contains(what), "{text:?} should say {what:?}: {msg}");
+    }
+    match parse("\n[udp]\nmulticast = \"maybe\"\n") {
+        Err(ConfigError::InvalidValue { key, line, .. }) => {
+            assert_eq!((key.as_str(), line), ("udp.multicast", Some(3)));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn values_have_friendly_forms() {
+    let c = parse(
+        "[udp]\nmulticast = true\ninterface = \"auto\"\nparticipant_index = \"auto\"\n\
+         send_buffer_size = \"512KiB\"\n[discovery]\nlease_duration = \"2min\"\n",
+    )
+    .expect("parses");
+    let s = c.settings(0);
+    assert_eq!(s.udp.multicast, MulticastMode::Enabled);
+    assert_eq!(s.udp.interface, None);
+    assert_eq!(s.udp.participant_index, None);
+    assert_eq!(s.udp.send_buffer_size, Some(512 << 10));
+    assert_eq!(s.lease_duration, Some(Duration::from_secs(120)));
+    let off = parse("[udp]\nmulticast = false\n").expect("parses");
+    assert_eq!(off.settings(0).udp.multicast, MulticastMode::Disabled);
+}
+
+#[test]
+fn invalid_toml_names_the_file_and_line() {
+    let msg = error("[udp]\nmulticast = \n");
+    assert!(msg.starts_with("/etc/tachyon.toml:2:"), "{msg}");
+    assert!(matches!(parse("[udp\n"), Err(ConfigError::Syntax { .. })));
+}
+
+#[test]
+fn from_file_names_a_missing_file() {
+    let err = Config::from_file("/nonexistent/tachyon.toml").unwrap_err();
+    assert!(matches!(err, ConfigError::Io { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("/nonexistent/tachyon.toml"),
+        "{err}"
+    );
+
+    let dir = std::env::temp_dir().join(format!("tachyon-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("bad.toml");
+    std::fs::write(&path, "[discovery]\nlease = \"1s\"\n").expect("write");
+    let err = Config::from_file(&path).unwrap_err().to_string();
+    assert!(err.contains(&path.display().to_string()), "{err}");
+    assert!(err.contains("`discovery.lease`"), "{err}");
+    std::fs::write(&path, FULL).expect("write");
+    let c = Config::from_file(&path).expect("reads");
+    assert_eq!(c.settings(0).udp.participant_index, Some(4));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_error_converts_into_the_dcps_error() {
+    let err: tachyon::Error = parse("[udp]\nx = 1\n").unwrap_err().into();
+    assert!(matches!(err, tachyon::Error::Config(_)));
+    assert!(err.to_string().contains("udp.x"), "{err}");
+}
+
+#[derive(DdsType, Debug, Clone, PartialEq)]
+#[dds(name = "test::Note")]
+struct Note {
+    #[key]
+    id: u32,
+}
+
+fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
+    let end = Instant::now() + timeout;
+    while !f() {
+        assert!(Instant::now() < end, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn a_participant_uses_the_pinned_index_and_unicast_peers() {
+    tachyon_transport::testing::require_isolated_network();
+    // The test namespace's loopback can multicast, so "auto" would use it: "off" must win.
+    // a sits on index 15, beyond the automatic range (0..=9) b would probe without its peer
+    // list, and announces only to index 9, where nobody is: the two meet only if b announces
+    // to its configured peer "127.0.0.1:15" and a answers.
+    let a = Config::from_toml_str(
+        "[udp]\nmulticast = \"auto\"\n\
+         [domain.11.udp]\nmulticast = \"off\"\nparticipant_index = 15\npeers = [\"127.0.0.1:9\"]\n\
+         [discovery]\nannounce_period = \"200ms\"\n",
+        "a.toml",
+    )
+    .expect("config a");
+    let b = Config::from_toml_str(
+        "[udp]\nmulticast = \"off\"\npeers = [\"127.0.0.1:15\"]\nparticipant_index = 2\n",
+        "b.toml",
+    )
+    .expect("config b");
+    assert_eq!(a.settings(0).udp.multicast, MulticastMode::Auto);
+    let pa = DomainParticipant::with_config(11, &a).expect("participant a");
+    let pb = DomainParticipant::with_config(11, &b).expect("participant b");
+    assert_eq!(pa.participant_index(), 15);
+    assert_eq!(pb.participant_index(), 2);
+    assert!(!pa.uses_multicast() && !pb.uses_multicast());
+    wait_until("mutual discovery", Duration::from_secs(10), || {
+        pa.discovered_participants().len() == 1 && pb.discovered_participants().len() == 1
+    });
+    for p in pa.discovered_participants() {
+        assert!(p.metatraffic_multicast.is_empty(), "{p:?}");
+    }
+    let ta = pa.create_topic::<Note>("note").expect("topic");
+    let tb = pb.create_topic::<Note>("note").expect("topic");
+    let w = pa
+        .create_publisher()
+        .expect("publisher")
+        .create_datawriter(&ta, DataWriterQos::default().reliable())
+        .expect("writer");
+    let r = pb
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(&tb, DataReaderQos::default().reliable())
+        .expect("reader");
+    wait_until("matching", Duration::from_secs(10), || {
+        !w.matched_subscriptions().is_empty()
+    });
+    w.write(&Note { id: 9 }).expect("write");
+    let mut got = Vec::new();
+    wait_until("the sample", Duration::from_secs(10), || {
+        got.extend(r.take(16).expect("take").into_iter().filter_map(|s| s.data));
+        !got.is_empty()
+    });
+    assert_eq!(got, vec![Note { id: 9 }]);
+}
+
+#[test]
+fn a_pinned_index_in_use_is_an_error() {
+    tachyon_transport::testing::require_isolated_network();
+    let c = Config::from_toml_str("[udp]\nparticipant_index = 6\n", "c.toml").expect("config");
+    let _first = DomainParticipant::with_config(12, &c).expect("first");
+    let second = DomainParticipant::with_config(12, &c);
+    assert!(second.is_err(), "two participants bound index 6");
+}
