@@ -40,12 +40,12 @@ impl Publisher {
     }
 
     /// Creates a writer of `topic` and announces it.
-    pub fn create_datawriter<T: DdsType + 'static>(
+    pub fn create_datawriter<T: DdsType>(
         &self,
         topic: &Topic<T>,
         qos: DataWriterQos,
     ) -> Result<DataWriter<T>, Error> {
-        self.create(topic, qos, None)
+        self.create(topic, qos, |_| None)
     }
 
     /// Creates a writer of `topic` whose `listener` is called for the statuses in `mask`
@@ -57,14 +57,16 @@ impl Publisher {
         listener: Arc<dyn DataWriterListener<T>>,
         mask: StatusMask,
     ) -> Result<DataWriter<T>, Error> {
-        self.create(topic, qos, Some((listener, mask)))
+        self.create(topic, qos, |w| Some((w.dispatch(listener), mask)))
     }
 
-    fn create<T: DdsType + 'static>(
+    /// Creates and announces the writer; `listener` makes its listener, set under the same
+    /// lock so no event slips by.
+    fn create<T: DdsType>(
         &self,
         topic: &Topic<T>,
         mut qos: DataWriterQos,
-        listener: Option<(Arc<dyn DataWriterListener<T>>, StatusMask)>,
+        listener: impl FnOnce(&DataWriter<T>) -> Option<(Dispatch, StatusMask)>,
     ) -> Result<DataWriter<T>, Error> {
         if qos.representation.is_empty() {
             qos.representation = default_representation(T::EXTENSIBILITY);
@@ -102,8 +104,8 @@ impl Publisher {
                 _type: PhantomData,
             }),
         };
-        if let Some((l, mask)) = listener {
-            st.set_listener(id, Some((writer.dispatch(l), mask & WRITER_STATUSES)));
+        if let Some((dispatch, mask)) = listener(&writer) {
+            st.set_listener(id, Some((dispatch, mask & WRITER_STATUSES)));
         }
         st.flush(sh, now);
         drop(st);

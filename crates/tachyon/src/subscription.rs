@@ -48,9 +48,9 @@ impl Subscriber {
         qos: DataReaderQos,
     ) -> Result<DataReader<T>, Error>
     where
-        T: DdsType + for<'de> Decode<'de> + 'static,
+        T: DdsType + for<'de> Decode<'de>,
     {
-        self.create(topic, qos, None)
+        self.create(topic, qos, |_| None)
     }
 
     /// Creates a reader of `topic` whose `listener` is called for the statuses in `mask`
@@ -66,17 +66,19 @@ impl Subscriber {
     where
         T: DdsType + for<'de> Decode<'de> + 'static,
     {
-        self.create(topic, qos, Some((listener, mask)))
+        self.create(topic, qos, |r| Some((r.dispatch(listener), mask)))
     }
 
+    /// Creates and announces the reader; `listener` makes its listener, set under the same
+    /// lock so no event slips by.
     fn create<T>(
         &self,
         topic: &Topic<T>,
         mut qos: DataReaderQos,
-        listener: Option<(Arc<dyn DataReaderListener<T>>, StatusMask)>,
+        listener: impl FnOnce(&DataReader<T>) -> Option<(Dispatch, StatusMask)>,
     ) -> Result<DataReader<T>, Error>
     where
-        T: DdsType + for<'de> Decode<'de> + 'static,
+        T: DdsType + for<'de> Decode<'de>,
     {
         if qos.representation.is_empty() {
             // Tachyon decodes both, whatever the type's extensibility.
@@ -129,8 +131,8 @@ impl Subscriber {
                 _type: PhantomData,
             }),
         };
-        if let Some((l, mask)) = listener {
-            st.set_listener(id, Some((reader.dispatch(l), mask & READER_STATUSES)));
+        if let Some((dispatch, mask)) = listener(&reader) {
+            st.set_listener(id, Some((dispatch, mask & READER_STATUSES)));
         }
         st.flush(sh, now);
         drop(st);

@@ -454,3 +454,63 @@ fn instances_are_read_and_taken_one_by_one() {
     assert!(p.reader.take(10).expect("take").is_empty());
     assert!(!all.trigger_value());
 }
+
+/// Forwards PUBLICATION_MATCHED to a channel.
+struct MatchForwarder(Mutex<mpsc::Sender<tachyon::status::PublicationMatchedStatus>>);
+
+impl DataWriterListener<Reading> for MatchForwarder {
+    fn on_publication_matched(
+        &self,
+        writer: &DataWriter<Reading>,
+        status: tachyon::status::PublicationMatchedStatus,
+    ) {
+        // The writer may be used from its own listener.
+        assert_eq!(
+            writer.matched_subscriptions().len(),
+            status.current_count as usize
+        );
+        if let Ok(tx) = self.0.lock() {
+            let _ = tx.send(status);
+        }
+    }
+}
+
+#[test]
+fn writer_listener_reports_matches_and_consumes_the_status() {
+    tachyon_transport::testing::require_isolated_network();
+    let a = DomainParticipant::new(26).expect("participant a");
+    let b = DomainParticipant::new(26).expect("participant b");
+    let (tx, rx) = mpsc::channel();
+    let writer = a
+        .create_publisher()
+        .expect("publisher")
+        .create_datawriter_with_listener(
+            &a.create_topic::<Reading>("readings").expect("topic"),
+            DataWriterQos::default().reliable(),
+            Arc::new(MatchForwarder(Mutex::new(tx))),
+            StatusMask::PUBLICATION_MATCHED,
+        )
+        .expect("writer");
+    let reader = b
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(
+            &b.create_topic::<Reading>("readings").expect("topic"),
+            DataReaderQos::default().reliable(),
+        )
+        .expect("reader");
+    let s = rx.recv_timeout(PATIENCE).expect("matched in time");
+    assert_eq!((s.current_count, s.current_count_change), (1, 1));
+    assert_eq!((s.total_count, s.total_count_change), (1, 1));
+    assert_eq!(s.last_subscription_handle, Some(reader.guid()));
+    assert!(!writer
+        .get_status_changes()
+        .contains(StatusMask::PUBLICATION_MATCHED));
+    assert_eq!(
+        writer.get_publication_matched_status().total_count_change,
+        0
+    );
+    drop(reader);
+    let s = rx.recv_timeout(PATIENCE).expect("unmatched in time");
+    assert_eq!((s.current_count, s.current_count_change), (0, -1));
+}

@@ -247,3 +247,109 @@ fn deadline(s: &mut DeadlineMissedStatus, instance: &tachyon_cdr::KeyHash) {
     s.total_count_change = s.total_count_change.saturating_add(1);
     s.last_instance_handle = Some(*instance);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tachyon_cdr::KeyHash;
+    use tachyon_proto::history::RejectReason;
+    use tachyon_wire::{EntityKind, Guid, GuidPrefix};
+
+    fn reader() -> EntityId {
+        EntityId::new([0, 0, 7], EntityKind::USER_READER_WITH_KEY)
+    }
+
+    fn remote(n: u8) -> Guid {
+        Guid::new(
+            GuidPrefix([n; 12]),
+            EntityId::new([0, 0, 1], EntityKind::USER_WRITER_WITH_KEY),
+        )
+    }
+
+    fn matched(n: u8, matched: bool, current_count: usize) -> Event {
+        Event::SubscriptionMatched {
+            reader: reader(),
+            remote: remote(n),
+            matched,
+            current_count,
+        }
+    }
+
+    #[test]
+    fn change_counts_accumulate_until_read() {
+        let mut s = Statuses::default();
+        // Events of an endpoint not registered (deleted, or not yet created) are dropped.
+        assert_eq!(s.apply(&matched(1, true, 1)), None);
+        s.insert(reader());
+        let kind = Some((reader(), StatusMask::SUBSCRIPTION_MATCHED));
+        assert_eq!(s.apply(&matched(1, true, 1)), kind);
+        assert_eq!(s.apply(&matched(2, true, 2)), kind);
+        assert_eq!(s.apply(&matched(1, false, 1)), kind);
+        assert_eq!(s.changes(reader()), StatusMask::SUBSCRIPTION_MATCHED);
+        let st = s.subscription_matched(reader());
+        assert_eq!((st.total_count, st.total_count_change), (2, 2));
+        assert_eq!((st.current_count, st.current_count_change), (1, 1));
+        assert_eq!(st.last_publication_handle, Some(remote(1)));
+        assert_eq!(s.changes(reader()), StatusMask::NONE);
+        s.apply(&matched(2, false, 0));
+        let st = s.subscription_matched(reader());
+        assert_eq!((st.total_count, st.total_count_change), (2, 0));
+        assert_eq!((st.current_count, st.current_count_change), (0, -1));
+    }
+
+    #[test]
+    fn every_reader_status_is_folded() {
+        let mut s = Statuses::default();
+        s.insert(reader());
+        let k = KeyHash([3; 16]);
+        for alive in [true, false] {
+            s.apply(&Event::LivelinessChanged {
+                reader: reader(),
+                writer: remote(1),
+                alive,
+                alive_count: usize::from(alive),
+                not_alive_count: usize::from(!alive),
+            });
+        }
+        s.apply(&Event::RequestedDeadlineMissed {
+            reader: reader(),
+            instance: k,
+        });
+        s.apply(&Event::SampleLost {
+            reader: reader(),
+            writer: remote(1),
+            count: 5,
+        });
+        s.apply(&Event::SampleRejected {
+            reader: reader(),
+            reason: RejectReason::SamplesPerInstanceLimit,
+            instance: k,
+        });
+        s.apply(&Event::DataAvailable { reader: reader() });
+        let want = StatusMask::LIVELINESS_CHANGED
+            | StatusMask::REQUESTED_DEADLINE_MISSED
+            | StatusMask::SAMPLE_LOST
+            | StatusMask::SAMPLE_REJECTED
+            | StatusMask::DATA_AVAILABLE;
+        assert_eq!(s.changes(reader()), want);
+
+        let l = s.liveliness_changed(reader());
+        assert_eq!((l.alive_count, l.alive_count_change), (0, 0));
+        assert_eq!((l.not_alive_count, l.not_alive_count_change), (1, 1));
+        let d = s.deadline_missed(reader());
+        assert_eq!((d.total_count, d.total_count_change), (1, 1));
+        assert_eq!(d.last_instance_handle, Some(k));
+        let lost = s.sample_lost(reader());
+        assert_eq!((lost.total_count, lost.total_count_change), (5, 5));
+        let r = s.sample_rejected(reader());
+        assert_eq!((r.total_count, r.total_count_change), (1, 1));
+        assert_eq!(r.last_reason, Some(RejectReason::SamplesPerInstanceLimit));
+        assert_eq!(r.last_instance_handle, Some(k));
+        assert_eq!(s.changes(reader()), StatusMask::DATA_AVAILABLE);
+        s.clear(reader(), StatusMask::DATA_AVAILABLE);
+        assert_eq!(s.changes(reader()), StatusMask::NONE);
+        assert_eq!(s.sample_rejected(reader()).total_count_change, 0);
+        s.remove(reader());
+        assert_eq!(s.sample_lost(reader()), SampleLostStatus::default());
+    }
+}
