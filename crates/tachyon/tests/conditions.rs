@@ -514,3 +514,190 @@ fn writer_listener_reports_matches_and_consumes_the_status() {
     let s = rx.recv_timeout(PATIENCE).expect("unmatched in time");
     assert_eq!((s.current_count, s.current_count_change), (0, -1));
 }
+
+/// Waits on `ws` until `done` says the statuses it gathers are complete.
+fn wait_for(ws: &WaitSet, what: &str, mut done: impl FnMut(&[Condition]) -> bool) {
+    let end = Instant::now() + PATIENCE;
+    loop {
+        let left = end.saturating_duration_since(Instant::now());
+        let triggered = ws.wait(left).unwrap_or_else(|e| panic!("{what}: {e}"));
+        if done(&triggered) {
+            return;
+        }
+    }
+}
+
+#[test]
+fn deadline_missed_statuses_name_the_late_instance() {
+    tachyon_transport::testing::require_isolated_network();
+    let a = DomainParticipant::new(27).expect("participant a");
+    let b = DomainParticipant::new(27).expect("participant b");
+    let period = Duration::from_millis(100);
+    let writer = a
+        .create_publisher()
+        .expect("publisher")
+        .create_datawriter(
+            &a.create_topic::<Reading>("readings").expect("topic"),
+            DataWriterQos::default().reliable().deadline(period),
+        )
+        .expect("writer");
+    let reader = b
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(
+            &b.create_topic::<Reading>("readings").expect("topic"),
+            DataReaderQos::default().reliable().deadline(period),
+        )
+        .expect("reader");
+    wait_matched(&writer);
+    let sample = Reading {
+        sensor: 5,
+        value: 0,
+    };
+    writer.write(&sample).expect("write");
+    let offered = writer.get_statuscondition();
+    offered.set_enabled_statuses(StatusMask::OFFERED_DEADLINE_MISSED);
+    let requested = reader.get_statuscondition();
+    requested.set_enabled_statuses(StatusMask::REQUESTED_DEADLINE_MISSED);
+    let mut ws = WaitSet::new();
+    ws.attach_condition(&offered).expect("attach");
+    ws.attach_condition(&requested).expect("attach");
+    let (mut w, mut r) = (None, None);
+    wait_for(&ws, "deadline missed on both sides", |triggered| {
+        for c in triggered {
+            if *c == offered {
+                w = Some(writer.get_offered_deadline_missed_status());
+            } else if *c == requested {
+                r = Some(reader.get_requested_deadline_missed_status());
+            }
+        }
+        w.is_some() && r.is_some()
+    });
+    let (w, r) = (w.expect("set"), r.expect("set"));
+    let handle = writer.lookup_instance(&sample).expect("key");
+    assert_eq!(w.last_instance_handle, Some(handle));
+    assert_eq!(r.last_instance_handle, Some(handle));
+    assert_eq!(reader.lookup_instance(&sample).expect("key"), Some(handle));
+    assert!(w.total_count >= 1 && w.total_count_change >= 1);
+    assert!(r.total_count >= 1 && r.total_count_change >= 1);
+}
+
+#[test]
+fn liveliness_lost_and_changed_are_reported() {
+    use tachyon::qos::LivelinessKind;
+    tachyon_transport::testing::require_isolated_network();
+    let a = DomainParticipant::new(28).expect("participant a");
+    let b = DomainParticipant::new(28).expect("participant b");
+    let lease = Some(Duration::from_millis(200));
+    let writer = a
+        .create_publisher()
+        .expect("publisher")
+        .create_datawriter(
+            &a.create_topic::<Reading>("readings").expect("topic"),
+            DataWriterQos::default()
+                .reliable()
+                .liveliness(LivelinessKind::ManualByTopic, lease),
+        )
+        .expect("writer");
+    let reader = b
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(
+            &b.create_topic::<Reading>("readings").expect("topic"),
+            DataReaderQos::default()
+                .reliable()
+                .liveliness(LivelinessKind::ManualByTopic, lease),
+        )
+        .expect("reader");
+    wait_matched(&writer);
+    // Writing asserts the writer; then it falls silent and its lease runs out.
+    writer
+        .write(&Reading {
+            sensor: 1,
+            value: 0,
+        })
+        .expect("write");
+    let lost = writer.get_statuscondition();
+    lost.set_enabled_statuses(StatusMask::LIVELINESS_LOST);
+    let changed = reader.get_statuscondition();
+    changed.set_enabled_statuses(StatusMask::LIVELINESS_CHANGED);
+    let mut ws = WaitSet::new();
+    ws.attach_condition(&lost).expect("attach");
+    ws.attach_condition(&changed).expect("attach");
+    let mut lost_count = 0;
+    let mut not_alive = None;
+    wait_for(&ws, "liveliness lost", |triggered| {
+        for c in triggered {
+            if *c == lost {
+                lost_count += writer.get_liveliness_lost_status().total_count_change;
+            } else if *c == changed {
+                let s = reader.get_liveliness_changed_status();
+                if s.not_alive_count == 1 {
+                    not_alive = Some(s);
+                }
+            }
+        }
+        lost_count > 0 && not_alive.is_some()
+    });
+    let s = not_alive.expect("set");
+    assert_eq!(s.alive_count, 0);
+    assert_eq!(s.last_publication_handle, Some(writer.guid()));
+    assert_eq!(writer.get_liveliness_lost_status().total_count_change, 0);
+}
+
+/// Panics on its first call (after saying so), forwards what it takes afterwards.
+struct PanicsOnce {
+    calls: std::sync::atomic::AtomicU32,
+    taken: Mutex<mpsc::Sender<Option<usize>>>,
+}
+
+impl DataReaderListener<Reading> for PanicsOnce {
+    fn on_data_available(&self, reader: &DataReader<Reading>) {
+        if self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+            if let Ok(tx) = self.taken.lock() {
+                let _ = tx.send(None);
+            }
+            panic!("a listener bug (expected by the test)");
+        }
+        let n = reader.take(usize::MAX).expect("take").len();
+        if let Ok(tx) = self.taken.lock() {
+            let _ = tx.send(Some(n));
+        }
+    }
+}
+
+#[test]
+fn a_panicking_listener_does_not_stop_the_runtime() {
+    let p = pair(29);
+    let (tx, rx) = mpsc::channel();
+    p.reader.set_listener(
+        Some(Arc::new(PanicsOnce {
+            calls: Default::default(),
+            taken: Mutex::new(tx),
+        })),
+        StatusMask::DATA_AVAILABLE,
+    );
+    wait_matched(&p.writer);
+    p.writer
+        .write(&Reading {
+            sensor: 1,
+            value: 0,
+        })
+        .expect("write");
+    // The second sample is written only after the first call, so it causes a second one.
+    assert_eq!(rx.recv_timeout(PATIENCE).expect("first call"), None);
+    p.writer
+        .write(&Reading {
+            sensor: 1,
+            value: 1,
+        })
+        .expect("write");
+    let mut total = 0;
+    while total < 2 {
+        total += rx
+            .recv_timeout(PATIENCE)
+            .expect("the listener runs again")
+            .expect("no second panic");
+    }
+    assert_eq!(total, 2, "both samples taken after the panic");
+}
