@@ -133,10 +133,11 @@ def case_reliable(pub, sub):
 
 def case_dispose(pub, sub):
     """Dispose: the reader learns that instance C0 was disposed after its samples."""
+    # The writer stays: deleting it would unregister, and so (autodispose) dispose, C1 too.
     s = sub("--expect 10 --expect-dispose --timeout-s 15")
-    p = pub("--count 10 --instances 2 --dispose --timeout-s 15")
-    expect(p.finish(20) == 0 and p.has("ACKED"), "publisher: not acknowledged")
+    p = pub("--count 10 --instances 2 --dispose --timeout-s 15 --linger-ms 3000")
     expect(s.finish(20) == 0, "subscriber: " + (s.out()[-1:] or ["no output"])[0])
+    expect(p.has("ACKED"), "publisher: not acknowledged")
     all_ok(s.samples())
     expect(s.has("DISPOSED", "C0"), "the dispose of C0 did not arrive")
     expect(not s.has("DISPOSED", "C1"), "C1 was reported disposed")
@@ -198,8 +199,9 @@ def case_partition(pub, sub):
 
 def case_incompatible(pub, sub):
     """A BEST_EFFORT writer and a RELIABLE reader: both report RELIABILITY incompatible."""
-    s = sub("--expect-incompatible --timeout-s 15")
-    p = pub("--best-effort --expect-incompatible --timeout-s 15")
+    # Each side stays a while after it saw the incompatibility, so the other can see it too.
+    s = sub("--expect-incompatible --timeout-s 15 --linger-ms 1500")
+    p = pub("--best-effort --expect-incompatible --timeout-s 15 --linger-ms 1500")
     expect(p.finish(20) == 0, "the writer reported no incompatible QoS")
     expect(s.finish(20) == 0, "the reader reported no incompatible QoS")
     expect(p.has("INCOMPATIBLE", POLICY_RELIABILITY), f"writer: {p.out()}")

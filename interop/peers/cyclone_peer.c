@@ -128,6 +128,7 @@ static int run_pub(dds_entity_t pp, dds_entity_t topic)
       }
       sleep_ms(10);
     }
+    sleep_ms(o.linger_ms);
     printf("DONE\n");
     return 0;
   }

@@ -456,6 +456,7 @@ static int run_pub(
             }
             sleep_ms(10);
         }
+        sleep_ms(o.linger_ms);
         say("DONE");
         return 0;
     }

@@ -393,3 +393,45 @@ fn keep_last_with_bounded_instances_bounds_memory() {
         assert!(r.len() <= 12 && r.instance_count() <= 4);
     }
 }
+
+#[test]
+fn has_matching_follows_masks_and_instance_selection() {
+    let mut r = reader(History::KeepAll, ResourceLimits::default());
+    let not_read = Query::ANY.sample_states(SampleStateMask::NOT_READ);
+    let read = Query::ANY.sample_states(SampleStateMask::READ);
+    assert!(!r.has_matching(&Query::ANY));
+    put(&mut r, 1, 2, 2);
+    assert!(r.has_matching(&not_read));
+    assert!(!r.has_matching(&read));
+    assert!(r.has_matching(&Query::ANY.view_states(ViewStateMask::NEW)));
+    let mut out = Vec::new();
+    r.read(&Query::ANY, &mut out).expect("read");
+    assert!(!r.has_matching(&not_read));
+    assert!(r.has_matching(&read));
+    assert!(!r.has_matching(&Query::ANY.view_states(ViewStateMask::NEW)));
+    // Instance selection: exact, next after, unknown.
+    use tachyon_proto::history::InstanceSelector;
+    assert!(r.has_matching(&read.instances(InstanceSelector::Instance(key(2)))));
+    assert!(!r.has_matching(&read.instances(InstanceSelector::Instance(key(1)))));
+    assert!(r.has_matching(&read.instances(InstanceSelector::NextAfter(Some(key(1))))));
+    assert!(!r.has_matching(&read.instances(InstanceSelector::NextAfter(Some(key(2))))));
+    // An invalid-data sample counts, with the instance's state.
+    r.dispose(at(1), writer(1), key(2), ts(3)).expect("known");
+    let disposed = Query::ANY.instance_states(InstanceStateMask::NOT_ALIVE_DISPOSED);
+    assert!(r.has_matching(&disposed.sample_states(SampleStateMask::READ)));
+    assert!(!r.has_matching(&Query::ANY.instance_states(InstanceStateMask::ALIVE)));
+    // Nothing was marked or removed by asking.
+    assert_eq!(r.len(), 1);
+}
+
+#[test]
+fn newest_payload_is_the_last_valid_sample() {
+    let mut r = reader(History::KeepAll, ResourceLimits::default());
+    assert!(r.newest_payload(&key(1)).is_none());
+    put(&mut r, 1, 1, 5);
+    put(&mut r, 1, 1, 6);
+    assert_eq!(r.newest_payload(&key(1)).map(|p| p[0]), Some(6));
+    let mut out = Vec::new();
+    r.take(&Query::ANY, &mut out).expect("take");
+    assert!(r.newest_payload(&key(1)).is_none());
+}

@@ -34,8 +34,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .create_publisher()?
         .create_datawriter(&topic, DataWriterQos::default().reliable().keep_last(10))?;
     println!("hello_pub: waiting for a subscriber ...");
-    while writer.matched_subscriptions().is_empty() {
-        std::thread::sleep(Duration::from_millis(20));
+    let matched = writer.get_statuscondition();
+    matched.set_enabled_statuses(StatusMask::PUBLICATION_MATCHED);
+    let mut waitset = WaitSet::new();
+    waitset.attach_condition(&matched)?;
+    while writer.get_publication_matched_status().current_count == 0 {
+        waitset.wait(Duration::MAX)?;
     }
     for i in 0..count {
         let msg = Hello {

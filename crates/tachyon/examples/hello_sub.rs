@@ -33,13 +33,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let reader = participant
         .create_subscriber()?
         .create_datareader(&topic, DataReaderQos::default().reliable().keep_last(10))?;
+    // Wake when unread samples arrive, as with any DDS: a ReadCondition in a WaitSet.
+    let unread = reader.create_readcondition(
+        SampleStateMask::NOT_READ,
+        ViewStateMask::ANY,
+        InstanceStateMask::ANY,
+    );
+    let mut waitset = WaitSet::new();
+    waitset.attach_condition(&unread)?;
     let mut got = 0;
     while got < want {
-        if !reader.wait_for_data(Duration::from_secs(30)) {
+        if let Err(Error::Timeout) = waitset.wait(Duration::from_secs(30)) {
             eprintln!("hello_sub: nothing for 30 s, giving up after {got} samples");
             std::process::exit(1);
         }
-        for s in reader.take(usize::MAX)? {
+        for s in reader.take_w_condition(&unread, usize::MAX)? {
             if let Some(h) = s.data {
                 println!("got {h:?}");
                 got += 1;

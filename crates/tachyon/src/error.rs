@@ -18,13 +18,23 @@ pub enum Error {
     /// The sample could not be serialized.
     #[error("serializing the sample failed: {0}")]
     Encode(#[from] tachyon_cdr::EncodeError),
-    /// A reliable KEEP_ALL writer's history stayed full for `max_blocking_time`: the readers
-    /// did not acknowledge in time (DDS TIMEOUT).
-    #[error("the writer's history stayed full for max_blocking_time; readers are not keeping up")]
+    /// A blocking operation ran out of time (DDS TIMEOUT): `WaitSet::wait` saw no condition
+    /// trigger, `wait_for_acknowledgments` saw no acknowledgement, or a reliable KEEP_ALL
+    /// writer's history stayed full for `max_blocking_time` (readers are not keeping up).
+    #[error("timed out")]
     Timeout,
-    /// The operation needs an instance the writer or reader does not know.
+    /// The operation needs an instance the writer or reader does not know (for a reader:
+    /// one it holds no sample or state of).
     #[error("unknown instance: register it or write a sample of it first")]
     BadInstance,
+    /// An argument does not fit the operation (DDS BAD_PARAMETER), e.g. a ReadCondition of
+    /// another reader.
+    #[error("bad parameter: {0}")]
+    BadParameter(&'static str),
+    /// The operation is not allowed in the current state (DDS PRECONDITION_NOT_MET), e.g.
+    /// detaching a condition that is not attached.
+    #[error("precondition not met: {0}")]
+    PreconditionNotMet(&'static str),
     /// The participant was closed (or its runtime stopped).
     #[error("the participant is closed")]
     AlreadyDeleted,
@@ -43,6 +53,9 @@ impl From<tachyon_proto::Error> for Error {
     fn from(e: tachyon_proto::Error) -> Error {
         match e {
             tachyon_proto::Error::Qos(q) => Error::InconsistentQos(InconsistentQos::History(q)),
+            tachyon_proto::Error::Read(tachyon_proto::history::ReadError::UnknownInstance) => {
+                Error::BadInstance
+            }
             other => Error::Protocol(other),
         }
     }

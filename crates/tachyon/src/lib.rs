@@ -20,28 +20,42 @@
 //!
 //! Layout: [`config`] (Config, the TOML file `TACHYON_CONFIG` names), [`domain`]
 //! (DomainParticipant, factory), [`topic`], [`publication`] (Publisher, DataWriter),
-//! [`subscription`] (Subscriber, DataReader, samples), [`status`] (communication statuses),
-//! [`error`]; the runtime that drives the protocol state, the UDP transport and the timers
-//! lives in `runtime`.
+//! [`subscription`] (Subscriber, DataReader, samples), [`status`] (communication statuses and
+//! [`StatusMask`]), [`condition`] (GuardCondition, StatusCondition, ReadCondition, WaitSet),
+//! [`listener`] (DataReaderListener, DataWriterListener), [`error`]; the runtime that drives
+//! the protocol state, the UDP transport and the timers lives in `runtime`.
+//!
+//! Waiting for data and events, as in every DDS: a [`WaitSet`] with conditions (a
+//! [`ReadCondition`] for samples, the endpoint's [`StatusCondition`] for statuses, a
+//! [`GuardCondition`] to wake it from another thread), or listeners called on the driver
+//! thread.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod condition;
 pub mod config;
 pub mod domain;
 pub mod error;
+pub mod listener;
 pub mod publication;
 mod runtime;
 pub mod status;
 pub mod subscription;
 pub mod topic;
 
+pub use condition::{Condition, GuardCondition, ReadCondition, StatusCondition, WaitSet};
 pub use config::{Config, ConfigError};
 pub use domain::{DomainParticipant, DomainParticipantFactory, ParticipantSettings};
 pub use error::Error;
+pub use listener::{DataReaderListener, DataWriterListener};
 pub use publication::{DataWriter, Publisher};
+pub use status::{StatusKind, StatusMask};
 pub use subscription::{DataReader, Sample, Subscriber};
-pub use tachyon_cdr::{DdsType, Decode, Encode};
-pub use tachyon_proto::history::{InstanceState, SampleInfo, SampleState, ViewState};
+pub use tachyon_cdr::{DdsType, Decode, Encode, KeyHash};
+pub use tachyon_proto::history::{
+    InstanceSelector, InstanceState, InstanceStateMask, Query, SampleInfo, SampleState,
+    SampleStateMask, ViewState, ViewStateMask,
+};
 pub use tachyon_proto::qos;
 pub use tachyon_transport::{MulticastMode, Peer, UdpConfig};
 pub use topic::Topic;
@@ -52,8 +66,10 @@ pub mod prelude {
         DataReaderQos, DataWriterQos, DurabilityKind, PublisherQos, SubscriberQos, TopicQos,
     };
     pub use crate::{
-        DataReader, DataWriter, DdsType, DomainParticipant, Error, Publisher, Sample, Subscriber,
-        Topic,
+        Condition, DataReader, DataReaderListener, DataWriter, DataWriterListener, DdsType,
+        DomainParticipant, Error, GuardCondition, InstanceStateMask, Publisher, Query,
+        ReadCondition, Sample, SampleStateMask, StatusCondition, StatusMask, Subscriber, Topic,
+        ViewStateMask, WaitSet,
     };
     pub use std::time::Duration;
 }

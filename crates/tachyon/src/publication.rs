@@ -1,7 +1,7 @@
 //! [`Publisher`] and [`DataWriter`]: writing typed samples.
 
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::{Duration as StdDuration, Instant as StdInstant, SystemTime};
 
 use tachyon_cdr::{DdsType, Endianness, Extensibility, KeyHash, XcdrVersion};
@@ -13,9 +13,14 @@ use tachyon_proto::qos::{DataRepresentation, DataWriterQos, DurabilityKind, Publ
 use tachyon_proto::{WriteRequest, WriterConfig};
 use tachyon_wire::{EntityId, Guid, Time};
 
+use crate::condition::StatusCondition;
 use crate::error::Error;
-use crate::runtime::Runtime;
-use crate::status::EndpointStatus;
+use crate::listener::{DataWriterListener, WRITER_STATUSES};
+use crate::runtime::{Dispatch, Runtime};
+use crate::status::{
+    DeadlineMissedStatus, IncompatibleQosStatus, LivelinessLostStatus, PublicationMatchedStatus,
+    StatusMask,
+};
 use crate::topic::Topic;
 
 /// Groups writers sharing PARTITION and PRESENTATION.
@@ -38,7 +43,30 @@ impl Publisher {
     pub fn create_datawriter<T: DdsType>(
         &self,
         topic: &Topic<T>,
+        qos: DataWriterQos,
+    ) -> Result<DataWriter<T>, Error> {
+        self.create(topic, qos, |_| None)
+    }
+
+    /// Creates a writer of `topic` whose `listener` is called for the statuses in `mask`
+    /// from the start. See [`crate::listener`]: listeners run on the driver thread.
+    pub fn create_datawriter_with_listener<T: DdsType + 'static>(
+        &self,
+        topic: &Topic<T>,
+        qos: DataWriterQos,
+        listener: Arc<dyn DataWriterListener<T>>,
+        mask: StatusMask,
+    ) -> Result<DataWriter<T>, Error> {
+        self.create(topic, qos, |w| Some((w.dispatch(listener), mask)))
+    }
+
+    /// Creates and announces the writer; `listener` makes its listener, set under the same
+    /// lock so no event slips by.
+    fn create<T: DdsType>(
+        &self,
+        topic: &Topic<T>,
         mut qos: DataWriterQos,
+        listener: impl FnOnce(&DataWriter<T>) -> Option<(Dispatch, StatusMask)>,
     ) -> Result<DataWriter<T>, Error> {
         if qos.representation.is_empty() {
             qos.representation = default_representation(T::EXTENSIBILITY);
@@ -63,17 +91,26 @@ impl Publisher {
         data.group_data.clone_from(&self.qos.group_data);
         data.topic_data.clone_from(&topic.qos().topic_data);
         st.participant.announce_writer(now, id, data)?;
+        // Nothing fails from here on (dropping `writer` under the lock would deadlock).
+        st.add_endpoint(id);
+        let writer = DataWriter {
+            inner: Arc::new(WriterInner {
+                runtime: Arc::clone(&self.runtime),
+                id,
+                qos,
+                version,
+                pool: PayloadPool::new(),
+                condition: StatusCondition::new(Arc::clone(&self.runtime), id),
+                _type: PhantomData,
+            }),
+        };
+        if let Some((dispatch, mask)) = listener(&writer) {
+            st.set_listener(id, Some((dispatch, mask & WRITER_STATUSES)));
+        }
         st.flush(sh, now);
         drop(st);
         sh.wake();
-        Ok(DataWriter {
-            runtime: Arc::clone(&self.runtime),
-            id,
-            qos,
-            version,
-            pool: PayloadPool::new(),
-            _type: PhantomData,
-        })
+        Ok(writer)
     }
 }
 
@@ -110,11 +147,17 @@ fn writer_config(qos: &DataWriterQos, keyed: bool) -> WriterConfig {
 
 /// Writes samples of `T`.
 pub struct DataWriter<T> {
+    inner: Arc<WriterInner<T>>,
+}
+
+/// What a writer is; shared with the listener dispatch, which holds it weakly.
+struct WriterInner<T> {
     runtime: Arc<Runtime>,
     id: EntityId,
     qos: DataWriterQos,
     version: XcdrVersion,
     pool: PayloadPool,
+    condition: StatusCondition,
     _type: PhantomData<fn(&T)>,
 }
 
@@ -127,10 +170,14 @@ impl<T: DdsType> DataWriter<T> {
     /// Writes a sample with a given source timestamp.
     pub fn write_w_timestamp(&self, sample: &T, timestamp: SystemTime) -> Result<(), Error> {
         let key = tachyon_cdr::key_hash(sample)?;
-        let size = tachyon_cdr::serialized_size(sample, self.version)?;
-        let mut buf = self.pool.alloc(size);
-        let n =
-            tachyon_cdr::serialize(sample, self.version, Endianness::Little, buf.as_mut_slice())?;
+        let size = tachyon_cdr::serialized_size(sample, self.inner.version)?;
+        let mut buf = self.inner.pool.alloc(size);
+        let n = tachyon_cdr::serialize(
+            sample,
+            self.inner.version,
+            Endianness::Little,
+            buf.as_mut_slice(),
+        )?;
         buf.truncate(n);
         let req = WriteRequest::data(key, wire_time(timestamp), buf.freeze());
         self.submit(req)
@@ -144,7 +191,7 @@ impl<T: DdsType> DataWriter<T> {
     /// Unregisters the instance of `sample` (disposing it too when the QoS says
     /// `autodispose_unregistered_instances`).
     pub fn unregister_instance(&self, sample: &T) -> Result<(), Error> {
-        let kind = if self.qos.autodispose_unregistered_instances {
+        let kind = if self.inner.qos.autodispose_unregistered_instances {
             ChangeKind::NotAliveDisposedUnregistered
         } else {
             ChangeKind::NotAliveUnregistered
@@ -155,8 +202,8 @@ impl<T: DdsType> DataWriter<T> {
     /// Registers the instance of `sample`; returns its handle.
     pub fn register_instance(&self, sample: &T) -> Result<KeyHash, Error> {
         let key = tachyon_cdr::key_hash(sample)?;
-        let mut st = self.runtime.shared.lock();
-        Ok(st.participant.register_instance(self.id, key)?)
+        let mut st = self.inner.runtime.shared.lock();
+        Ok(st.participant.register_instance(self.inner.id, key)?)
     }
 
     /// The handle of the instance of `sample` (its key hash).
@@ -167,11 +214,11 @@ impl<T: DdsType> DataWriter<T> {
     /// Blocks until every matched reliable reader acknowledged everything written, or
     /// `timeout` passed (`Err(Timeout)`).
     pub fn wait_for_acknowledgments(&self, timeout: StdDuration) -> Result<(), Error> {
-        let sh = &self.runtime.shared;
+        let sh = &self.inner.runtime.shared;
         let deadline = StdInstant::now() + timeout;
         let mut st = sh.lock();
         loop {
-            if st.participant.all_acknowledged(self.id) != Some(false) {
+            if st.participant.all_acknowledged(self.inner.id) != Some(false) {
                 return Ok(());
             }
             let left = deadline.saturating_duration_since(StdInstant::now());
@@ -187,34 +234,124 @@ impl<T: DdsType> DataWriter<T> {
 
     /// The readers matched now.
     pub fn matched_subscriptions(&self) -> Vec<Guid> {
-        self.runtime
+        self.inner
+            .runtime
             .shared
             .lock()
             .participant
-            .matched_readers(self.id)
+            .matched_readers(self.inner.id)
     }
 
-    /// The writer's communication statuses.
-    pub fn status(&self) -> EndpointStatus {
-        self.runtime.shared.lock().statuses.get(self.id)
+    /// The writer's StatusCondition (every call returns the same condition).
+    pub fn get_statuscondition(&self) -> StatusCondition {
+        self.inner.condition.clone()
+    }
+
+    /// The statuses changed since they were last read (DDS `get_status_changes`).
+    pub fn get_status_changes(&self) -> StatusMask {
+        self.inner
+            .runtime
+            .shared
+            .lock()
+            .statuses
+            .changes(self.inner.id)
+    }
+
+    /// Sets the listener and the statuses it is called for (`None`: removes it). See
+    /// [`crate::listener`]: listeners run on the driver thread.
+    pub fn set_listener(&self, listener: Option<Arc<dyn DataWriterListener<T>>>, mask: StatusMask)
+    where
+        T: 'static,
+    {
+        let dispatch = listener.map(|l| (self.dispatch(l), mask & WRITER_STATUSES));
+        self.inner
+            .runtime
+            .shared
+            .lock()
+            .set_listener(self.inner.id, dispatch);
+    }
+
+    /// PUBLICATION_MATCHED; resets its change counts.
+    pub fn get_publication_matched_status(&self) -> PublicationMatchedStatus {
+        self.statuses(|s, id| s.publication_matched(id))
+    }
+
+    /// OFFERED_INCOMPATIBLE_QOS; resets its change count.
+    pub fn get_offered_incompatible_qos_status(&self) -> IncompatibleQosStatus {
+        self.statuses(|s, id| s.incompatible_qos(id))
+    }
+
+    /// LIVELINESS_LOST; resets its change count.
+    pub fn get_liveliness_lost_status(&self) -> LivelinessLostStatus {
+        self.statuses(|s, id| s.liveliness_lost(id))
+    }
+
+    /// OFFERED_DEADLINE_MISSED; resets its change count.
+    pub fn get_offered_deadline_missed_status(&self) -> DeadlineMissedStatus {
+        self.statuses(|s, id| s.deadline_missed(id))
+    }
+
+    fn statuses<R>(&self, f: impl FnOnce(&mut crate::runtime::Statuses, EntityId) -> R) -> R {
+        f(
+            &mut self.inner.runtime.shared.lock().statuses,
+            self.inner.id,
+        )
+    }
+
+    /// The type-erased call of `listener` for this writer, holding the writer weakly.
+    fn dispatch(&self, listener: Arc<dyn DataWriterListener<T>>) -> Dispatch
+    where
+        T: 'static,
+    {
+        let weak: Weak<WriterInner<T>> = Arc::downgrade(&self.inner);
+        Arc::new(move |kinds: StatusMask| {
+            let Some(inner) = weak.upgrade() else {
+                return;
+            };
+            let writer = DataWriter { inner };
+            let l = &*listener;
+            if kinds.contains(StatusMask::PUBLICATION_MATCHED) {
+                l.on_publication_matched(&writer, writer.get_publication_matched_status());
+            }
+            if kinds.contains(StatusMask::OFFERED_INCOMPATIBLE_QOS) {
+                let s = writer.get_offered_incompatible_qos_status();
+                l.on_offered_incompatible_qos(&writer, s);
+            }
+            if kinds.contains(StatusMask::LIVELINESS_LOST) {
+                l.on_liveliness_lost(&writer, writer.get_liveliness_lost_status());
+            }
+            if kinds.contains(StatusMask::OFFERED_DEADLINE_MISSED) {
+                let s = writer.get_offered_deadline_missed_status();
+                l.on_offered_deadline_missed(&writer, s);
+            }
+        })
     }
 
     /// The writer's GUID.
     pub fn guid(&self) -> Guid {
-        self.runtime.shared.lock().participant.guid(self.id)
+        self.inner
+            .runtime
+            .shared
+            .lock()
+            .participant
+            .guid(self.inner.id)
     }
 
     /// The writer's QoS.
     pub fn qos(&self) -> &DataWriterQos {
-        &self.qos
+        &self.inner.qos
     }
 
     fn instance_change(&self, sample: &T, kind: ChangeKind) -> Result<(), Error> {
         let key = tachyon_cdr::key_hash(sample)?;
         // The key never takes more than the whole sample.
-        let mut buf = vec![0u8; tachyon_cdr::serialized_size(sample, self.version)?];
-        let n =
-            tachyon_cdr::serialize_key_payload(sample, self.version, Endianness::Little, &mut buf)?;
+        let mut buf = vec![0u8; tachyon_cdr::serialized_size(sample, self.inner.version)?];
+        let n = tachyon_cdr::serialize_key_payload(
+            sample,
+            self.inner.version,
+            Endianness::Little,
+            &mut buf,
+        )?;
         buf.truncate(n);
         let req = WriteRequest {
             kind,
@@ -228,15 +365,15 @@ impl<T: DdsType> DataWriter<T> {
     /// Hands a change to the protocol, waiting up to `max_blocking_time` while a reliable
     /// KEEP_ALL history is full, and sends it from this thread.
     fn submit(&self, req: WriteRequest) -> Result<(), Error> {
-        let sh = &self.runtime.shared;
-        let deadline = StdInstant::now() + self.qos.reliability.max_blocking_time;
+        let sh = &self.inner.runtime.shared;
+        let deadline = StdInstant::now() + self.inner.qos.reliability.max_blocking_time;
         let mut st = sh.lock();
         loop {
             if sh.stopped() {
                 return Err(Error::AlreadyDeleted);
             }
             let now = sh.now();
-            match st.participant.write(now, self.id, req.clone()) {
+            match st.participant.write(now, self.inner.id, req.clone()) {
                 Ok(_) => {
                     st.flush(sh, now);
                     drop(st);
@@ -256,7 +393,7 @@ impl<T: DdsType> DataWriter<T> {
     }
 }
 
-impl<T> Drop for DataWriter<T> {
+impl<T> Drop for WriterInner<T> {
     fn drop(&mut self) {
         let sh = &self.runtime.shared;
         if sh.stopped() {
@@ -265,8 +402,11 @@ impl<T> Drop for DataWriter<T> {
         let mut st = sh.lock();
         let now = sh.now();
         let _ = st.participant.delete_writer(now, self.id);
-        st.statuses.remove(self.id);
+        st.remove_endpoint(self.id);
         st.flush(sh, now);
+        drop(st);
+        // Its StatusCondition no longer triggers.
+        sh.observers.notify();
     }
 }
 

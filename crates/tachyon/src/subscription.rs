@@ -1,19 +1,28 @@
 //! [`Subscriber`] and [`DataReader`]: receiving typed samples.
 
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::{Duration as StdDuration, Instant as StdInstant};
 
 use tachyon_cdr::{DdsType, Decode, KeyHash};
 use tachyon_proto::discovery::SubscriptionData;
-use tachyon_proto::history::{Durability, Query, ReaderHistoryConfig, SampleInfo};
+use tachyon_proto::history::{
+    Durability, InstanceSelector, InstanceStateMask, Query, ReaderHistoryConfig, SampleInfo,
+    SampleStateMask, ViewStateMask,
+};
 use tachyon_proto::qos::{DataReaderQos, DataRepresentation, DurabilityKind, SubscriberQos};
 use tachyon_proto::ReaderConfig;
 use tachyon_wire::{EntityId, Guid};
 
+use crate::condition::{ReadCondition, StatusCondition};
 use crate::error::Error;
-use crate::runtime::Runtime;
-use crate::status::EndpointStatus;
+use crate::listener::{DataReaderListener, READER_STATUSES};
+use crate::runtime::{Dispatch, Runtime};
+use crate::status::{
+    DeadlineMissedStatus, IncompatibleQosStatus, LivelinessChangedStatus, SampleLostStatus,
+    SampleRejectedStatus, StatusMask, SubscriptionMatchedStatus,
+};
 use crate::topic::Topic;
 
 /// Groups readers sharing PARTITION and PRESENTATION.
@@ -36,7 +45,37 @@ impl Subscriber {
     pub fn create_datareader<T>(
         &self,
         topic: &Topic<T>,
+        qos: DataReaderQos,
+    ) -> Result<DataReader<T>, Error>
+    where
+        T: DdsType + for<'de> Decode<'de>,
+    {
+        self.create(topic, qos, |_| None)
+    }
+
+    /// Creates a reader of `topic` whose `listener` is called for the statuses in `mask`
+    /// from the start (no match or sample can slip by before it is set). See
+    /// [`crate::listener`]: listeners run on the driver thread.
+    pub fn create_datareader_with_listener<T>(
+        &self,
+        topic: &Topic<T>,
+        qos: DataReaderQos,
+        listener: Arc<dyn DataReaderListener<T>>,
+        mask: StatusMask,
+    ) -> Result<DataReader<T>, Error>
+    where
+        T: DdsType + for<'de> Decode<'de> + 'static,
+    {
+        self.create(topic, qos, |r| Some((r.dispatch(listener), mask)))
+    }
+
+    /// Creates and announces the reader; `listener` makes its listener, set under the same
+    /// lock so no event slips by.
+    fn create<T>(
+        &self,
+        topic: &Topic<T>,
         mut qos: DataReaderQos,
+        listener: impl FnOnce(&DataReader<T>) -> Option<(Dispatch, StatusMask)>,
     ) -> Result<DataReader<T>, Error>
     where
         T: DdsType + for<'de> Decode<'de>,
@@ -80,16 +119,25 @@ impl Subscriber {
         data.group_data.clone_from(&self.qos.group_data);
         data.topic_data.clone_from(&topic.qos().topic_data);
         st.participant.announce_reader(now, id, data)?;
+        // Nothing fails from here on (dropping `reader` under the lock would deadlock).
+        st.add_endpoint(id);
+        let reader = DataReader {
+            inner: Arc::new(ReaderInner {
+                runtime: Arc::clone(&self.runtime),
+                id,
+                qos,
+                decode_errors: AtomicU64::new(0),
+                condition: StatusCondition::new(Arc::clone(&self.runtime), id),
+                _type: PhantomData,
+            }),
+        };
+        if let Some((dispatch, mask)) = listener(&reader) {
+            st.set_listener(id, Some((dispatch, mask & READER_STATUSES)));
+        }
         st.flush(sh, now);
         drop(st);
         sh.wake();
-        Ok(DataReader {
-            runtime: Arc::clone(&self.runtime),
-            id,
-            qos,
-            decode_errors: std::sync::atomic::AtomicU64::new(0),
-            _type: PhantomData,
-        })
+        Ok(reader)
     }
 }
 
@@ -114,11 +162,21 @@ pub struct Sample<T> {
 }
 
 /// Reads samples of `T`.
+///
+/// Every read and take returns samples grouped by instance, instances in handle order,
+/// samples of an instance in reception order, each with its [`SampleInfo`]. `read` leaves
+/// the samples in the reader (marked READ), `take` removes them. Both reset DATA_AVAILABLE.
 pub struct DataReader<T> {
+    inner: Arc<ReaderInner<T>>,
+}
+
+/// What a reader is; shared with the listener dispatch, which holds it weakly.
+struct ReaderInner<T> {
     runtime: Arc<Runtime>,
     id: EntityId,
     qos: DataReaderQos,
-    decode_errors: std::sync::atomic::AtomicU64,
+    decode_errors: AtomicU64,
+    condition: StatusCondition,
     _type: PhantomData<fn() -> T>,
 }
 
@@ -133,41 +191,203 @@ impl<T: DdsType + for<'de> Decode<'de>> DataReader<T> {
         self.read_with(&Query::ANY.max_samples(max_samples))
     }
 
-    /// Takes the samples `query` selects (states, instance, count).
+    /// Takes the samples `query` selects (states, instance, count), e.g.
+    /// `Query::ANY.sample_states(SampleStateMask::NOT_READ).max_samples(10)`.
     pub fn take_with(&self, query: &Query) -> Result<Vec<Sample<T>>, Error> {
-        let sh = &self.runtime.shared;
-        let mut raw = Vec::new();
-        {
-            let mut st = sh.lock();
-            let now = sh.now();
-            st.participant.take(now, self.id, query, &mut raw)?;
-            // Taking may reopen a full cache: acknowledgements become due.
-            st.flush(sh, now);
-        }
-        Ok(self.decode(raw))
+        self.collect(query, true)
     }
 
     /// Reads the samples `query` selects.
     pub fn read_with(&self, query: &Query) -> Result<Vec<Sample<T>>, Error> {
-        let mut raw = Vec::new();
-        self.runtime
+        self.collect(query, false)
+    }
+
+    /// Reads up to `max_samples` samples in the states of `condition`, a ReadCondition of
+    /// this reader (otherwise [`Error::BadParameter`]).
+    pub fn read_w_condition(
+        &self,
+        condition: &ReadCondition,
+        max_samples: usize,
+    ) -> Result<Vec<Sample<T>>, Error> {
+        self.read_with(&self.condition_query(condition)?.max_samples(max_samples))
+    }
+
+    /// Takes up to `max_samples` samples in the states of `condition`, a ReadCondition of
+    /// this reader (otherwise [`Error::BadParameter`]).
+    pub fn take_w_condition(
+        &self,
+        condition: &ReadCondition,
+        max_samples: usize,
+    ) -> Result<Vec<Sample<T>>, Error> {
+        self.take_with(&self.condition_query(condition)?.max_samples(max_samples))
+    }
+
+    /// Reads up to `max_samples` samples of one instance ([`Error::BadInstance`] if the
+    /// reader holds nothing of it).
+    pub fn read_instance(
+        &self,
+        handle: KeyHash,
+        max_samples: usize,
+    ) -> Result<Vec<Sample<T>>, Error> {
+        self.read_with(&instance_query(
+            InstanceSelector::Instance(handle),
+            max_samples,
+        ))
+    }
+
+    /// Takes up to `max_samples` samples of one instance ([`Error::BadInstance`] if the
+    /// reader holds nothing of it).
+    pub fn take_instance(
+        &self,
+        handle: KeyHash,
+        max_samples: usize,
+    ) -> Result<Vec<Sample<T>>, Error> {
+        self.take_with(&instance_query(
+            InstanceSelector::Instance(handle),
+            max_samples,
+        ))
+    }
+
+    /// Reads up to `max_samples` samples of the first instance after `previous` (in handle
+    /// order; `None`: from the first) that has samples; empty when there is none. Iterate
+    /// with `previous = Some(samples[0].info.instance_handle)`.
+    pub fn read_next_instance(
+        &self,
+        previous: Option<KeyHash>,
+        max_samples: usize,
+    ) -> Result<Vec<Sample<T>>, Error> {
+        self.read_with(&instance_query(
+            InstanceSelector::NextAfter(previous),
+            max_samples,
+        ))
+    }
+
+    /// Takes up to `max_samples` samples of the first instance after `previous` (in handle
+    /// order; `None`: from the first) that has samples; empty when there is none.
+    pub fn take_next_instance(
+        &self,
+        previous: Option<KeyHash>,
+        max_samples: usize,
+    ) -> Result<Vec<Sample<T>>, Error> {
+        self.take_with(&instance_query(
+            InstanceSelector::NextAfter(previous),
+            max_samples,
+        ))
+    }
+
+    /// The handle of the instance of `sample` (its key fields), if the reader knows it.
+    pub fn lookup_instance(&self, sample: &T) -> Result<Option<KeyHash>, Error> {
+        let key = tachyon_cdr::key_hash(sample)?;
+        let st = self.inner.runtime.shared.lock();
+        Ok(st
+            .participant
+            .reader_history(self.inner.id)
+            .and_then(|h| h.lookup_instance(&key)))
+    }
+
+    /// The key of instance `handle`, as a `T` whose key fields are the instance's (the other
+    /// fields are those of the newest sample held). [`Error::BadInstance`] when the reader
+    /// holds no valid sample of it to take the key from.
+    pub fn get_key_value(&self, handle: KeyHash) -> Result<T, Error> {
+        let payload = {
+            let st = self.inner.runtime.shared.lock();
+            st.participant
+                .reader_history(self.inner.id)
+                .and_then(|h| h.newest_payload(&handle))
+                .cloned()
+                .ok_or(Error::BadInstance)?
+        };
+        tachyon_cdr::deserialize::<T>(payload.as_bytes()).map_err(|e| {
+            tracing::debug!(error = %e, "a held sample does not decode; no key value");
+            Error::BadInstance
+        })
+    }
+
+    /// A ReadCondition triggered while the reader holds a sample in these states.
+    pub fn create_readcondition(
+        &self,
+        sample_states: SampleStateMask,
+        view_states: ViewStateMask,
+        instance_states: InstanceStateMask,
+    ) -> ReadCondition {
+        ReadCondition::new(
+            Arc::clone(&self.inner.runtime),
+            self.inner.id,
+            sample_states,
+            view_states,
+            instance_states,
+        )
+    }
+
+    /// The reader's StatusCondition (every call returns the same condition).
+    pub fn get_statuscondition(&self) -> StatusCondition {
+        self.inner.condition.clone()
+    }
+
+    /// The statuses changed since they were last read (DDS `get_status_changes`).
+    pub fn get_status_changes(&self) -> StatusMask {
+        self.inner
+            .runtime
             .shared
             .lock()
-            .participant
-            .read(self.id, query, &mut raw)?;
-        Ok(self.decode(raw))
+            .statuses
+            .changes(self.inner.id)
+    }
+
+    /// Sets the listener and the statuses it is called for (`None`: removes it). See
+    /// [`crate::listener`]: listeners run on the driver thread.
+    pub fn set_listener(&self, listener: Option<Arc<dyn DataReaderListener<T>>>, mask: StatusMask)
+    where
+        T: 'static,
+    {
+        let dispatch = listener.map(|l| (self.dispatch(l), mask & READER_STATUSES));
+        self.inner
+            .runtime
+            .shared
+            .lock()
+            .set_listener(self.inner.id, dispatch);
+    }
+
+    /// SUBSCRIPTION_MATCHED; resets its change counts.
+    pub fn get_subscription_matched_status(&self) -> SubscriptionMatchedStatus {
+        self.statuses(|s, id| s.subscription_matched(id))
+    }
+
+    /// REQUESTED_INCOMPATIBLE_QOS; resets its change count.
+    pub fn get_requested_incompatible_qos_status(&self) -> IncompatibleQosStatus {
+        self.statuses(|s, id| s.incompatible_qos(id))
+    }
+
+    /// LIVELINESS_CHANGED; resets its change counts.
+    pub fn get_liveliness_changed_status(&self) -> LivelinessChangedStatus {
+        self.statuses(|s, id| s.liveliness_changed(id))
+    }
+
+    /// REQUESTED_DEADLINE_MISSED; resets its change count.
+    pub fn get_requested_deadline_missed_status(&self) -> DeadlineMissedStatus {
+        self.statuses(|s, id| s.deadline_missed(id))
+    }
+
+    /// SAMPLE_LOST; resets its change count.
+    pub fn get_sample_lost_status(&self) -> SampleLostStatus {
+        self.statuses(|s, id| s.sample_lost(id))
+    }
+
+    /// SAMPLE_REJECTED; resets its change count.
+    pub fn get_sample_rejected_status(&self) -> SampleRejectedStatus {
+        self.statuses(|s, id| s.sample_rejected(id))
     }
 
     /// Blocks until the reader holds a sample not yet read, or `timeout` passed; returns
     /// whether one is there.
     pub fn wait_for_data(&self, timeout: StdDuration) -> bool {
-        let sh = &self.runtime.shared;
+        let sh = &self.inner.runtime.shared;
         let deadline = StdInstant::now() + timeout;
         let mut st = sh.lock();
         loop {
             let unread = st
                 .participant
-                .reader_history(self.id)
+                .reader_history(self.inner.id)
                 .is_some_and(|h| h.has_unread());
             if unread {
                 return true;
@@ -182,32 +402,111 @@ impl<T: DdsType + for<'de> Decode<'de>> DataReader<T> {
 
     /// Writers matched now.
     pub fn matched_publications(&self) -> Vec<Guid> {
-        self.runtime
+        self.inner
+            .runtime
             .shared
             .lock()
             .participant
-            .matched_writers(self.id)
-    }
-
-    /// The reader's communication statuses.
-    pub fn status(&self) -> EndpointStatus {
-        self.runtime.shared.lock().statuses.get(self.id)
+            .matched_writers(self.inner.id)
     }
 
     /// Samples that arrived but did not decode as `T` (dropped, logged).
     pub fn decode_errors(&self) -> u64 {
-        self.decode_errors
-            .load(std::sync::atomic::Ordering::Relaxed)
+        self.inner.decode_errors.load(Ordering::Relaxed)
     }
 
     /// The reader's GUID.
     pub fn guid(&self) -> Guid {
-        self.runtime.shared.lock().participant.guid(self.id)
+        self.inner
+            .runtime
+            .shared
+            .lock()
+            .participant
+            .guid(self.inner.id)
     }
 
     /// The reader's QoS.
     pub fn qos(&self) -> &DataReaderQos {
-        &self.qos
+        &self.inner.qos
+    }
+
+    /// Shared body of every read and take: collects under the lock, resets DATA_AVAILABLE,
+    /// then (outside the lock) tells the WaitSets — a read changes sample and view states
+    /// that ReadConditions select on — and decodes.
+    fn collect(&self, query: &Query, take: bool) -> Result<Vec<Sample<T>>, Error> {
+        let sh = &self.inner.runtime.shared;
+        let mut raw = Vec::new();
+        {
+            let mut st = sh.lock();
+            if take {
+                let now = sh.now();
+                st.participant.take(now, self.inner.id, query, &mut raw)?;
+                // Taking may reopen a full cache: acknowledgements become due.
+                st.flush(sh, now);
+            } else {
+                st.participant.read(self.inner.id, query, &mut raw)?;
+            }
+            st.statuses.clear(self.inner.id, StatusMask::DATA_AVAILABLE);
+        }
+        if !raw.is_empty() {
+            sh.observers.notify();
+        }
+        Ok(self.decode(raw))
+    }
+
+    fn condition_query(&self, condition: &ReadCondition) -> Result<Query, Error> {
+        condition
+            .query_for(&self.inner.runtime, self.inner.id)
+            .ok_or(Error::BadParameter(
+                "the ReadCondition belongs to another reader",
+            ))
+    }
+
+    fn statuses<R>(&self, f: impl FnOnce(&mut crate::runtime::Statuses, EntityId) -> R) -> R {
+        f(
+            &mut self.inner.runtime.shared.lock().statuses,
+            self.inner.id,
+        )
+    }
+
+    /// The type-erased call of `listener` for this reader, holding the reader weakly (the
+    /// runtime must not keep a deleted reader alive).
+    fn dispatch(&self, listener: Arc<dyn DataReaderListener<T>>) -> Dispatch
+    where
+        T: 'static,
+    {
+        let weak: Weak<ReaderInner<T>> = Arc::downgrade(&self.inner);
+        Arc::new(move |kinds: StatusMask| {
+            let Some(inner) = weak.upgrade() else {
+                return;
+            };
+            let reader = DataReader { inner };
+            let l = &*listener;
+            if kinds.contains(StatusMask::SUBSCRIPTION_MATCHED) {
+                l.on_subscription_matched(&reader, reader.get_subscription_matched_status());
+            }
+            if kinds.contains(StatusMask::REQUESTED_INCOMPATIBLE_QOS) {
+                let s = reader.get_requested_incompatible_qos_status();
+                l.on_requested_incompatible_qos(&reader, s);
+            }
+            if kinds.contains(StatusMask::LIVELINESS_CHANGED) {
+                l.on_liveliness_changed(&reader, reader.get_liveliness_changed_status());
+            }
+            if kinds.contains(StatusMask::REQUESTED_DEADLINE_MISSED) {
+                let s = reader.get_requested_deadline_missed_status();
+                l.on_requested_deadline_missed(&reader, s);
+            }
+            if kinds.contains(StatusMask::SAMPLE_LOST) {
+                l.on_sample_lost(&reader, reader.get_sample_lost_status());
+            }
+            if kinds.contains(StatusMask::SAMPLE_REJECTED) {
+                l.on_sample_rejected(&reader, reader.get_sample_rejected_status());
+            }
+            if kinds.contains(StatusMask::DATA_AVAILABLE) {
+                reader.statuses(|s, id| s.clear(id, StatusMask::DATA_AVAILABLE));
+                l.on_data_available(&reader);
+            }
+        })
     }
 
     fn decode(&self, raw: Vec<tachyon_proto::history::Sample>) -> Vec<Sample<T>> {
@@ -217,8 +516,7 @@ impl<T: DdsType + for<'de> Decode<'de>> DataReader<T> {
                 Some(p) if s.info.valid_data => match tachyon_cdr::deserialize::<T>(p.as_bytes()) {
                     Ok(v) => Some(v),
                     Err(e) => {
-                        self.decode_errors
-                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        self.inner.decode_errors.fetch_add(1, Ordering::Relaxed);
                         tracing::warn!(error = %e, "a received sample does not decode; dropped");
                         continue;
                     }
@@ -231,7 +529,12 @@ impl<T: DdsType + for<'de> Decode<'de>> DataReader<T> {
     }
 }
 
-impl<T> Drop for DataReader<T> {
+/// A query of every sample state of the instances `selector` picks.
+fn instance_query(selector: InstanceSelector, max_samples: usize) -> Query {
+    Query::ANY.instances(selector).max_samples(max_samples)
+}
+
+impl<T> Drop for ReaderInner<T> {
     fn drop(&mut self) {
         let sh = &self.runtime.shared;
         if sh.stopped() {
@@ -240,7 +543,10 @@ impl<T> Drop for DataReader<T> {
         let mut st = sh.lock();
         let now = sh.now();
         let _ = st.participant.delete_reader(now, self.id);
-        st.statuses.remove(self.id);
+        st.remove_endpoint(self.id);
         st.flush(sh, now);
+        drop(st);
+        // Its ReadConditions and StatusCondition no longer trigger.
+        sh.observers.notify();
     }
 }

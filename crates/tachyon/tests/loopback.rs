@@ -86,7 +86,9 @@ fn reliable_keyed_topic_with_dispose_between_two_participants() {
         assert_eq!(k.payload.len(), 100 + (k.seq as usize % 3000), "intact");
     }
     assert_eq!(r.decode_errors(), 0);
-    assert_eq!(w.status().publication_matched.current_count, 1);
+    let matched = w.get_publication_matched_status();
+    assert_eq!(matched.current_count, 1);
+    assert_eq!(matched.total_count, 1);
 }
 
 #[test]
@@ -106,11 +108,34 @@ fn incompatible_qos_is_reported_on_both_sides() {
         .expect("subscriber")
         .create_datareader(&tb, DataReaderQos::default().reliable())
         .expect("reader");
-    wait_until("incompatible QoS", Duration::from_secs(10), || {
-        w.status().incompatible_qos.total_count > 0 && r.status().incompatible_qos.total_count > 0
-    });
+    // Each side's StatusCondition triggers on its incompatible-QoS status.
+    let wc = w.get_statuscondition();
+    wc.set_enabled_statuses(StatusMask::OFFERED_INCOMPATIBLE_QOS);
+    let rc = r.get_statuscondition();
+    rc.set_enabled_statuses(StatusMask::REQUESTED_INCOMPATIBLE_QOS);
+    let mut ws = WaitSet::new();
+    ws.attach_condition(&wc).expect("attach");
+    ws.attach_condition(&rc).expect("attach");
+    let end = Instant::now() + Duration::from_secs(10);
+    let (mut offered, mut requested) = (None, None);
+    while offered.is_none() || requested.is_none() {
+        let left = end.saturating_duration_since(Instant::now());
+        for c in ws.wait(left).expect("incompatible QoS reported in time") {
+            if c == wc {
+                offered = Some(w.get_offered_incompatible_qos_status());
+            } else if c == rc {
+                requested = Some(r.get_requested_incompatible_qos_status());
+            }
+        }
+    }
+    let (offered, requested) = (offered.expect("set"), requested.expect("set"));
     let policy = Some(tachyon::qos::QosPolicyId::Reliability);
-    assert_eq!(w.status().incompatible_qos.last_policy_id, policy);
-    assert_eq!(r.status().incompatible_qos.last_policy_id, policy);
+    assert_eq!(offered.last_policy_id, policy);
+    assert_eq!(requested.last_policy_id, policy);
+    assert!(offered.total_count_change > 0 && requested.total_count_change > 0);
+    assert_eq!(
+        w.get_offered_incompatible_qos_status().total_count_change,
+        0
+    );
     assert!(w.matched_subscriptions().is_empty());
 }

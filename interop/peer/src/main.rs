@@ -121,29 +121,41 @@ struct Seen {
 }
 
 impl Seen {
-    fn update(&mut self, s: &tachyon::status::EndpointStatus, publish: bool) {
-        let matched = if publish {
-            s.publication_matched.current_count
-        } else {
-            s.subscription_matched.current_count
-        };
-        if matched != self.matched {
-            self.matched = matched;
-            say!("MATCHED {matched}");
-        }
-        if s.incompatible_qos.total_count != self.incompatible {
-            self.incompatible = s.incompatible_qos.total_count;
-            let id = s.incompatible_qos.last_policy_id.map_or(0, |p| p.id());
-            say!("INCOMPATIBLE {id}");
-        }
-        let l = &s.liveliness_changed;
-        if !publish && (l.alive_count != self.alive || l.not_alive_count != self.not_alive) {
+    /// Prints what changed in a writer's statuses.
+    fn writer<T: DdsType>(&mut self, w: &DataWriter<T>) {
+        self.matched(w.get_publication_matched_status().current_count);
+        self.incompatible(&w.get_offered_incompatible_qos_status());
+    }
+
+    /// Prints what changed in a reader's statuses.
+    fn reader<T>(&mut self, r: &DataReader<T>)
+    where
+        T: DdsType + for<'de> Decode<'de>,
+    {
+        self.matched(r.get_subscription_matched_status().current_count);
+        self.incompatible(&r.get_requested_incompatible_qos_status());
+        let l = r.get_liveliness_changed_status();
+        if l.alive_count != self.alive || l.not_alive_count != self.not_alive {
             self.alive = l.alive_count;
             self.not_alive = l.not_alive_count;
             say!("LIVELINESS {} {}", self.alive, self.not_alive);
         }
         self.was_alive |= self.alive > 0;
         self.lost |= self.was_alive && self.alive == 0;
+    }
+
+    fn matched(&mut self, current: u32) {
+        if current != self.matched {
+            self.matched = current;
+            say!("MATCHED {current}");
+        }
+    }
+
+    fn incompatible(&mut self, s: &tachyon::status::IncompatibleQosStatus) {
+        if s.total_count != self.incompatible {
+            self.incompatible = s.total_count;
+            say!("INCOMPATIBLE {}", s.last_policy_id.map_or(0, |p| p.id()));
+        }
     }
 }
 
@@ -152,18 +164,19 @@ fn publish<T: PeerType + DdsType>(o: &Options, writer: &DataWriter<T>) -> Result
     let mut seen = Seen::default();
     if o.expect_incompatible {
         while seen.incompatible == 0 {
-            seen.update(&writer.status(), true);
+            seen.writer(writer);
             if Instant::now() > end {
                 say!("TIMEOUT incompatible");
                 return Ok(2);
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+        std::thread::sleep(o.linger);
         say!("DONE");
         return Ok(0);
     }
     while seen.matched < o.wait_match {
-        seen.update(&writer.status(), true);
+        seen.writer(writer);
         if Instant::now() > end {
             say!("TIMEOUT match");
             return Ok(2);
@@ -188,7 +201,7 @@ fn publish<T: PeerType + DdsType>(o: &Options, writer: &DataWriter<T>) -> Result
     }
     let linger_end = Instant::now() + o.linger;
     while Instant::now() < linger_end {
-        seen.update(&writer.status(), true);
+        seen.writer(writer);
         std::thread::sleep(Duration::from_millis(10));
     }
     say!("DONE");
@@ -226,7 +239,7 @@ where
         Ok((samples.len(), valid, disposed))
     };
     loop {
-        seen.update(&reader.status(), false);
+        seen.reader(reader);
         let (n, valid, d) = take(&mut keys)?;
         got += valid;
         disposed |= d;

@@ -145,6 +145,30 @@ impl Query {
             ..self
         }
     }
+
+    /// This query restricted to samples in these sample states.
+    pub fn sample_states(self, mask: SampleStateMask) -> Query {
+        Query {
+            sample_states: mask,
+            ..self
+        }
+    }
+
+    /// This query restricted to instances in these view states.
+    pub fn view_states(self, mask: ViewStateMask) -> Query {
+        Query {
+            view_states: mask,
+            ..self
+        }
+    }
+
+    /// This query restricted to instances in these instance states.
+    pub fn instance_states(self, mask: InstanceStateMask) -> Query {
+        Query {
+            instance_states: mask,
+            ..self
+        }
+    }
 }
 
 /// The DataReader's cache.
@@ -376,6 +400,39 @@ impl ReaderHistory {
                     .as_ref()
                     .is_some_and(|s| s.sample_state == SampleState::NotRead)
         })
+    }
+
+    /// Whether `query` selects at least one sample (its `max_samples` aside): what a DDS
+    /// `ReadCondition` with the query's masks triggers on. Nothing is marked or removed; an
+    /// unknown instance selects nothing.
+    pub fn has_matching(&self, query: &Query) -> bool {
+        let range = match query.instance {
+            InstanceSelector::Any | InstanceSelector::NextAfter(None) => {
+                (Bound::Unbounded, Bound::Unbounded)
+            }
+            InstanceSelector::Instance(h) => (Bound::Included(h), Bound::Included(h)),
+            InstanceSelector::NextAfter(Some(h)) => (Bound::Excluded(h), Bound::Unbounded),
+        };
+        self.instances.range(range).any(|(_, inst)| {
+            query.instance_states.contains(inst.state)
+                && query.view_states.contains(inst.view)
+                && inst
+                    .samples
+                    .iter()
+                    .chain(inst.invalid.iter())
+                    .any(|s| query.sample_states.contains(s.sample_state))
+        })
+    }
+
+    /// The serialized data of the newest valid sample held for `instance`: where the
+    /// runtime finds the key fields for DDS `get_key_value`.
+    pub fn newest_payload(&self, instance: &KeyHash) -> Option<&Payload> {
+        self.instances
+            .get(instance)?
+            .samples
+            .back()?
+            .payload
+            .as_ref()
     }
 
     /// Instances the reader knows.

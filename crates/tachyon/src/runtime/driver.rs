@@ -32,6 +32,8 @@ pub(super) fn run(shared: &Shared, mut poll: Poll) {
         if shared.stopped() {
             return;
         }
+        // Listeners queued by the last round (or by a user thread's flush, which woke us).
+        shared.dispatch_listeners();
         let timeout = {
             let mut st = shared.lock();
             let now = shared.now();
@@ -74,6 +76,8 @@ fn receive(shared: &Shared, id: SocketId, batch: &mut RecvBatch) {
                     st.participant.handle_datagram(now, source, bytes);
                 }
                 st.flush(shared, now);
+                drop(st);
+                shared.dispatch_listeners();
             }
             Err(e) => {
                 tracing::debug!(socket = ?id, error = %e, "receive failed");

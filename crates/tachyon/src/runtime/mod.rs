@@ -5,10 +5,19 @@
 //! the calling thread, so a write reaches the socket without a thread hop; the driver thread
 //! handles what arrives and what a timer makes due. Shutdown is explicit: a mio waker, never
 //! a datagram to oneself.
+//!
+//! Whatever changes the state notifies the `changed` condvar (blocking calls of this
+//! participant) and the registered WaitSets ([`notify`]). Listeners are not called under the
+//! lock: `State::flush` queues which endpoints have news, and the driver thread calls their
+//! listeners after releasing it ([`Shared::dispatch_listeners`]), so a listener may call
+//! `take` or `write`.
 
 mod driver;
+pub(crate) mod notify;
 mod status;
 
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -16,10 +25,13 @@ use std::time::Duration as StdDuration;
 
 use tachyon_proto::{Instant, Participant, TxBuf};
 use tachyon_transport::UdpTransport;
+use tachyon_wire::EntityId;
 
 pub(crate) use status::Statuses;
 
 use crate::error::Error;
+use crate::status::StatusMask;
+use notify::Observers;
 
 /// Largest datagram the runtime builds and receives.
 pub(crate) const MAX_DATAGRAM: usize = tachyon_proto::DEFAULT_MAX_DATAGRAM;
@@ -29,6 +41,8 @@ pub(crate) struct Shared {
     state: Mutex<State>,
     /// Signalled whenever events were processed (data, matches, acknowledgements).
     pub(crate) changed: Condvar,
+    /// The WaitSets waiting on conditions of this participant.
+    pub(crate) observers: Observers,
     pub(crate) transport: UdpTransport,
     epoch: std::time::Instant,
     waker: mio::Waker,
@@ -40,6 +54,20 @@ pub(crate) struct State {
     pub(crate) participant: Participant,
     txbuf: TxBuf,
     pub(crate) statuses: Statuses,
+    /// The listener of each endpoint that has one.
+    listeners: HashMap<EntityId, Listener>,
+    /// Endpoints whose listeners have news, and which statuses (merged per endpoint).
+    pending: Vec<(EntityId, StatusMask)>,
+}
+
+/// Calls an endpoint's listener for the statuses given (type-erased: it holds the typed
+/// listener and a weak handle to the typed endpoint).
+pub(crate) type Dispatch = Arc<dyn Fn(StatusMask) + Send + Sync>;
+
+/// An endpoint's listener and the statuses it wants.
+struct Listener {
+    mask: StatusMask,
+    dispatch: Dispatch,
 }
 
 /// The handle the DCPS entities hold.
@@ -62,8 +90,11 @@ impl Runtime {
                 participant,
                 txbuf: TxBuf::new(MAX_DATAGRAM),
                 statuses: Statuses::default(),
+                listeners: HashMap::new(),
+                pending: Vec::new(),
             }),
             changed: Condvar::new(),
+            observers: Observers::default(),
             transport,
             epoch,
             waker,
@@ -93,10 +124,13 @@ impl Runtime {
         }
         let _ = self.shared.waker.wake();
         let handle = self.thread.lock().ok().and_then(|mut t| t.take());
-        if let Some(h) = handle {
+        // A listener (on the driver thread) may close its participant: it cannot join itself,
+        // the driver loop ends on its own when the listener returns.
+        if let Some(h) = handle.filter(|h| h.thread().id() != std::thread::current().id()) {
             let _ = h.join();
         }
         self.shared.changed.notify_all();
+        self.shared.observers.notify();
     }
 }
 
@@ -136,9 +170,34 @@ impl Shared {
         self.stop.load(Ordering::SeqCst)
     }
 
-    /// Tells the driver thread to recompute its timeout (a user call armed a timer).
+    /// Tells the driver thread to recompute its timeout (a user call armed a timer) or to
+    /// call the listeners that have news.
     pub(crate) fn wake(&self) {
         let _ = self.waker.wake();
+    }
+
+    /// Calls the listeners with news, without holding the state lock (driver thread only).
+    /// A panicking listener is logged and does not stop the runtime.
+    pub(crate) fn dispatch_listeners(&self) {
+        let calls: Vec<(Dispatch, StatusMask)> = {
+            let mut st = self.lock();
+            if st.pending.is_empty() {
+                return;
+            }
+            let pending = std::mem::take(&mut st.pending);
+            pending
+                .into_iter()
+                .filter_map(|(id, kinds)| {
+                    let l = st.listeners.get(&id)?;
+                    Some((Arc::clone(&l.dispatch), kinds & l.mask))
+                })
+                .collect()
+        };
+        for (dispatch, kinds) in calls {
+            if catch_unwind(AssertUnwindSafe(|| dispatch(kinds))).is_err() {
+                tracing::error!(statuses = ?kinds, "a listener panicked; the runtime goes on");
+            }
+        }
     }
 }
 
@@ -162,11 +221,52 @@ impl State {
         }
         let mut any = false;
         while let Some(e) = self.participant.poll_event() {
-            self.statuses.apply(&e);
             any = true;
+            let Some((id, kind)) = self.statuses.apply(&e) else {
+                continue;
+            };
+            if self
+                .listeners
+                .get(&id)
+                .is_some_and(|l| l.mask.intersects(kind))
+            {
+                match self.pending.iter_mut().find(|(i, _)| *i == id) {
+                    Some((_, kinds)) => *kinds |= kind,
+                    None => self.pending.push((id, kind)),
+                }
+            }
         }
         if any {
             shared.changed.notify_all();
+            shared.observers.notify();
+            if !self.pending.is_empty() {
+                // Listeners run on the driver thread; this may be a user thread.
+                shared.wake();
+            }
         }
+    }
+
+    /// Sets (or, with `None`, removes) the listener of endpoint `id`.
+    pub(crate) fn set_listener(&mut self, id: EntityId, listener: Option<(Dispatch, StatusMask)>) {
+        match listener {
+            Some((dispatch, mask)) if !mask.is_empty() => {
+                self.listeners.insert(id, Listener { mask, dispatch });
+            }
+            _ => {
+                self.listeners.remove(&id);
+            }
+        }
+    }
+
+    /// Registers a new endpoint's statuses (before any event of it is processed).
+    pub(crate) fn add_endpoint(&mut self, id: EntityId) {
+        self.statuses.insert(id);
+    }
+
+    /// Forgets a deleted endpoint's statuses and listener.
+    pub(crate) fn remove_endpoint(&mut self, id: EntityId) {
+        self.statuses.remove(id);
+        self.listeners.remove(&id);
+        self.pending.retain(|(i, _)| *i != id);
     }
 }
