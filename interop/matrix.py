@@ -37,7 +37,9 @@ class Proc:
         self.argv = argv
         self.lines = []
         self.started = time.monotonic()
-        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=log, text=True)
+        self.p = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True
+        )
         self.cond = threading.Condition()
         self.t = threading.Thread(target=self._read, daemon=True)
         self.t.start()
@@ -72,6 +74,14 @@ class Proc:
         self.t.join(2)
         return self.p.returncode
 
+    def go(self):
+        """Lets a publisher started with --wait-go write."""
+        try:
+            self.p.stdin.write("go\n")
+            self.p.stdin.flush()
+        except OSError:
+            pass
+
     def kill(self, sig=signal.SIGKILL):
         if self.p.poll() is None:
             self.p.send_signal(sig)
@@ -97,9 +107,83 @@ class Failure(Exception):
     pass
 
 
+class VethPair:
+    """Two network namespaces joined by a veth pair that loses `loss` percent of the UDP
+    datagrams arriving at each end: the publisher runs in one, the subscriber in the other, and
+    DDS discovers by multicast over a real multicast-capable link. Nothing is attached to the
+    namespace this script runs in.
+
+    The loss is an nftables rule (`numgen random`) on each namespace's input hook, not
+    `tc netem`: the kernels here are built without sch_netem. Both drop independently at random
+    per packet, which is what the reliable protocol has to repair."""
+
+    def __init__(self, loss):
+        tag = f"{os.getpid() % 100000}"
+        self.ns = (f"tmx{tag}a", f"tmx{tag}b")
+        self.loss = loss
+        try:
+            self._setup()
+        except subprocess.CalledProcessError as e:
+            self.close()
+            sys.exit(f"matrix.py: setting up the veth pair failed: {' '.join(e.cmd)}: {e.stderr}")
+
+    def _setup(self):
+        a, b = self.ns
+        self._run("ip", "netns", "add", a)
+        self._run("ip", "netns", "add", b)
+        self._run("ip", "-n", a, "link", "add", "va", "type", "veth", "peer", "name", "vb", "netns", b)
+        per_mille = round(self.loss * 10)
+        rules = (
+            "table inet lossy {\n chain input {\n"
+            "  type filter hook input priority 0; policy accept;\n"
+            f"  meta l4proto udp numgen random mod 1000 < {per_mille} counter drop\n }}\n}}\n"
+        )
+        for ns, dev, addr in ((a, "va", "10.77.0.1/24"), (b, "vb", "10.77.0.2/24")):
+            self._run("ip", "-n", ns, "link", "set", "lo", "up")
+            self._run("ip", "-n", ns, "addr", "add", addr, "dev", dev)
+            self._run("ip", "-n", ns, "link", "set", dev, "up")
+            if per_mille:
+                self._run("ip", "netns", "exec", ns, "nft", "-f", "-", stdin=rules)
+
+    def dropped(self):
+        """Datagrams the loss rules dropped so far, in both namespaces."""
+        total = 0
+        for ns in self.ns:
+            out = subprocess.run(
+                ["ip", "netns", "exec", ns, "nft", "list", "table", "inet", "lossy"],
+                capture_output=True,
+                text=True,
+            ).stdout
+            for word, nxt in zip(out.split(), out.split()[1:]):
+                if word == "packets" and nxt.isdigit():
+                    total += int(nxt)
+        return total
+
+    @staticmethod
+    def _run(*argv, stdin=None):
+        subprocess.run(
+            argv, input=stdin, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+
+    def prefix(self, role):
+        return ["ip", "netns", "exec", self.ns[0] if role == "pub" else self.ns[1]]
+
+    def close(self):
+        for ns in self.ns:
+            subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
+
+
 def expect(cond, what):
     if not cond:
         raise Failure(what)
+
+
+def start_writing(p, s, timeout=20):
+    """Both sides matched, the publisher (started with --wait-go) may write: samples written
+    before the subscriber knows the writer need not reach it (VOLATILE), on any vendor."""
+    expect(p.wait_line(lambda l: l == "READY", timeout) is not None, "the writer never matched")
+    expect(s.wait_line(lambda l: l == "MATCHED 1", timeout) is not None, "the reader never matched")
+    p.go()
 
 
 def all_ok(samples):
@@ -122,7 +206,8 @@ def in_order_per_key(samples):
 def case_reliable(pub, sub):
     """Reliable keyed topic: 50 samples over 5 instances, every one, in order per instance."""
     s = sub("--expect 50")
-    p = pub("--count 50 --instances 5")
+    p = pub("--count 50 --instances 5 --wait-go")
+    start_writing(p, s)
     expect(p.finish(40) == 0 and p.has("ACKED"), "publisher: not acknowledged")
     expect(s.finish(40) == 0, "subscriber: " + (s.out()[-1:] or ["no output"])[0])
     got = s.samples()
@@ -135,7 +220,8 @@ def case_dispose(pub, sub):
     """Dispose: the reader learns that instance C0 was disposed after its samples."""
     # The writer stays: deleting it would unregister, and so (autodispose) dispose, C1 too.
     s = sub("--expect 10 --expect-dispose --timeout-s 15")
-    p = pub("--count 10 --instances 2 --dispose --timeout-s 15 --linger-ms 3000")
+    p = pub("--count 10 --instances 2 --dispose --timeout-s 15 --linger-ms 3000 --wait-go")
+    start_writing(p, s)
     expect(s.finish(20) == 0, "subscriber: " + (s.out()[-1:] or ["no output"])[0])
     expect(p.has("ACKED"), "publisher: not acknowledged")
     all_ok(s.samples())
@@ -146,7 +232,8 @@ def case_dispose(pub, sub):
 def case_best_effort(pub, sub):
     """Best-effort: 200 samples at 2 ms intervals; on loopback at least half arrive."""
     s = sub("--best-effort --expect 100 --timeout-s 15")
-    p = pub("--best-effort --count 200 --period-ms 2 --linger-ms 200")
+    p = pub("--best-effort --count 200 --period-ms 2 --linger-ms 200 --wait-go")
+    start_writing(p, s)
     p.finish(40)
     s.finish(20)
     got = s.samples()
@@ -173,7 +260,8 @@ def case_transient_local(pub, sub):
 def case_large(pub, sub):
     """A 4 MiB sample (fragmented on the wire), three of them, reliable."""
     s = sub("--type large --expect 3 --timeout-s 60")
-    p = pub(f"--type large --size {LARGE} --count 3 --instances 3 --timeout-s 60")
+    p = pub(f"--type large --size {LARGE} --count 3 --instances 3 --timeout-s 60 --wait-go")
+    start_writing(p, s)
     expect(p.finish(90) == 0 and p.has("ACKED"), "publisher: not acknowledged")
     expect(s.finish(90) == 0, "subscriber: " + (s.out()[-1:] or ["no output"])[0])
     got = s.samples()
@@ -185,7 +273,8 @@ def case_partition(pub, sub):
     """PARTITION: a reader in part_a gets the part_a writer's samples and none of part_b's."""
     s = sub("--partition part_a --expect 10 --linger-ms 1000")
     b = pub("--partition part_b --prefix B --count 60 --period-ms 20 --wait-match 0")
-    a = pub("--partition part_a --prefix A --count 10")
+    a = pub("--partition part_a --prefix A --count 10 --wait-go")
+    start_writing(a, s)
     expect(a.finish(40) == 0 and a.has("ACKED"), "part_a publisher: not acknowledged")
     expect(s.finish(40) == 0, "subscriber: " + (s.out()[-1:] or ["no output"])[0])
     b.finish(10)
@@ -211,7 +300,8 @@ def case_incompatible(pub, sub):
 def case_liveliness(pub, sub):
     """A writer with a 1 s AUTOMATIC lease is SIGKILLed: the reader sees it not alive in time."""
     s = sub("--lease-ms 1000 --expect 5 --expect-not-alive --timeout-s 30")
-    p = pub("--lease-ms 1000 --count 5 --linger-ms 30000")
+    p = pub("--lease-ms 1000 --count 5 --linger-ms 30000 --wait-go")
+    start_writing(p, s)
     expect(
         s.wait_line(lambda l: l.startswith("SAMPLE"), 20) is not None,
         "no sample before the kill",
@@ -232,7 +322,10 @@ def case_liveliness(pub, sub):
 def case_representation(version):
     def run(pub, sub):
         s = sub("--expect 10 --timeout-s 15")
-        p = pub(f"--representation {version} --count 10 --instances 2 --timeout-s 15")
+        p = pub(f"--representation {version} --count 10 --instances 2 --timeout-s 15 --wait-go")
+        p.wait_line(lambda l: l == "READY" or l.startswith("INCOMPATIBLE"), 20)
+        if not p.has("INCOMPATIBLE"):
+            start_writing(p, s)
         p.finish(20)
         expect(
             not p.has("INCOMPATIBLE", POLICY_DATA_REPRESENTATION),
@@ -263,13 +356,14 @@ CASES = {
 }
 
 
-def run_case(name, pub_impl, sub_impl, peers, domain, logdir, verbose):
+def run_case(name, pub_impl, sub_impl, peers, domain, logdir, veth):
     """Runs one case between two implementations; returns (passed, note, details)."""
     procs = []
     log = open(os.path.join(logdir, f"{name}.{pub_impl}-{sub_impl}.stderr"), "w")
 
     def start(impl, role, opts):
-        argv = [peers[impl], role, "--domain", str(domain), *opts.split()]
+        where = veth.prefix(role) if veth else []
+        argv = [*where, peers[impl], role, "--domain", str(domain), *opts.split()]
         pr = Proc(f"{impl} {role}", argv, log)
         procs.append(pr)
         return pr
@@ -301,9 +395,15 @@ def main():
     ap.add_argument("--case", action="append", help="run only these cases")
     ap.add_argument("--pair", action="append", help="run only these pairs, e.g. T>C")
     ap.add_argument("--logs", default=os.environ.get("TMPDIR", "/tmp") + "/tachyon-interop")
-    ap.add_argument("--verbose", action="store_true")
+    ap.add_argument(
+        "--veth-loss",
+        type=float,
+        metavar="PCT",
+        help="run publisher and subscriber in two new network namespaces joined by a veth pair "
+        "with this much netem loss on each end (needs root)",
+    )
     a = ap.parse_args()
-    if os.environ.get("TACHYON_TEST_NETNS") != "1":
+    if a.veth_loss is None and os.environ.get("TACHYON_TEST_NETNS") != "1":
         sys.exit("matrix.py: run it inside an isolated network namespace (scripts/test.sh does)")
     peers = dict(p.split("=", 1) for p in a.peer)
     for n, path in peers.items():
@@ -319,6 +419,15 @@ def main():
         pairs = [p for p in pairs if f"{SHORT[p[0]]}>{SHORT[p[1]]}" in a.pair]
     cases = a.case or list(CASES)
     os.makedirs(a.logs, exist_ok=True)
+    veth = VethPair(a.veth_loss) if a.veth_loss is not None else None
+    try:
+        run_matrix(a, peers, pairs, cases, veth)
+    finally:
+        if veth:
+            veth.close()
+
+
+def run_matrix(a, peers, pairs, cases, veth):
     results = {}
     failures = []
     unsupported = []
@@ -328,7 +437,7 @@ def main():
         for pair in pairs:
             domain = domain % 200 + 1
             t0 = time.monotonic()
-            ok, note, details = run_case(case, *pair, peers, domain, a.logs, a.verbose)
+            ok, note, details = run_case(case, *pair, peers, domain, a.logs, veth)
             label = f"{SHORT[pair[0]]}>{SHORT[pair[1]]}"
             reference = "tachyon" not in pair
             peer = next((n for n in pair if n != "tachyon"), None)
@@ -346,7 +455,8 @@ def main():
             elif not ok:
                 failures.append(f"{case} {label}: {note}\n{details}")
     labels = [f"{SHORT[p]}>{SHORT[s]}" for p, s in pairs]
-    print("\nInterop matrix (publisher > subscriber; T Tachyon, C Cyclone DDS, F Fast DDS;")
+    where = f"two namespaces over veth, {a.veth_loss:g}% loss each way" if veth else "loopback"
+    print(f"\nInterop matrix, {where} (publisher > subscriber; T Tachyon, C Cyclone DDS, F Fast DDS;")
     print("lower case: a peer against itself, for reference)")
     print(f"{'case':16} " + " ".join(f"{l:5}" for l in labels))
     for case in cases:
@@ -359,6 +469,8 @@ def main():
     for u in unsupported:
         print(f"n/a  {u}")
     print(f"\n{time.monotonic() - started:.0f} s; the stderr of each run is in {a.logs}")
+    if veth:
+        print(f"the lossy link dropped {veth.dropped()} datagrams")
     print(f"interop: {passed} passed, {len(failures)} failed, {len(unsupported)} skipped")
     for f in failures:
         print("\nFAILED " + f)

@@ -140,6 +140,7 @@ static int run_pub(dds_entity_t pp, dds_entity_t topic)
     }
     sleep_ms(10);
   }
+  peer_wait_go(&o);
   LargeData large;
   ShapeType shape;
   memset(&large, 0, sizeof(large));

@@ -470,6 +470,7 @@ static int run_pub(
         }
         sleep_ms(10);
     }
+    peer_wait_go(&o);
     T sample;
     for (long i = 0; i < o.count; ++i)
     {

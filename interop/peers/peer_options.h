@@ -12,6 +12,8 @@
  *   --lease-ms N            AUTOMATIC liveliness with this lease (default infinite)
  *   pub: --count N --instances K --prefix S --size BYTES --period-ms MS --dispose
  *        --wait-match N (readers to wait for before writing; 0 = write at once)
+ *        --wait-go (after matching, print READY and write only once a line arrives on stdin:
+ *        the driver sends it when the subscriber has matched too)
  *   sub: --expect N --expect-dispose --expect-incompatible --expect-not-alive
  *   both: --domain D (default 0) --linger-ms MS (stay after done) --timeout-s S (give up, exit 2)
  *
@@ -45,6 +47,7 @@ struct peer_options {
   long size;
   long period_ms;
   int dispose;
+  int wait_go;
   long wait_match;
   long expect;
   int expect_dispose;
@@ -68,6 +71,7 @@ static inline int peer_parse_options(int argc, char **argv, struct peer_options 
     {"expect-dispose", no_argument, 0, 'E'},     {"expect-incompatible", no_argument, 0, 'I'},
     {"expect-not-alive", no_argument, 0, 'N'},   {"linger-ms", required_argument, 0, 'g'},
     {"timeout-s", required_argument, 0, 'o'},    {"domain", required_argument, 0, 'Z'},
+    {"wait-go", no_argument, 0, 'G'},
     {0, 0, 0, 0}};
   memset(o, 0, sizeof(*o));
   o->topic = "interop";
@@ -120,10 +124,23 @@ static inline int peer_parse_options(int argc, char **argv, struct peer_options 
       case 'g': o->linger_ms = atol(optarg); break;
       case 'o': o->timeout_s = atol(optarg); break;
       case 'Z': o->domain = atoi(optarg); break;
+      case 'G': o->wait_go = 1; break;
       default: return -1;
     }
   }
   return 0;
+}
+
+/* --wait-go: says READY and waits for the driver's line on stdin. */
+static inline void peer_wait_go(const struct peer_options *o)
+{
+  if (!o->wait_go)
+    return;
+  printf("READY\n");
+  fflush(stdout);
+  char line[64];
+  if (fgets(line, sizeof line, stdin) == NULL)
+    fprintf(stderr, "--wait-go: stdin closed, writing anyway\n");
 }
 
 /* The byte at offset j of sample i's LargeData payload. */

@@ -183,6 +183,12 @@ fn publish<T: PeerType + DdsType>(o: &Options, writer: &DataWriter<T>) -> Result
         }
         std::thread::sleep(Duration::from_millis(10));
     }
+    if o.wait_go {
+        // The driver answers once the subscriber has matched too.
+        say!("READY");
+        let mut line = String::new();
+        let _ = std::io::stdin().read_line(&mut line);
+    }
     for i in 0..o.count {
         writer.write(&T::make(i, o))?;
         if !o.period.is_zero() {

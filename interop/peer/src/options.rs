@@ -6,7 +6,7 @@ use std::time::Duration;
 pub const USAGE: &str = "usage: tachyon_peer pub|sub [--type shape|large] [--topic NAME] \
 [--best-effort] [--transient-local] [--depth N] [--partition P] [--representation 1|2] \
 [--lease-ms N] [--count N] [--instances K] [--prefix S] [--size BYTES] [--period-ms MS] \
-[--dispose] [--wait-match N] [--expect N] [--expect-dispose] [--expect-incompatible] \
+[--dispose] [--wait-match N] [--wait-go] [--expect N] [--expect-dispose] [--expect-incompatible] \
 [--expect-not-alive] [--domain D] [--linger-ms MS] [--timeout-s S]";
 
 /// What one run does.
@@ -28,6 +28,7 @@ pub struct Options {
     pub size: usize,
     pub period: Duration,
     pub dispose: bool,
+    pub wait_go: bool,
     pub wait_match: u32,
     pub expect: u64,
     pub expect_dispose: bool,
@@ -62,6 +63,7 @@ impl Options {
             size: 1024,
             period: Duration::ZERO,
             dispose: false,
+            wait_go: false,
             wait_match: 1,
             expect: 0,
             expect_dispose: false,
@@ -97,6 +99,7 @@ impl Options {
                 "--size" => o.size = number(&flag, &value()?)?,
                 "--period-ms" => o.period = Duration::from_millis(number(&flag, &value()?)?),
                 "--dispose" => o.dispose = true,
+                "--wait-go" => o.wait_go = true,
                 "--wait-match" => o.wait_match = number(&flag, &value()?)?,
                 "--expect" => o.expect = number(&flag, &value()?)?,
                 "--expect-dispose" => o.expect_dispose = true,

@@ -162,7 +162,17 @@ impl Writer {
             self.stats.acknacks_ignored += 1;
             return;
         };
-        if !p.is_reliable() || p.last_acknack.is_some_and(|c| count.0 <= c) {
+        if !p.is_reliable() {
+            self.stats.acknacks_ignored += 1;
+            return;
+        }
+        if p.last_acknack.is_some_and(|c| count.0 <= c) {
+            // Stale or repeated: it changes nothing. Cyclone DDS repeats its pre-emptive
+            // ACKNACK with count 0 until a HEARTBEAT puts it in sync, so a non-final one is
+            // still answered (with a HEARTBEAT only).
+            if !final_flag {
+                p.needs_heartbeat = true;
+            }
             self.stats.acknacks_ignored += 1;
             return;
         }
@@ -188,8 +198,11 @@ impl Writer {
         }
         if asked {
             p.repair_at.get_or_insert(now + delay);
-        } else if !final_flag && p.acked < last {
-            // The reader knows of nothing missing but has not got everything: tell it.
+        } else if !final_flag {
+            // A reader that clears the Final flag wants a HEARTBEAT back: one that has not got
+            // everything must learn what there is, and a pre-emptive ACKNACK (nothing written
+            // yet, or the reader does not know this writer's range) asks to be put in sync.
+            // Cyclone DDS's readers wait for exactly that before they accept data reliably.
             p.needs_heartbeat = true;
         }
         self.stats.acknacks_received += 1;

@@ -1,0 +1,99 @@
+//! How a reliable writer answers ACKNACKs that request nothing: a reader that clears the Final
+//! flag (a pre-emptive ACKNACK, as Cyclone DDS's readers send until a writer's HEARTBEAT puts
+//! them in sync) gets a HEARTBEAT back, even when the writer has written nothing or the reader
+//! has everything; a final ACKNACK gets none.
+
+use tachyon_proto::history::Durability;
+use tachyon_proto::{
+    Instant, Participant, ParticipantConfig, Reliability, RemoteReader, TxBuf, WriterConfig,
+};
+use tachyon_wire::{
+    Count, EntityId, Guid, GuidPrefix, Header, Locator, MessageBuilder, MessageView,
+    ProtocolVersion, SequenceNumber, SequenceNumberSet, SubmessageView, VendorId,
+};
+
+const READER_PREFIX: GuidPrefix = GuidPrefix([2; 12]);
+const READER_ID: EntityId = EntityId([0, 0, 1, 7]);
+
+fn writer() -> (Participant, EntityId) {
+    let mut p = Participant::new(GuidPrefix([1; 12]), ParticipantConfig::default());
+    let w = p
+        .create_writer(WriterConfig {
+            reliability: Reliability::Reliable,
+            ..WriterConfig::default()
+        })
+        .expect("writer");
+    p.match_reader(
+        Instant::ZERO,
+        w,
+        RemoteReader {
+            guid: Guid {
+                prefix: READER_PREFIX,
+                entity_id: READER_ID,
+            },
+            unicast_locators: vec![Locator::udp(([127, 0, 0, 1], 7413).into())],
+            multicast_locators: vec![],
+            reliability: Reliability::Reliable,
+            durability: Durability::Volatile,
+        },
+    )
+    .expect("match");
+    (p, w)
+}
+
+/// Heartbeats in everything the participant sends now.
+fn heartbeats_sent(p: &mut Participant, now: Instant) -> usize {
+    let mut buf = TxBuf::new(65_536);
+    let mut n = 0;
+    while let Some(t) = p.poll_transmit(now, &mut buf) {
+        let m = MessageView::new_checked(buf.datagram(&t)).expect("valid message");
+        n += m
+            .submessages()
+            .filter(|s| matches!(s, Ok(SubmessageView::Heartbeat(_))))
+            .count();
+    }
+    n
+}
+
+fn acknack(writer: EntityId, count: i32, final_flag: bool) -> Vec<u8> {
+    let header = Header {
+        protocol_version: ProtocolVersion::V2_5,
+        vendor_id: VendorId::TACHYON,
+        guid_prefix: READER_PREFIX,
+    };
+    let mut buf = vec![0u8; 256];
+    let mut mb = MessageBuilder::new(&mut buf, &header).expect("header");
+    mb.info_dst(GuidPrefix([1; 12])).expect("info_dst");
+    let state = SequenceNumberSet {
+        base: SequenceNumber(1),
+        num_bits: 0,
+        bitmap: [0; 8],
+    };
+    mb.acknack(READER_ID, writer, &state, Count(count), final_flag)
+        .expect("acknack");
+    let n = mb.finish();
+    buf.truncate(n);
+    buf
+}
+
+#[test]
+fn a_preemptive_acknack_is_answered_with_a_heartbeat() {
+    let (mut p, w) = writer();
+    let now = Instant::ZERO;
+    let _ = heartbeats_sent(&mut p, now);
+    let from = Locator::udp(([127, 0, 0, 1], 7413).into());
+    p.handle_datagram(now, &from, &acknack(w, 1, false));
+    assert_eq!(
+        heartbeats_sent(&mut p, now),
+        1,
+        "non-final ACKNACK, nothing written"
+    );
+    p.handle_datagram(now, &from, &acknack(w, 2, true));
+    assert_eq!(heartbeats_sent(&mut p, now), 0, "final ACKNACK: no answer");
+    p.handle_datagram(now, &from, &acknack(w, 3, false));
+    assert_eq!(
+        heartbeats_sent(&mut p, now),
+        1,
+        "asked again, answered again"
+    );
+}
