@@ -23,6 +23,7 @@ pub struct RecvBatch {
     slots: usize,
     meta: Vec<sys::RecvMeta>,
     received: Vec<Received>,
+    drained: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -49,6 +50,7 @@ impl RecvBatch {
             slots,
             meta: vec![sys::RecvMeta::default(); slots],
             received: Vec::with_capacity(slots),
+            drained: false,
         }
     }
 
@@ -87,6 +89,13 @@ impl RecvBatch {
         self.slot_size
     }
 
+    /// Whether the last receive emptied the socket's queue (it asked for more than was
+    /// queued). With edge-triggered readiness, the socket needs no further receive until it
+    /// is reported readable again; a full batch may leave more behind.
+    pub fn drained(&self) -> bool {
+        self.drained
+    }
+
     /// Forget the datagrams of the last receive.
     pub fn clear(&mut self) {
         self.received.clear();
@@ -96,6 +105,7 @@ impl RecvBatch {
     /// drain the socket. Returns the number of datagrams handed out.
     pub(crate) fn fill(&mut self, fd: RawFd, counters: &Counters) -> io::Result<usize> {
         self.received.clear();
+        self.drained = false;
         let mut next = 0;
         while next < self.slots {
             let asked = (self.slots - next).min(sys::RECV_CHUNK);
@@ -103,7 +113,10 @@ impl RecvBatch {
             let got = match sys::recvmmsg(fd, buf, self.slot_size, &mut self.meta[..asked]) {
                 Ok(got) => got,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.drained = true;
+                    break;
+                }
                 // Hand out what was received; a persistent error shows up on the next call.
                 Err(_) if next > 0 => break,
                 Err(e) => return Err(e),
@@ -132,6 +145,7 @@ impl RecvBatch {
             }
             next += got;
             if got < asked {
+                self.drained = true;
                 break; // the socket is drained
             }
         }

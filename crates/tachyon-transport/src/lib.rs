@@ -9,8 +9,9 @@
 //! destinations without copying it). TRANSPORT_PRIORITY maps to `SO_PRIORITY` and DSCP as
 //! [`priority`] documents.
 //!
-//! Linux only (`recvmmsg`, `sendmmsg`, `SO_PRIORITY`). The unsafe code is confined to the
-//! private `sys` module.
+//! Linux only (`recvmmsg`, `sendmmsg`, `SO_PRIORITY`, `sched_setaffinity`). The unsafe code
+//! is confined to the private `sys` module; [`thread`] is the safe wrapper the runtime uses to
+//! pin its threads and give them `SCHED_FIFO` priority.
 //!
 //! ```no_run
 //! use tachyon_transport::{RecvBatch, SocketId, UdpConfig, UdpTransport};
@@ -37,6 +38,7 @@ mod stats;
 #[allow(unsafe_code)]
 mod sys;
 pub mod testing;
+pub mod thread;
 mod udp;
 
 pub use batch::{RecvBatch, MAX_UDP_PAYLOAD};

@@ -1,5 +1,6 @@
-//! The only unsafe code of the crate: thin wrappers over `getifaddrs`, `recvmmsg`, `sendmmsg`
-//! and integer `setsockopt`. Each function owns every pointer it hands to the kernel for the
+//! The only unsafe code of the crate: thin wrappers over `getifaddrs`, `recvmmsg`, `sendmmsg`,
+//! integer `setsockopt`, and the thread scheduling calls (`gettid`, `sched_{set,get}affinity`,
+//! `sched_setscheduler`, `sched_getscheduler`/`sched_getparam`). Each function owns every pointer it hands to the kernel for the
 //! duration of the call and returns plain Rust values; nothing here keeps a pointer afterwards.
 
 use std::ffi::CStr;
@@ -252,4 +253,81 @@ pub(crate) fn get_int_option(
     } else {
         Err(io::Error::last_os_error())
     }
+}
+
+/// The kernel's id of the calling thread (`gettid`).
+pub(crate) fn gettid() -> libc::pid_t {
+    // SAFETY: gettid takes no argument, touches no memory and cannot fail.
+    unsafe { libc::gettid() }
+}
+
+/// `sched_setaffinity(tid, cpus)`; `tid` 0 is the calling thread. A CPU number at or above
+/// `CPU_SETSIZE` is `EINVAL`, as the kernel says for a CPU that does not exist.
+pub(crate) fn sched_setaffinity(tid: libc::pid_t, cpus: &[u16]) -> io::Result<()> {
+    // SAFETY: all-zero is a valid (empty) `cpu_set_t`, a plain bit array.
+    let mut set: libc::cpu_set_t = unsafe { mem::zeroed() };
+    for &cpu in cpus {
+        if usize::from(cpu) >= libc::CPU_SETSIZE as usize {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        // SAFETY: `cpu` is below CPU_SETSIZE (checked above), so the bit is inside `set`.
+        unsafe { libc::CPU_SET(usize::from(cpu), &mut set) };
+    }
+    // SAFETY: `set` is a live local and the size passed is its size; the kernel only reads it.
+    let rc = unsafe { libc::sched_setaffinity(tid, mem::size_of::<libc::cpu_set_t>(), &set) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// `sched_getaffinity(tid)` as a sorted list of CPU numbers; `tid` 0 is the calling thread.
+pub(crate) fn sched_getaffinity(tid: libc::pid_t) -> io::Result<Vec<u16>> {
+    // SAFETY: all-zero is a valid (empty) `cpu_set_t`.
+    let mut set: libc::cpu_set_t = unsafe { mem::zeroed() };
+    // SAFETY: `set` is a live, writable local and the size passed is its size.
+    let rc = unsafe { libc::sched_getaffinity(tid, mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let n = (libc::CPU_SETSIZE as usize).min(usize::from(u16::MAX));
+    Ok((0..n)
+        // SAFETY: `c` is below CPU_SETSIZE, so the bit read is inside `set`.
+        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
+        .filter_map(|c| u16::try_from(c).ok())
+        .collect())
+}
+
+/// `sched_setscheduler(tid, policy, priority)`; `tid` 0 is the calling thread.
+pub(crate) fn sched_setscheduler(
+    tid: libc::pid_t,
+    policy: libc::c_int,
+    priority: libc::c_int,
+) -> io::Result<()> {
+    let param = libc::sched_param {
+        sched_priority: priority,
+    };
+    // SAFETY: `param` is a live local the kernel only reads.
+    let rc = unsafe { libc::sched_setscheduler(tid, policy, &param) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// `sched_getscheduler(tid)` and the priority of `sched_getparam(tid)`.
+pub(crate) fn sched_getscheduler(tid: libc::pid_t) -> io::Result<(libc::c_int, libc::c_int)> {
+    // SAFETY: no memory is passed.
+    let policy = unsafe { libc::sched_getscheduler(tid) };
+    if policy < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let mut param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: `param` is a live, writable local of the type the call fills.
+    if unsafe { libc::sched_getparam(tid, &mut param) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok((policy, param.sched_priority))
 }

@@ -12,7 +12,7 @@ use tachyon_proto::{Duration, Participant, ParticipantConfig};
 use tachyon_transport::{UdpConfig, UdpTransport};
 use tachyon_wire::{GuidPrefix, VendorId};
 
-use crate::config::{Config, ThreadRoles};
+use crate::config::{Config, ThreadMode, ThreadRoles};
 use crate::error::Error;
 use crate::publication::Publisher;
 use crate::runtime::Runtime;
@@ -31,8 +31,8 @@ pub struct ParticipantSettings {
     pub announce_period: Option<Duration>,
     /// Most remote participants kept (`None`: 1024).
     pub max_participants: Option<usize>,
-    /// CPU affinity and `SCHED_FIFO` priority per thread role: validated and carried, not
-    /// applied yet (the executor that applies them comes later; a warning says so).
+    /// The thread model: a driver thread (scheduled as `threads.driver` says) or single-thread
+    /// mode, and which writers are critical for the executor.
     pub threads: ThreadRoles,
 }
 
@@ -120,9 +120,10 @@ impl DomainParticipant {
             multicast = transport.uses_multicast(),
             "participant created"
         );
-        let participant =
+        let mut participant =
             Participant::with_discovery(prefix, ParticipantConfig::default(), discovery);
-        let runtime = Runtime::start(participant, transport, epoch)?;
+        participant.set_critical_priority(settings.threads.critical_priority);
+        let runtime = Runtime::start(participant, transport, epoch, &settings.threads)?;
         Ok(DomainParticipant {
             runtime: Arc::new(runtime),
             domain_id,
@@ -204,6 +205,40 @@ impl DomainParticipant {
         Ok(())
     }
 
+    /// Single-thread mode (`threads.mode = "single"`): processes what is ready on the
+    /// calling thread — datagrams, due timers, listeners — in the executor's priority order,
+    /// waiting at most `timeout` for something to arrive or fall due. `Duration::ZERO` never
+    /// blocks (call it in a loop to busy-poll). Returns after one round of work, so it may
+    /// return before `timeout`; call it again, or use [`spin`](Self::spin).
+    ///
+    /// Listeners run on this thread, inside this call. Blocking calls of this participant
+    /// (`wait_for_acknowledgments`, a WaitSet, a full KEEP_ALL history) make no progress
+    /// while nobody runs the participant: from one thread, spin between them instead.
+    ///
+    /// Errors: `PreconditionNotMet` when the participant has a driver thread or another
+    /// thread is running it now; `AlreadyDeleted` after [`close`](Self::close).
+    pub fn run_once(&self, timeout: std::time::Duration) -> Result<(), Error> {
+        self.runtime.run_once(timeout)
+    }
+
+    /// Single-thread mode: runs the participant on the calling thread until `until`
+    /// ([`run_once`](Self::run_once) in a loop).
+    pub fn spin(&self, until: std::time::Instant) -> Result<(), Error> {
+        loop {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            self.run_once(left)?;
+            if left.is_zero() {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The kernel id of the participant's driver thread (as `/proc/self/task/<tid>`,
+    /// `taskset -p` and `chrt -p` name it); `None` in single-thread mode.
+    pub fn driver_thread_id(&self) -> Option<i32> {
+        self.runtime.thread_id()
+    }
+
     /// Announces the participant's deletion and stops its runtime. Entities created from it
     /// fail with [`Error::AlreadyDeleted`] afterwards. Dropping the participant does the same.
     pub fn close(&self) {
@@ -217,17 +252,22 @@ impl Drop for DomainParticipant {
     }
 }
 
-/// Thread roles are configured before the executor that applies them exists: say so rather
-/// than ignore them silently.
+/// Says which thread settings this runtime does not apply, rather than ignore them silently:
+/// `receive` and `timers` have no thread of their own (the driver does both), and in
+/// single-thread mode the application's thread is the driver.
 fn warn_unapplied_threads(threads: &ThreadRoles) {
     for (role, t) in threads.roles().filter(|(_, t)| !t.is_default()) {
-        tracing::warn!(
-            role,
-            cpus = ?t.cpus,
-            priority = ?t.priority,
-            "thread settings are not applied yet: the runtime runs one driver thread per \
-             participant with the default scheduling"
-        );
+        if role == "driver" && threads.mode == ThreadMode::Driver {
+            continue;
+        }
+        let why = if role == "driver" {
+            "single-thread mode spawns no driver thread: schedule the thread that calls \
+             run_once yourself"
+        } else {
+            "the driver thread receives and runs the timers; there is no separate thread for \
+             this role: configure [threads.driver]"
+        };
+        tracing::warn!(role, cpus = ?t.cpus, priority = ?t.priority, "thread settings not applied: {why}");
     }
 }
 

@@ -41,6 +41,17 @@ pub enum Error {
     /// The runtime thread could not be started.
     #[error("starting the runtime thread failed: {0}")]
     Thread(std::io::Error),
+    /// A thread role's CPU affinity or `SCHED_FIFO` priority could not be applied and the
+    /// configuration says `threads.strict = true` (otherwise it is a warning).
+    #[error("thread role {role}: cannot apply {setting}: {source}")]
+    ThreadSettings {
+        /// The role ("driver").
+        role: &'static str,
+        /// The setting, as the configuration writes it.
+        setting: String,
+        /// The operating system's error (EPERM, EINVAL).
+        source: std::io::Error,
+    },
     /// An operation Tachyon does not provide yet (listed in the README).
     #[error("not supported yet: {0}")]
     Unsupported(&'static str),

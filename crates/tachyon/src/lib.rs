@@ -29,6 +29,13 @@
 //! [`ReadCondition`] for samples, the endpoint's [`StatusCondition`] for statuses, a
 //! [`GuardCondition`] to wake it from another thread), or listeners called on the driver
 //! thread.
+//!
+//! Threads: each participant has a driver thread that receives, runs the protocol's timers
+//! and serves them in a fixed priority order (critical writers, user data, reliability,
+//! discovery), scheduled as `[threads.driver]` of the [`config`] says (CPU affinity,
+//! `SCHED_FIFO`). With `threads.mode = "single"` no thread is spawned and the application
+//! drives the participant with [`DomainParticipant::run_once`] or
+//! [`DomainParticipant::spin`]; listeners then run inside those calls.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -41,6 +41,11 @@ lease_duration = "1.5s"
 announce_period = "250ms"
 max_participants = 64
 
+[threads]
+mode = "single"
+critical_priority = 10
+strict = true
+
 [threads.driver]
 cpus = [3, 2]
 priority = 50
@@ -112,6 +117,9 @@ fn a_full_file_parses_into_every_setting() {
     assert_eq!(s.lease_duration, Some(Duration::from_millis(1500)));
     assert_eq!(s.announce_period, Some(Duration::from_millis(250)));
     assert_eq!(s.max_participants, Some(64));
+    assert_eq!(s.threads.mode, tachyon::config::ThreadMode::Single);
+    assert_eq!(s.threads.critical_priority, Some(10));
+    assert!(s.threads.strict);
     assert_eq!(s.threads.driver.cpus, vec![2, 3]);
     assert_eq!(s.threads.driver.priority, Some(50));
     assert_eq!(s.threads.receive.cpus, vec![1]);
@@ -204,6 +212,11 @@ fn a_bad_value_names_the_key() {
             "[udp]\npeers = [\"10.0.0.2:x\"]\n",
             "udp.peers[0]",
             "participant index",
+        ),
+        (
+            "[threads]\nmode = \"multi\"\n",
+            "threads.mode",
+            "\"single\"",
         ),
         (
             "[threads.driver]\npriority = 100\n",

@@ -127,6 +127,60 @@ pub struct ParticipantStats {
     pub datagrams_sent: u64,
 }
 
+/// Which timers [`Participant::handle_timeout_of`] serves, so a runtime can run them in
+/// priority order (DESIGN.md section 3). Every timer belongs to exactly one class, by the
+/// endpoint that owns it; [`Participant::handle_timeout`] serves all three.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TimerClass {
+    /// Timers of user writers whose TRANSPORT_PRIORITY is above the threshold set with
+    /// [`Participant::set_critical_priority`]: heartbeats, repairs, lifespan, deadlines,
+    /// liveliness lease.
+    Critical,
+    /// Timers of the other user writers and of user readers: heartbeats, acknack replies,
+    /// repairs, lifespan, deadlines, liveliness leases.
+    User,
+    /// Discovery and housekeeping: SPDP announcements, remote lease checks, participant
+    /// liveliness, and the timers of the builtin (SEDP, participant message) endpoints.
+    Discovery,
+}
+
+impl TimerClass {
+    /// The classes in priority order.
+    pub const ALL: [TimerClass; 3] = [
+        TimerClass::Critical,
+        TimerClass::User,
+        TimerClass::Discovery,
+    ];
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// When each [`TimerClass`] is next due ([`Participant::poll_timeouts`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TimerDeadlines([Option<Instant>; 3]);
+
+impl TimerDeadlines {
+    /// When `class` is next due, if it has a timer.
+    pub fn get(&self, class: TimerClass) -> Option<Instant> {
+        self.0[class.index()]
+    }
+
+    /// The earliest deadline of any class (what [`Participant::poll_timeout`] returns).
+    pub fn earliest(&self) -> Option<Instant> {
+        self.0.iter().flatten().min().copied()
+    }
+
+    fn add(&mut self, class: TimerClass, at: Option<Instant>) {
+        let slot = &mut self.0[class.index()];
+        *slot = match (*slot, at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
 /// The protocol state of one participant. Sans-IO: see the crate documentation for the order
 /// of its methods.
 #[derive(Debug)]
@@ -143,6 +197,8 @@ pub struct Participant {
     next_key: u32,
     /// Where `poll_transmit` starts, so no endpoint starves the others.
     tx_cursor: usize,
+    /// Writers whose priority is above this are [`TimerClass::Critical`].
+    critical_above: Option<i32>,
     pub(crate) stats: ParticipantStats,
     /// The last datagram carried submessages of builtin (discovery) writers.
     pub(crate) builtin_input: bool,
@@ -168,6 +224,7 @@ impl Participant {
             routes: HashMap::new(),
             next_key: 1,
             tx_cursor: 0,
+            critical_above: None,
             stats: ParticipantStats::default(),
             builtin_input: false,
             discovery: None,
@@ -191,6 +248,25 @@ impl Participant {
         }
         for r in self.readers.iter_mut().flatten() {
             r.handle_timeout(now);
+        }
+    }
+
+    /// The timers of one class are due (a spurious call does nothing). Calling it for every
+    /// class does what [`handle_timeout`](Self::handle_timeout) does, in another order.
+    pub fn handle_timeout_of(&mut self, now: Instant, class: TimerClass) {
+        if class == TimerClass::Discovery {
+            self.discovery_timeout(now);
+        }
+        let critical = self.critical_above;
+        for w in self.writers.iter_mut().flatten() {
+            if writer_class(w, critical) == class {
+                w.handle_timeout(now);
+            }
+        }
+        for r in self.readers.iter_mut().flatten() {
+            if reader_class(r) == class {
+                r.handle_timeout(now);
+            }
         }
     }
 
@@ -348,6 +424,12 @@ impl Participant {
         Ok(was)
     }
 
+    /// Writers whose TRANSPORT_PRIORITY is above `threshold` have their timers in
+    /// [`TimerClass::Critical`] (`None`, the default: no writer does).
+    pub fn set_critical_priority(&mut self, threshold: Option<i32>) {
+        self.critical_above = threshold;
+    }
+
     /// Writes a change (data, dispose or unregister) with writer `writer`.
     ///
     /// `Err(Error::Write(WriteError::WouldBlock { .. }))` is flow control: the history is full
@@ -473,6 +555,20 @@ impl Participant {
             .flatten()
             .filter_map(Reader::poll_timeout);
         w.chain(r).chain(self.discovery_poll_timeout()).min()
+    }
+
+    /// When each timer class next needs [`handle_timeout_of`](Self::handle_timeout_of), in
+    /// one pass over the endpoints.
+    pub fn poll_timeouts(&self) -> TimerDeadlines {
+        let mut d = TimerDeadlines::default();
+        for w in self.writers.iter().flatten() {
+            d.add(writer_class(w, self.critical_above), w.poll_timeout());
+        }
+        for r in self.readers.iter().flatten() {
+            d.add(reader_class(r), r.poll_timeout());
+        }
+        d.add(TimerClass::Discovery, self.discovery_poll_timeout());
+        d
     }
 
     /// The next event.
@@ -613,6 +709,27 @@ impl Participant {
     }
 }
 
+/// The timer class of a writer: builtin ones are discovery, user ones critical when their
+/// priority is above the threshold.
+fn writer_class(w: &Writer, critical_above: Option<i32>) -> TimerClass {
+    if w.guid().entity_id.kind().is_builtin() {
+        TimerClass::Discovery
+    } else if critical_above.is_some_and(|t| w.config().priority > t) {
+        TimerClass::Critical
+    } else {
+        TimerClass::User
+    }
+}
+
+/// The timer class of a reader (readers have no TRANSPORT_PRIORITY).
+fn reader_class(r: &Reader) -> TimerClass {
+    if r.guid().entity_id.kind().is_builtin() {
+        TimerClass::Discovery
+    } else {
+        TimerClass::User
+    }
+}
+
 /// The largest inline QoS a change carries (key hash, status info, sentinel).
 const MAX_INLINE_QOS: usize = 32;
 
@@ -629,4 +746,59 @@ fn check_fragmenting(config: &WriterConfig) -> Result<(), Error> {
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::Payload;
+    use crate::time::Duration;
+    use tachyon_wire::Time;
+
+    fn writer(p: &mut Participant, priority: i32, deadline_ms: u64) -> EntityId {
+        let config = WriterConfig {
+            deadline: Some(Duration::from_millis(deadline_ms)),
+            priority,
+            ..WriterConfig::default()
+        };
+        let id = p.create_writer(config).expect("writer");
+        let req = WriteRequest::data(KeyHash::default(), Time::ZERO, Payload::from(vec![0u8; 4]));
+        p.write(Instant::ZERO, id, req).expect("write");
+        id
+    }
+
+    fn missed(p: &mut Participant) -> Vec<EntityId> {
+        std::iter::from_fn(|| p.poll_event())
+            .filter_map(|e| match e {
+                Event::OfferedDeadlineMissed { writer, .. } => Some(writer),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn timers_are_classed_by_the_writer_priority_and_served_per_class() {
+        let mut p = Participant::new(GuidPrefix([3; 12]), ParticipantConfig::default());
+        p.set_critical_priority(Some(10));
+        let critical = writer(&mut p, 11, 20);
+        let plain = writer(&mut p, 10, 10);
+        let d = p.poll_timeouts();
+        let at = |ms| Some(Instant::ZERO + Duration::from_millis(ms));
+        assert_eq!(d.get(TimerClass::Critical), at(20));
+        assert_eq!(d.get(TimerClass::User), at(10));
+        assert_eq!(d.get(TimerClass::Discovery), None);
+        assert_eq!(d.earliest(), p.poll_timeout());
+
+        let now = Instant::ZERO + Duration::from_millis(30);
+        p.handle_timeout_of(now, TimerClass::Discovery);
+        assert!(missed(&mut p).is_empty(), "no discovery timer here");
+        p.handle_timeout_of(now, TimerClass::Critical);
+        assert_eq!(missed(&mut p), vec![critical]);
+        p.handle_timeout_of(now, TimerClass::User);
+        assert_eq!(missed(&mut p), vec![plain]);
+
+        // Without a threshold every user writer is of the user class.
+        p.set_critical_priority(None);
+        assert_eq!(p.poll_timeouts().get(TimerClass::Critical), None);
+    }
 }

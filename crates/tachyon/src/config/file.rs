@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer};
 
-use super::threads::{ThreadRoles, ThreadSettings};
+use super::threads::{ThreadMode, ThreadRoles, ThreadSettings};
 use super::value::{
     CpuValue, GroupValue, IndexValue, LeaseValue, MulticastValue, PeerValue, PeriodValue,
     PriorityValue, SizeValue,
@@ -171,10 +171,17 @@ impl DiscoveryRepr {
     }
 }
 
-/// `[threads]`: one table per role.
+/// `[threads]`: the mode, strictness and critical threshold, and one table per role.
 #[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a table of thread roles")]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table of thread settings and roles"
+)]
 struct ThreadsRepr {
+    #[serde(default, deserialize_with = "thread_mode")]
+    mode: Option<ThreadMode>,
+    strict: Option<bool>,
+    critical_priority: Option<i32>,
     #[serde(default)]
     driver: ThreadRepr,
     #[serde(default)]
@@ -185,6 +192,9 @@ struct ThreadsRepr {
 
 impl ThreadsRepr {
     fn apply(&self, t: &mut ThreadRoles) {
+        set(&mut t.mode, self.mode);
+        set(&mut t.strict, self.strict);
+        set(&mut t.critical_priority, self.critical_priority.map(Some));
         self.driver.apply(&mut t.driver);
         self.receive.apply(&mut t.receive);
         self.timers.apply(&mut t.timers);
@@ -214,6 +224,19 @@ impl ThreadRepr {
 fn set<T>(slot: &mut T, value: Option<T>) {
     if let Some(v) = value {
         *slot = v;
+    }
+}
+
+/// `threads.mode`: `"driver"` or `"single"`.
+fn thread_mode<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ThreadMode>, D::Error> {
+    let s = String::deserialize(d)?;
+    match s.trim() {
+        "driver" => Ok(Some(ThreadMode::Driver)),
+        "single" => Ok(Some(ThreadMode::Single)),
+        other => Err(serde::de::Error::custom(format!(
+            "expected \"driver\" (a driver thread per participant) or \"single\" (the \
+             application drives it), found \"{other}\""
+        ))),
     }
 }
 

@@ -20,9 +20,13 @@
 //! [discovery]
 //! lease_duration = "10s"
 //!
+//! [threads]
+//! mode = "driver"                  # or "single": the application drives the participant
+//! critical_priority = 10           # writers with TRANSPORT_PRIORITY above 10 come first
+//!
 //! [threads.driver]
 //! cpus = [2, 3]
-//! priority = 50                    # SCHED_FIFO; parsed, not applied yet
+//! priority = 50                    # SCHED_FIFO
 //!
 //! [domain.7.udp]                   # only for domain 7: overrides the keys above
 //! participant_index = 2
@@ -42,7 +46,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use error::ConfigError;
-pub use threads::{ThreadRoles, ThreadSettings};
+pub use threads::{ThreadMode, ThreadRoles, ThreadSettings};
 
 use crate::domain::ParticipantSettings;
 use file::{FileRepr, SectionRepr};

@@ -1,8 +1,17 @@
 //! The runtime: one per participant. It owns the protocol state ([`Participant`]), the UDP
-//! transport and the clock, and a driver thread that waits on the sockets and the next timer.
+//! transport and the clock, and a [`Driver`](driver::Driver) that waits on the sockets and
+//! the next timer and serves what is ready through the fixed-priority, non-preemptive
+//! executor ([`executor`]: critical user data, user data, reliability, discovery and
+//! housekeeping; one bounded batch at a time, so work of a class waits at most for the one
+//! batch already being processed plus those of higher classes).
+//!
+//! Thread model (`[threads]` of the configuration): by default a driver thread per
+//! participant runs the driver, with the CPU affinity and `SCHED_FIFO` priority of
+//! `[threads.driver]` applied when it starts; in single-thread mode no thread is spawned and
+//! the application runs the driver with `DomainParticipant::run_once`/`spin`.
 //!
 //! User calls (`write`, `take`) lock the state briefly and send what became due straight from
-//! the calling thread, so a write reaches the socket without a thread hop; the driver thread
+//! the calling thread, so a write reaches the socket without a thread hop; the driver
 //! handles what arrives and what a timer makes due. Shutdown is explicit: a mio waker, never
 //! a datagram to oneself.
 //!
@@ -13,6 +22,7 @@
 //! `take` or `write`.
 
 mod driver;
+mod executor;
 pub(crate) mod notify;
 mod status;
 
@@ -24,13 +34,15 @@ use std::thread::JoinHandle;
 use std::time::Duration as StdDuration;
 
 use tachyon_proto::{Instant, Participant, TxBuf};
-use tachyon_transport::UdpTransport;
+use tachyon_transport::{thread, UdpTransport};
 use tachyon_wire::EntityId;
 
 pub(crate) use status::Statuses;
 
+use crate::config::{ThreadMode, ThreadRoles, ThreadSettings};
 use crate::error::Error;
 use crate::status::StatusMask;
+use driver::Driver;
 use notify::Observers;
 
 /// Largest datagram the runtime builds and receives.
@@ -74,14 +86,20 @@ struct Listener {
 pub(crate) struct Runtime {
     pub(crate) shared: Arc<Shared>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// The driver thread's kernel id (`None` in single-thread mode).
+    thread_id: Option<thread::ThreadId>,
+    /// Single-thread mode: the driver the application runs (`None` with a driver thread).
+    driver: Option<Mutex<Driver>>,
 }
 
 impl Runtime {
-    /// Starts the driver thread for `participant` on `transport`.
+    /// Starts the runtime of `participant` on `transport`: its driver thread, scheduled as
+    /// `threads.driver` says, or, in single-thread mode, a driver for the application to run.
     pub(crate) fn start(
         participant: Participant,
         transport: UdpTransport,
         epoch: std::time::Instant,
+        threads: &ThreadRoles,
     ) -> Result<Runtime, Error> {
         let poll = mio::Poll::new().map_err(Error::Thread)?;
         let waker = mio::Waker::new(poll.registry(), driver::WAKE).map_err(Error::Thread)?;
@@ -100,15 +118,85 @@ impl Runtime {
             waker,
             stop: AtomicBool::new(false),
         });
+        let driver = Driver::new(&shared, poll);
+        if threads.mode == ThreadMode::Single {
+            return Ok(Runtime {
+                shared,
+                thread: Mutex::new(None),
+                thread_id: None,
+                driver: Some(Mutex::new(driver)),
+            });
+        }
         let s = Arc::clone(&shared);
+        let settings = threads.driver.clone();
+        let strict = threads.strict;
+        let (started, outcome) = std::sync::mpsc::sync_channel(1);
         let thread = std::thread::Builder::new()
             .name("tachyon-driver".into())
-            .spawn(move || driver::run(&s, poll))
+            .spawn(move || {
+                let applied = apply_thread_settings("driver", &settings);
+                let go = applied.is_ok() || !strict;
+                let _ = started.send((thread::current_id(), applied));
+                if go {
+                    let mut driver = driver;
+                    while driver.turn(&s, None) {}
+                }
+            })
             .map_err(Error::Thread)?;
+        let (tid, applied) = match outcome.recv() {
+            Ok(o) => o,
+            Err(_) => {
+                let _ = thread.join();
+                return Err(Error::Thread(std::io::Error::other(
+                    "the driver thread ended before it started",
+                )));
+            }
+        };
+        if let Err(e) = applied {
+            if strict {
+                let _ = thread.join();
+                return Err(e);
+            }
+        }
         Ok(Runtime {
             shared,
             thread: Mutex::new(Some(thread)),
+            thread_id: Some(tid),
+            driver: None,
         })
+    }
+
+    /// Single-thread mode: runs one round of the driver on the calling thread (see
+    /// `DomainParticipant::run_once`).
+    pub(crate) fn run_once(&self, timeout: StdDuration) -> Result<(), Error> {
+        let Some(driver) = &self.driver else {
+            return Err(Error::PreconditionNotMet(
+                "the participant has its own driver thread; configure threads.mode = \"single\" \
+                 to drive it with run_once",
+            ));
+        };
+        if self.shared.stopped() {
+            return Err(Error::AlreadyDeleted);
+        }
+        let mut d = match driver.try_lock() {
+            Ok(d) => d,
+            // A panicking listener cannot leave the driver inconsistent: it holds no
+            // protocol state, only buffers and readiness flags.
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                return Err(Error::PreconditionNotMet(
+                    "another thread (or a listener of this participant) is running the \
+                     participant's driver",
+                ))
+            }
+        };
+        d.turn(&self.shared, Some(timeout));
+        Ok(())
+    }
+
+    /// The driver thread's kernel id (`None` in single-thread mode).
+    pub(crate) fn thread_id(&self) -> Option<thread::ThreadId> {
+        self.thread_id
     }
 
     /// Stops the driver thread after announcing the participant's deletion.
@@ -132,6 +220,43 @@ impl Runtime {
         self.shared.changed.notify_all();
         self.shared.observers.notify();
     }
+}
+
+/// Applies a thread role's settings to the calling thread. Each setting that fails is logged
+/// at warn with the role, the setting and the OS error; the first failure is returned (the
+/// caller decides whether it is fatal: `threads.strict`).
+fn apply_thread_settings(role: &'static str, t: &ThreadSettings) -> Result<(), Error> {
+    let mut first = None;
+    if !t.cpus.is_empty() {
+        match thread::set_affinity(&t.cpus) {
+            Ok(()) => tracing::debug!(role, cpus = ?t.cpus, "thread pinned"),
+            Err(e) => {
+                tracing::warn!(role, cpus = ?t.cpus, error = %e,
+                    "cannot set the CPU affinity; the thread runs on any CPU");
+                first.get_or_insert(Error::ThreadSettings {
+                    role,
+                    setting: format!("cpus = {:?}", t.cpus),
+                    source: e,
+                });
+            }
+        }
+    }
+    if let Some(p) = t.priority {
+        match thread::set_fifo_priority(p) {
+            Ok(()) => tracing::debug!(role, priority = p, "thread runs SCHED_FIFO"),
+            Err(e) => {
+                tracing::warn!(role, priority = p, error = %e,
+                    "cannot set the SCHED_FIFO priority (needs CAP_SYS_NICE or RLIMIT_RTPRIO); \
+                     the thread keeps the default policy");
+                first.get_or_insert(Error::ThreadSettings {
+                    role,
+                    setting: format!("priority = {p} (SCHED_FIFO)"),
+                    source: e,
+                });
+            }
+        }
+    }
+    first.map_or(Ok(()), Err)
 }
 
 impl Drop for Runtime {
@@ -176,7 +301,8 @@ impl Shared {
         let _ = self.waker.wake();
     }
 
-    /// Calls the listeners with news, without holding the state lock (driver thread only).
+    /// Calls the listeners with news, without holding the state lock (the driver's thread
+    /// only: the driver thread, or the application's in single-thread mode).
     /// A panicking listener is logged and does not stop the runtime.
     pub(crate) fn dispatch_listeners(&self) {
         let calls: Vec<(Dispatch, StatusMask)> = {

@@ -1,0 +1,284 @@
+//! The runtime's thread model and executor over real UDP sockets on loopback (inside the
+//! isolated network namespace `scripts/test.sh` provides): thread roles applied, single-thread
+//! mode, and user data delivered through a flood of discovery-port garbage.
+
+use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tachyon::config::{ThreadMode, ThreadRoles, ThreadSettings};
+use tachyon::prelude::*;
+use tachyon::ParticipantSettings;
+use tachyon_transport::thread::Policy;
+use tachyon_transport::PortMapping;
+
+#[derive(DdsType, Debug, Clone, PartialEq)]
+#[dds(name = "test::Counter")]
+struct Counter {
+    #[key]
+    id: u32,
+    seq: u64,
+}
+
+fn settings(threads: ThreadRoles) -> ParticipantSettings {
+    ParticipantSettings {
+        threads,
+        ..ParticipantSettings::default()
+    }
+}
+
+fn single() -> ParticipantSettings {
+    settings(ThreadRoles {
+        mode: ThreadMode::Single,
+        ..ThreadRoles::default()
+    })
+}
+
+fn driver(cpus: Vec<u16>, priority: Option<u8>, strict: bool) -> ParticipantSettings {
+    settings(ThreadRoles {
+        strict,
+        driver: ThreadSettings { cpus, priority },
+        ..ThreadRoles::default()
+    })
+}
+
+fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
+    let end = Instant::now() + timeout;
+    while !f() {
+        assert!(Instant::now() < end, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// A line of `/proc/self/task/<tid>/status`, e.g. `Cpus_allowed_list`.
+fn task_status(tid: i32, key: &str) -> String {
+    let status = std::fs::read_to_string(format!("/proc/self/task/{tid}/status"))
+        .expect("the driver thread is a task of this process");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+        .map(|v| v.trim().to_owned())
+        .unwrap_or_else(|| panic!("no {key} in the status of task {tid}"))
+}
+
+#[test]
+fn the_driver_thread_runs_on_the_configured_cpu() {
+    tachyon_transport::testing::require_isolated_network();
+    let me = tachyon_transport::thread::current_id();
+    let mine = task_status(me, "Cpus_allowed_list");
+    let p = DomainParticipant::with_settings(40, &driver(vec![0], None, true)).expect("start");
+    let tid = p.driver_thread_id().expect("a driver thread");
+    assert_ne!(tid, tachyon_transport::thread::current_id());
+    assert_eq!(task_status(tid, "Cpus_allowed_list"), "0");
+    assert_eq!(
+        tachyon_transport::thread::affinity(tid).expect("affinity"),
+        vec![0]
+    );
+    // The application's thread is left alone.
+    assert_eq!(task_status(me, "Cpus_allowed_list"), mine);
+}
+
+#[test]
+fn the_driver_thread_gets_its_sched_fifo_priority_when_permitted() {
+    tachyon_transport::testing::require_isolated_network();
+    // Lenient: the participant starts whether or not the priority could be applied.
+    let p = DomainParticipant::with_settings(40, &driver(Vec::new(), Some(7), false))
+        .expect("starts even without the permission");
+    let tid = p.driver_thread_id().expect("a driver thread");
+    let policy = tachyon_transport::thread::policy(tid).expect("policy");
+    // Can this process use SCHED_FIFO at all (root without a real-time budget cannot)?
+    let permitted = std::thread::spawn(|| tachyon_transport::thread::set_fifo_priority(1))
+        .join()
+        .expect("probe");
+    match permitted {
+        Ok(()) => assert_eq!(policy, Policy::Fifo(7)),
+        Err(e) => {
+            eprintln!("SCHED_FIFO not permitted here ({e}); checked the fallback only");
+            assert_eq!(policy, Policy::Other);
+            let strict = DomainParticipant::with_settings(40, &driver(Vec::new(), Some(7), true));
+            assert!(matches!(
+                strict,
+                Err(Error::ThreadSettings { role: "driver", .. })
+            ));
+        }
+    }
+}
+
+#[test]
+fn a_setting_that_cannot_apply_is_a_warning_or_in_strict_mode_an_error() {
+    tachyon_transport::testing::require_isolated_network();
+    // CPU 1023 does not exist on this machine.
+    let lenient = DomainParticipant::with_settings(40, &driver(vec![1023], None, false))
+        .expect("a participant starts although its CPU does not exist");
+    let tid = lenient.driver_thread_id().expect("a driver thread");
+    assert_ne!(task_status(tid, "Cpus_allowed_list"), "1023");
+    match DomainParticipant::with_settings(40, &driver(vec![1023], None, true)) {
+        Err(Error::ThreadSettings {
+            role,
+            setting,
+            source,
+        }) => {
+            assert_eq!(role, "driver");
+            assert_eq!(setting, "cpus = [1023]");
+            assert_eq!(source.raw_os_error(), Some(22), "EINVAL: {source}");
+        }
+        other => panic!("expected a ThreadSettings error, got {other:?}"),
+    }
+}
+
+#[test]
+fn two_single_thread_participants_exchange_reliable_data_in_one_thread() {
+    tachyon_transport::testing::require_isolated_network();
+    let a = DomainParticipant::with_settings(41, &single()).expect("participant a");
+    let b = DomainParticipant::with_settings(41, &single()).expect("participant b");
+    assert_eq!(a.driver_thread_id(), None);
+    let ta = a.create_topic::<Counter>("counter").expect("topic");
+    let tb = b.create_topic::<Counter>("counter").expect("topic");
+    let w = a
+        .create_publisher()
+        .expect("publisher")
+        .create_datawriter(&ta, DataWriterQos::default().reliable().keep_all())
+        .expect("writer");
+    let r = b
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(&tb, DataReaderQos::default().reliable().keep_all())
+        .expect("reader");
+    let spin_both = || {
+        a.run_once(Duration::from_millis(1)).expect("run a");
+        b.run_once(Duration::from_millis(1)).expect("run b");
+    };
+    let end = Instant::now() + Duration::from_secs(10);
+    while w.matched_subscriptions().is_empty() || r.matched_publications().is_empty() {
+        assert!(Instant::now() < end, "timed out matching");
+        spin_both();
+    }
+    let n = 100u64;
+    for seq in 0..n {
+        w.write(&Counter { id: 1, seq }).expect("write");
+    }
+    let mut got = Vec::new();
+    let end = Instant::now() + Duration::from_secs(10);
+    while got.len() < n as usize || w.wait_for_acknowledgments(Duration::ZERO).is_err() {
+        assert!(
+            Instant::now() < end,
+            "timed out: {} of {n} samples",
+            got.len()
+        );
+        spin_both();
+        got.extend(
+            r.take(usize::MAX)
+                .expect("take")
+                .into_iter()
+                .filter_map(|s| s.data.map(|c| c.seq)),
+        );
+    }
+    assert_eq!(got, (0..n).collect::<Vec<_>>(), "every sample, in order");
+    // spin returns once its deadline has passed.
+    let t = Instant::now();
+    a.spin(t + Duration::from_millis(20)).expect("spin");
+    assert!(t.elapsed() >= Duration::from_millis(20));
+    // A closed participant cannot be run.
+    a.close();
+    assert!(matches!(
+        a.run_once(Duration::ZERO),
+        Err(Error::AlreadyDeleted)
+    ));
+}
+
+#[test]
+fn run_once_is_refused_when_a_driver_thread_runs_the_participant() {
+    tachyon_transport::testing::require_isolated_network();
+    let p = DomainParticipant::with_settings(42, &ParticipantSettings::default()).expect("start");
+    assert!(matches!(
+        p.run_once(Duration::ZERO),
+        Err(Error::PreconditionNotMet(_))
+    ));
+}
+
+#[test]
+fn user_data_is_delivered_through_a_flood_of_discovery_port_garbage() {
+    tachyon_transport::testing::require_isolated_network();
+    let a = DomainParticipant::new(43).expect("participant a");
+    let b = DomainParticipant::new(43).expect("participant b");
+    let ta = a.create_topic::<Counter>("counter").expect("topic");
+    let tb = b.create_topic::<Counter>("counter").expect("topic");
+    let w = a
+        .create_publisher()
+        .expect("publisher")
+        .create_datawriter(&ta, DataWriterQos::default().reliable().keep_all())
+        .expect("writer");
+    let r = b
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(&tb, DataReaderQos::default().reliable().keep_all())
+        .expect("reader");
+    wait_until("matching", Duration::from_secs(10), || {
+        !w.matched_subscriptions().is_empty() && !r.matched_publications().is_empty()
+    });
+
+    // Garbage on both participants' metatraffic unicast ports, as fast as one thread can
+    // send it: RTPS headers followed by junk (parsed, then dropped) and plain junk.
+    let ports = PortMapping::default();
+    let targets: Vec<SocketAddrV4> = [&a, &b]
+        .iter()
+        .map(|p| {
+            let port = ports.spdp_unicast(43, p.participant_index()).expect("port");
+            SocketAddrV4::new(Ipv4Addr::LOCALHOST, port)
+        })
+        .collect();
+    let stop = Arc::new(AtomicBool::new(false));
+    let sent = Arc::new(AtomicU64::new(0));
+    let flood = {
+        let (stop, sent) = (Arc::clone(&stop), Arc::clone(&sent));
+        std::thread::spawn(move || {
+            let s = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).expect("flood socket");
+            let mut rtps = b"RTPS\x02\x05\x01\x0f".to_vec();
+            rtps.extend((0..1200u32).map(|i| (i * 7) as u8));
+            let junk = vec![0xa5u8; 600];
+            let mut i = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let data = if i % 2 == 0 { &rtps } else { &junk };
+                let _ = s.send_to(data, targets[(i / 2) as usize % targets.len()]);
+                i += 1;
+            }
+            sent.store(i, Ordering::Relaxed);
+        })
+    };
+    // Let the storm build up before writing.
+    std::thread::sleep(Duration::from_millis(200));
+    let n = 200u64;
+    for seq in 0..n {
+        w.write(&Counter { id: 2, seq }).expect("write");
+    }
+    let mut got = Vec::new();
+    let delivered = {
+        let end = Instant::now() + Duration::from_secs(20);
+        loop {
+            got.extend(
+                r.take(usize::MAX)
+                    .expect("take")
+                    .into_iter()
+                    .filter_map(|s| s.data.map(|c| c.seq)),
+            );
+            if got.len() >= n as usize || Instant::now() > end {
+                break got.len() >= n as usize;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    let acked = w.wait_for_acknowledgments(Duration::from_secs(10));
+    stop.store(true, Ordering::Relaxed);
+    flood.join().expect("flood thread");
+    let sent = sent.load(Ordering::Relaxed);
+    eprintln!("flood: {sent} garbage datagrams sent");
+    assert!(sent > 1000, "the flood ran ({sent} datagrams)");
+    assert!(
+        delivered,
+        "only {} of {n} samples arrived during the flood",
+        got.len()
+    );
+    assert_eq!(got, (0..n).collect::<Vec<_>>(), "every sample, in order");
+    acked.expect("acknowledged during the flood");
+}
