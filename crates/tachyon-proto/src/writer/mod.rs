@@ -167,10 +167,11 @@ impl Writer {
             return;
         }
         if p.last_acknack.is_some_and(|c| count.0 <= c) {
-            // Stale or repeated: it changes nothing. Cyclone DDS repeats its pre-emptive
-            // ACKNACK with count 0 until a HEARTBEAT puts it in sync, so a non-final one is
-            // still answered (with a HEARTBEAT only).
-            if !final_flag {
+            // Stale or repeated: it changes nothing. But Cyclone DDS repeats its pre-emptive
+            // ACKNACK (requesting nothing, Final flag clear) with count 0 until a HEARTBEAT
+            // puts it in sync, so that one is still answered, with a HEARTBEAT only. A
+            // duplicated request for repairs was served when it first came.
+            if !final_flag && state.num_bits == 0 {
                 p.needs_heartbeat = true;
             }
             self.stats.acknacks_ignored += 1;
