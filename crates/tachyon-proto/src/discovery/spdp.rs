@@ -183,6 +183,9 @@ impl Participant {
                 p.data = data;
                 let data = p.data.clone();
                 self.match_builtin(now, d, &data);
+                d.events.push_back(Event::ParticipantUpdated {
+                    participant: prefix,
+                });
             }
             return;
         }
