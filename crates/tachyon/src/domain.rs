@@ -145,16 +145,11 @@ impl DomainParticipant {
         let participant =
             Participant::with_discovery(prefix, ParticipantConfig::default(), discovery);
         let runtime = Arc::new(Runtime::start(participant, transport, epoch)?);
-        let builtin = {
-            let mut st = runtime.shared.lock();
-            for id in [PARTICIPANT_READER, PUBLICATION_READER, SUBSCRIPTION_READER] {
-                st.add_endpoint(id);
-            }
-            BuiltinReaders {
-                participants: DataReader::builtin(&runtime, PARTICIPANT_READER),
-                publications: DataReader::builtin(&runtime, PUBLICATION_READER),
-                subscriptions: DataReader::builtin(&runtime, SUBSCRIPTION_READER),
-            }
+        // Their statuses were registered before the driver thread started.
+        let builtin = BuiltinReaders {
+            participants: DataReader::builtin(&runtime, PARTICIPANT_READER),
+            publications: DataReader::builtin(&runtime, PUBLICATION_READER),
+            subscriptions: DataReader::builtin(&runtime, SUBSCRIPTION_READER),
         };
         Ok(DomainParticipant {
             runtime,

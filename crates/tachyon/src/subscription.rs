@@ -222,8 +222,8 @@ pub(crate) struct ReaderInner<T> {
 }
 
 impl<T> DataReader<T> {
-    /// The handle of builtin reader `id` (its statuses registered by the caller, under the
-    /// state lock).
+    /// The handle of builtin reader `id` (its statuses are registered when the runtime
+    /// starts).
     pub(crate) fn builtin(runtime: &Arc<Runtime>, id: EntityId) -> DataReader<T> {
         DataReader {
             inner: Arc::new(ReaderInner {

@@ -189,6 +189,13 @@ impl Participant {
             }
             return;
         }
+        while d.deleted.front().is_some_and(|(_, until)| *until <= now) {
+            d.deleted.pop_front();
+        }
+        if d.deleted.iter().any(|(p, _)| *p == prefix) {
+            tracing::debug!(participant = %prefix, "late announcement of a deleted participant ignored");
+            return;
+        }
         if d.participants.len() >= d.config.max_participants {
             d.stats.participants_refused += 1;
             return;

@@ -80,6 +80,16 @@ fn cache() -> Result<ReaderHistory, QosError> {
     })
 }
 
+/// The statuses of a new runtime: the builtin readers' are there before the driver thread
+/// starts, so no DATA_AVAILABLE of an early discovery is lost.
+pub(crate) fn statuses() -> super::Statuses {
+    let mut s = super::Statuses::default();
+    for id in [PARTICIPANT_READER, PUBLICATION_READER, SUBSCRIPTION_READER] {
+        s.insert(id);
+    }
+    s
+}
+
 /// Whether `id` is one of the builtin readers.
 pub(crate) fn is_builtin(id: EntityId) -> bool {
     id == PARTICIPANT_READER || id == PUBLICATION_READER || id == SUBSCRIPTION_READER

@@ -98,7 +98,7 @@ impl Runtime {
             state: Mutex::new(State {
                 participant,
                 txbuf: TxBuf::new(MAX_DATAGRAM),
-                statuses: Statuses::default(),
+                statuses: builtin::statuses(),
                 listeners: HashMap::new(),
                 pending: Vec::new(),
                 builtin,
