@@ -97,6 +97,11 @@ pub enum Event {
         /// Its GUID prefix.
         participant: GuidPrefix,
     },
+    /// A discovered remote participant announced changed data (QoS, locators, user data).
+    ParticipantUpdated {
+        /// Its GUID prefix.
+        participant: GuidPrefix,
+    },
     /// A remote participant is gone: its endpoints were unmatched and forgotten.
     ParticipantLost {
         /// Its GUID prefix.
@@ -109,6 +114,11 @@ pub enum Event {
         /// Its GUID.
         remote: Guid,
     },
+    /// A discovered remote writer announced changed data (QoS, partitions, locators).
+    PublicationUpdated {
+        /// Its GUID.
+        remote: Guid,
+    },
     /// A remote writer was withdrawn or its participant lost.
     PublicationLost {
         /// Its GUID.
@@ -116,6 +126,11 @@ pub enum Event {
     },
     /// A remote reader was discovered (SEDP, DCPSSubscription).
     SubscriptionDiscovered {
+        /// Its GUID.
+        remote: Guid,
+    },
+    /// A discovered remote reader announced changed data (QoS, partitions, locators).
+    SubscriptionUpdated {
         /// Its GUID.
         remote: Guid,
     },

@@ -107,7 +107,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Err(e) => return Err(e.into()),
             }
             let got = reader.take_w_condition(&unread, usize::MAX)?;
-            if got.iter().any(|s| s.data.as_ref().is_some_and(|p| p.seq == seq)) {
+            if got
+                .iter()
+                .any(|s| s.data.as_ref().is_some_and(|p| p.seq == seq))
+            {
                 break true;
             }
         };
@@ -155,7 +158,9 @@ fn options() -> Result<Options, String> {
     };
     while let Some(flag) = args.next() {
         let v = args.next().ok_or(format!("{flag} needs a value"))?;
-        let n: usize = v.parse().map_err(|_| format!("{flag}: not a number: {v}"))?;
+        let n: usize = v
+            .parse()
+            .map_err(|_| format!("{flag}: not a number: {v}"))?;
         match flag.as_str() {
             "--size" => o.size = n,
             "--count" => o.count = n.max(1),

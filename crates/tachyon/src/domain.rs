@@ -6,17 +6,23 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::Arc;
 
-use tachyon_proto::discovery::{DiscoveryConfig, ParticipantData};
+use tachyon_cdr::KeyHash;
+use tachyon_proto::discovery::DiscoveryConfig;
 use tachyon_proto::qos::{PublisherQos, SubscriberQos, TopicQos};
 use tachyon_proto::{Duration, Participant, ParticipantConfig};
 use tachyon_transport::{UdpConfig, UdpTransport};
 use tachyon_wire::{GuidPrefix, VendorId};
 
+use crate::builtin::{
+    BuiltinTopicKey, ParticipantBuiltinTopicData, PublicationBuiltinTopicData,
+    SubscriptionBuiltinTopicData,
+};
 use crate::config::{Config, ThreadMode, ThreadRoles};
 use crate::error::Error;
 use crate::publication::Publisher;
+use crate::runtime::builtin::{PARTICIPANT_READER, PUBLICATION_READER, SUBSCRIPTION_READER};
 use crate::runtime::Runtime;
-use crate::subscription::Subscriber;
+use crate::subscription::{DataReader, Subscriber};
 use crate::topic::Topic;
 use crate::DdsType;
 
@@ -34,6 +40,11 @@ pub struct ParticipantSettings {
     /// The thread model: a driver thread (scheduled as `threads.driver` says) or single-thread
     /// mode, and which writers are critical for the executor.
     pub threads: ThreadRoles,
+    /// USER_DATA of the participant's QoS: announced to every other participant, which
+    /// finds it in its DCPSParticipant builtin topic.
+    pub user_data: Vec<u8>,
+    /// ENTITY_NAME announced (a name tools such as Cyclone's `ddsls` show).
+    pub entity_name: Option<String>,
 }
 
 /// The factory of DDS: creates participants (`DomainParticipant::new` does the same).
@@ -56,6 +67,15 @@ impl DomainParticipantFactory {
 pub struct DomainParticipant {
     pub(crate) runtime: Arc<Runtime>,
     domain_id: u32,
+    builtin: BuiltinReaders,
+}
+
+/// The builtin-topic readers, made with the participant so discovery fills them from the
+/// start (the builtin subscriber of DDS).
+struct BuiltinReaders {
+    participants: DataReader<ParticipantBuiltinTopicData>,
+    publications: DataReader<PublicationBuiltinTopicData>,
+    subscriptions: DataReader<SubscriptionBuiltinTopicData>,
 }
 
 impl std::fmt::Debug for DomainParticipant {
@@ -109,6 +129,8 @@ impl DomainParticipant {
             default_multicast: transport.default_multicast_locators().to_vec(),
             use_multicast: transport.uses_multicast(),
             wall_clock_at_zero: wall,
+            user_data: settings.user_data.clone(),
+            entity_name: settings.entity_name.clone(),
             ..defaults
         };
         let prefix = new_prefix();
@@ -123,10 +145,22 @@ impl DomainParticipant {
         let mut participant =
             Participant::with_discovery(prefix, ParticipantConfig::default(), discovery);
         participant.set_critical_priority(settings.threads.critical_priority);
-        let runtime = Runtime::start(participant, transport, epoch, &settings.threads)?;
+        let runtime = Arc::new(Runtime::start(
+            participant,
+            transport,
+            epoch,
+            &settings.threads,
+        )?);
+        // Their statuses were registered before the driver thread started.
+        let builtin = BuiltinReaders {
+            participants: DataReader::builtin(&runtime, PARTICIPANT_READER),
+            publications: DataReader::builtin(&runtime, PUBLICATION_READER),
+            subscriptions: DataReader::builtin(&runtime, SUBSCRIPTION_READER),
+        };
         Ok(DomainParticipant {
-            runtime: Arc::new(runtime),
+            runtime,
             domain_id,
+            builtin,
         })
     }
 
@@ -138,6 +172,15 @@ impl DomainParticipant {
     /// This participant's GUID prefix.
     pub fn guid_prefix(&self) -> GuidPrefix {
         self.runtime.shared.lock().participant.guid_prefix()
+    }
+
+    /// The participant's instance handle: the key hash of its GUID, as other participants
+    /// see it on their DCPSParticipant reader (DDS `get_instance_handle`).
+    pub fn get_instance_handle(&self) -> KeyHash {
+        BuiltinTopicKey(crate::runtime::builtin::participant_guid(
+            self.guid_prefix(),
+        ))
+        .instance_handle()
     }
 
     /// The participant index the transport chose (it fixes the unicast ports).
@@ -186,13 +229,107 @@ impl DomainParticipant {
         Ok(Subscriber::new(Arc::clone(&self.runtime), qos))
     }
 
-    /// The remote participants discovered (the DCPSParticipant builtin topic).
-    pub fn discovered_participants(&self) -> Vec<ParticipantData> {
+    /// The DCPSParticipant builtin reader: one instance per remote participant (see
+    /// [`crate::builtin`]). Every call returns the same reader (clones share it).
+    pub fn builtin_participants_reader(&self) -> DataReader<ParticipantBuiltinTopicData> {
+        self.builtin.participants.clone()
+    }
+
+    /// The DCPSPublication builtin reader: one instance per remote writer.
+    pub fn builtin_publications_reader(&self) -> DataReader<PublicationBuiltinTopicData> {
+        self.builtin.publications.clone()
+    }
+
+    /// The DCPSSubscription builtin reader: one instance per remote reader.
+    pub fn builtin_subscriptions_reader(&self) -> DataReader<SubscriptionBuiltinTopicData> {
+        self.builtin.subscriptions.clone()
+    }
+
+    /// The remote participants discovered and alive now (a snapshot; the builtin reader
+    /// tells what changed).
+    pub fn discovered_participants(&self) -> Vec<ParticipantBuiltinTopicData> {
         let st = self.runtime.shared.lock();
         st.participant
             .discovered_participants()
-            .map(|p| p.data.clone())
+            .map(|p| ParticipantBuiltinTopicData::from(&p.data))
             .collect()
+    }
+
+    /// The remote writers discovered now (a snapshot).
+    pub fn discovered_publications(&self) -> Vec<PublicationBuiltinTopicData> {
+        let st = self.runtime.shared.lock();
+        st.participant
+            .discovered_publications()
+            .map(PublicationBuiltinTopicData::from)
+            .collect()
+    }
+
+    /// The remote readers discovered now (a snapshot).
+    pub fn discovered_subscriptions(&self) -> Vec<SubscriptionBuiltinTopicData> {
+        let st = self.runtime.shared.lock();
+        st.participant
+            .discovered_subscriptions()
+            .map(SubscriptionBuiltinTopicData::from)
+            .collect()
+    }
+
+    /// The instance handles of the remote participants discovered now (DDS
+    /// `get_discovered_participants`).
+    pub fn get_discovered_participants(&self) -> Vec<KeyHash> {
+        let st = self.runtime.shared.lock();
+        st.participant
+            .discovered_participants()
+            .map(|p| {
+                BuiltinTopicKey(crate::runtime::builtin::participant_guid(
+                    p.data.guid_prefix,
+                ))
+                .instance_handle()
+            })
+            .collect()
+    }
+
+    /// What is known now of the remote participant `handle` names (its
+    /// [`BuiltinTopicKey::instance_handle`]); [`Error::BadInstance`] if it is not (or no
+    /// longer) known.
+    pub fn get_discovered_participant_data(
+        &self,
+        handle: KeyHash,
+    ) -> Result<ParticipantBuiltinTopicData, Error> {
+        let guid = BuiltinTopicKey::from_instance_handle(handle).guid();
+        let st = self.runtime.shared.lock();
+        st.participant
+            .discovered_participant(&guid.prefix)
+            .filter(|_| guid.entity_id == tachyon_wire::EntityId::PARTICIPANT)
+            .map(|p| ParticipantBuiltinTopicData::from(&p.data))
+            .ok_or(Error::BadInstance)
+    }
+
+    /// What is known now of the remote writer `handle` names (its GUID's key hash, e.g. a
+    /// sample's `publication_handle`); [`Error::BadInstance`] if it is not known.
+    pub fn get_discovered_publication_data(
+        &self,
+        handle: KeyHash,
+    ) -> Result<PublicationBuiltinTopicData, Error> {
+        let guid = BuiltinTopicKey::from_instance_handle(handle).guid();
+        let st = self.runtime.shared.lock();
+        st.participant
+            .discovered_publication(&guid)
+            .map(PublicationBuiltinTopicData::from)
+            .ok_or(Error::BadInstance)
+    }
+
+    /// What is known now of the remote reader `handle` names; [`Error::BadInstance`] if it
+    /// is not known.
+    pub fn get_discovered_subscription_data(
+        &self,
+        handle: KeyHash,
+    ) -> Result<SubscriptionBuiltinTopicData, Error> {
+        let guid = BuiltinTopicKey::from_instance_handle(handle).guid();
+        let st = self.runtime.shared.lock();
+        st.participant
+            .discovered_subscription(&guid)
+            .map(SubscriptionBuiltinTopicData::from)
+            .ok_or(Error::BadInstance)
     }
 
     /// Asserts the liveliness of the participant's MANUAL_BY_PARTICIPANT writers.

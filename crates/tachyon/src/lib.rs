@@ -22,13 +22,16 @@
 //! (DomainParticipant, factory), [`topic`], [`publication`] (Publisher, DataWriter),
 //! [`subscription`] (Subscriber, DataReader, samples), [`status`] (communication statuses and
 //! [`StatusMask`]), [`condition`] (GuardCondition, StatusCondition, ReadCondition, WaitSet),
-//! [`listener`] (DataReaderListener, DataWriterListener), [`error`]; the runtime that drives
+//! [`listener`] (DataReaderListener, DataWriterListener), [`builtin`] (the DCPSParticipant,
+//! DCPSPublication and DCPSSubscription builtin topics), [`stream`] (the async reader API:
+//! a `Stream` of samples, a data-available future), [`error`]; the runtime that drives
 //! the protocol state, the UDP transport and the timers lives in `runtime`.
 //!
 //! Waiting for data and events, as in every DDS: a [`WaitSet`] with conditions (a
 //! [`ReadCondition`] for samples, the endpoint's [`StatusCondition`] for statuses, a
 //! [`GuardCondition`] to wake it from another thread), or listeners called on the driver
-//! thread.
+//! thread; or, in async code on any executor, [`DataReader::stream`] and
+//! [`DataReader::wait_for_data_async`].
 //!
 //! Threads: each participant has a driver thread that receives, runs the protocol's timers
 //! and serves them in a fixed priority order (critical writers, user data, reliability,
@@ -39,6 +42,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod builtin;
 pub mod condition;
 pub mod config;
 pub mod domain;
@@ -47,9 +51,14 @@ pub mod listener;
 pub mod publication;
 mod runtime;
 pub mod status;
+pub mod stream;
 pub mod subscription;
 pub mod topic;
 
+pub use builtin::{
+    BuiltinTopicKey, ParticipantBuiltinTopicData, PublicationBuiltinTopicData,
+    SubscriptionBuiltinTopicData,
+};
 pub use condition::{Condition, GuardCondition, ReadCondition, StatusCondition, WaitSet};
 pub use config::{Config, ConfigError};
 pub use domain::{DomainParticipant, DomainParticipantFactory, ParticipantSettings};
@@ -57,7 +66,8 @@ pub use error::Error;
 pub use listener::{DataReaderListener, DataWriterListener};
 pub use publication::{DataWriter, Publisher};
 pub use status::{StatusKind, StatusMask};
-pub use subscription::{DataReader, Sample, Subscriber};
+pub use stream::{DataAvailable, SampleStream};
+pub use subscription::{DataReader, Readable, Sample, Subscriber};
 pub use tachyon_cdr::{DdsType, Decode, Encode, KeyHash};
 pub use tachyon_proto::history::{
     InstanceSelector, InstanceState, InstanceStateMask, Query, SampleInfo, SampleState,
@@ -74,9 +84,10 @@ pub mod prelude {
     };
     pub use crate::{
         Condition, DataReader, DataReaderListener, DataWriter, DataWriterListener, DdsType,
-        DomainParticipant, Error, GuardCondition, InstanceStateMask, Publisher, Query,
-        ReadCondition, Sample, SampleStateMask, StatusCondition, StatusMask, Subscriber, Topic,
-        ViewStateMask, WaitSet,
+        DomainParticipant, Error, GuardCondition, InstanceState, InstanceStateMask,
+        ParticipantBuiltinTopicData, PublicationBuiltinTopicData, Publisher, Query, ReadCondition,
+        Sample, SampleStateMask, StatusCondition, StatusMask, Subscriber,
+        SubscriptionBuiltinTopicData, Topic, ViewStateMask, WaitSet,
     };
     pub use std::time::Duration;
 }

@@ -152,6 +152,28 @@ fn key_hash_of<T: DdsType + for<'de> Decode<'de>>(payload: &[u8], is_key: bool) 
     tachyon_cdr::key_hash(&v).ok()
 }
 
+/// The types a [`DataReader`] delivers: every `#[derive(DdsType)]` type (decoded from
+/// XCDR), and the builtin-topic data of [`crate::builtin`] (decoded from the discovery
+/// announcements). Sealed: implement [`DdsType`] instead.
+pub trait Readable: Sized + sealed::Sealed {
+    /// Decodes one sample's serialized data (the reader drops and counts what fails).
+    #[doc(hidden)]
+    fn decode_payload(payload: &[u8]) -> Result<Self, String>;
+}
+
+impl<T: DdsType + for<'de> Decode<'de>> sealed::Sealed for T {}
+
+impl<T: DdsType + for<'de> Decode<'de>> Readable for T {
+    fn decode_payload(payload: &[u8]) -> Result<Self, String> {
+        tachyon_cdr::deserialize::<T>(payload).map_err(|e| e.to_string())
+    }
+}
+
+pub(crate) mod sealed {
+    /// Keeps [`Readable`](super::Readable) to the types Tachyon knows how to decode.
+    pub trait Sealed {}
+}
+
 /// A received sample: the data (absent for a dispose or unregister) and its SampleInfo.
 #[derive(Clone, Debug)]
 pub struct Sample<T> {
@@ -166,21 +188,88 @@ pub struct Sample<T> {
 /// Every read and take returns samples grouped by instance, instances in handle order,
 /// samples of an instance in reception order, each with its [`SampleInfo`]. `read` leaves
 /// the samples in the reader (marked READ), `take` removes them. Both reset DATA_AVAILABLE.
+///
+/// Clones share the reader (its cache, conditions and listener); it is deleted when the
+/// last clone is dropped. The builtin-topic readers ([`crate::builtin`]) are readers too.
 pub struct DataReader<T> {
-    inner: Arc<ReaderInner<T>>,
+    pub(crate) inner: Arc<ReaderInner<T>>,
+}
+
+impl<T> Clone for DataReader<T> {
+    fn clone(&self) -> DataReader<T> {
+        DataReader {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for DataReader<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DataReader")
+            .field("entity_id", &self.inner.id)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What a reader is; shared with the listener dispatch, which holds it weakly.
-struct ReaderInner<T> {
-    runtime: Arc<Runtime>,
-    id: EntityId,
+pub(crate) struct ReaderInner<T> {
+    pub(crate) runtime: Arc<Runtime>,
+    pub(crate) id: EntityId,
     qos: DataReaderQos,
     decode_errors: AtomicU64,
     condition: StatusCondition,
     _type: PhantomData<fn() -> T>,
 }
 
+impl<T> DataReader<T> {
+    /// The handle of builtin reader `id` (its statuses are registered when the runtime
+    /// starts).
+    pub(crate) fn builtin(runtime: &Arc<Runtime>, id: EntityId) -> DataReader<T> {
+        DataReader {
+            inner: Arc::new(ReaderInner {
+                runtime: Arc::clone(runtime),
+                id,
+                qos: DataReaderQos {
+                    durability: DurabilityKind::TransientLocal,
+                    ..DataReaderQos::default().reliable().keep_last(1)
+                },
+                decode_errors: AtomicU64::new(0),
+                condition: StatusCondition::new(Arc::clone(runtime), id),
+                _type: PhantomData,
+            }),
+        }
+    }
+}
+
 impl<T: DdsType + for<'de> Decode<'de>> DataReader<T> {
+    /// The handle of the instance of `sample` (its key fields), if the reader knows it.
+    pub fn lookup_instance(&self, sample: &T) -> Result<Option<KeyHash>, Error> {
+        let key = tachyon_cdr::key_hash(sample)?;
+        let st = self.inner.runtime.shared.lock();
+        Ok(st
+            .reader_history(self.inner.id)
+            .and_then(|h| h.lookup_instance(&key)))
+    }
+
+    /// The key of instance `handle`, as a `T` whose key fields are the instance's (the other
+    /// fields are those of the newest sample held). [`Error::BadInstance`] when the reader
+    /// holds no valid sample of it to take the key from.
+    pub fn get_key_value(&self, handle: KeyHash) -> Result<T, Error> {
+        let payload = {
+            let st = self.inner.runtime.shared.lock();
+            st.reader_history(self.inner.id)
+                .and_then(|h| h.newest_payload(&handle))
+                .cloned()
+                .ok_or(Error::BadInstance)?
+        };
+        tachyon_cdr::deserialize::<T>(payload.as_bytes()).map_err(|e| {
+            tracing::debug!(error = %e, "a held sample does not decode; no key value");
+            Error::BadInstance
+        })
+    }
+}
+
+impl<T: Readable> DataReader<T> {
     /// Takes up to `max_samples` samples (removing them from the reader).
     pub fn take(&self, max_samples: usize) -> Result<Vec<Sample<T>>, Error> {
         self.take_with(&Query::ANY.max_samples(max_samples))
@@ -275,34 +364,6 @@ impl<T: DdsType + for<'de> Decode<'de>> DataReader<T> {
         ))
     }
 
-    /// The handle of the instance of `sample` (its key fields), if the reader knows it.
-    pub fn lookup_instance(&self, sample: &T) -> Result<Option<KeyHash>, Error> {
-        let key = tachyon_cdr::key_hash(sample)?;
-        let st = self.inner.runtime.shared.lock();
-        Ok(st
-            .participant
-            .reader_history(self.inner.id)
-            .and_then(|h| h.lookup_instance(&key)))
-    }
-
-    /// The key of instance `handle`, as a `T` whose key fields are the instance's (the other
-    /// fields are those of the newest sample held). [`Error::BadInstance`] when the reader
-    /// holds no valid sample of it to take the key from.
-    pub fn get_key_value(&self, handle: KeyHash) -> Result<T, Error> {
-        let payload = {
-            let st = self.inner.runtime.shared.lock();
-            st.participant
-                .reader_history(self.inner.id)
-                .and_then(|h| h.newest_payload(&handle))
-                .cloned()
-                .ok_or(Error::BadInstance)?
-        };
-        tachyon_cdr::deserialize::<T>(payload.as_bytes()).map_err(|e| {
-            tracing::debug!(error = %e, "a held sample does not decode; no key value");
-            Error::BadInstance
-        })
-    }
-
     /// A ReadCondition triggered while the reader holds a sample in these states.
     pub fn create_readcondition(
         &self,
@@ -386,7 +447,6 @@ impl<T: DdsType + for<'de> Decode<'de>> DataReader<T> {
         let mut st = sh.lock();
         loop {
             let unread = st
-                .participant
                 .reader_history(self.inner.id)
                 .is_some_and(|h| h.has_unread());
             if unread {
@@ -398,6 +458,16 @@ impl<T: DdsType + for<'de> Decode<'de>> DataReader<T> {
             }
             st = sh.wait(st, left);
         }
+    }
+
+    /// Whether the reader holds a sample (valid or not) not yet read.
+    pub(crate) fn has_unread(&self) -> bool {
+        self.inner
+            .runtime
+            .shared
+            .lock()
+            .reader_history(self.inner.id)
+            .is_some_and(|h| h.has_unread())
     }
 
     /// Writers matched now.
@@ -440,11 +510,11 @@ impl<T: DdsType + for<'de> Decode<'de>> DataReader<T> {
             let mut st = sh.lock();
             if take {
                 let now = sh.now();
-                st.participant.take(now, self.inner.id, query, &mut raw)?;
+                st.take(now, self.inner.id, query, &mut raw)?;
                 // Taking may reopen a full cache: acknowledgements become due.
                 st.flush(sh, now);
             } else {
-                st.participant.read(self.inner.id, query, &mut raw)?;
+                st.read(self.inner.id, query, &mut raw)?;
             }
             st.statuses.clear(self.inner.id, StatusMask::DATA_AVAILABLE);
         }
@@ -513,7 +583,7 @@ impl<T: DdsType + for<'de> Decode<'de>> DataReader<T> {
         let mut out = Vec::with_capacity(raw.len());
         for s in raw {
             let data = match &s.data {
-                Some(p) if s.info.valid_data => match tachyon_cdr::deserialize::<T>(p.as_bytes()) {
+                Some(p) if s.info.valid_data => match T::decode_payload(p.as_bytes()) {
                     Ok(v) => Some(v),
                     Err(e) => {
                         self.inner.decode_errors.fetch_add(1, Ordering::Relaxed);
@@ -542,7 +612,9 @@ impl<T> Drop for ReaderInner<T> {
         }
         let mut st = sh.lock();
         let now = sh.now();
-        let _ = st.participant.delete_reader(now, self.id);
+        if !crate::runtime::builtin::is_builtin(self.id) {
+            let _ = st.participant.delete_reader(now, self.id);
+        }
         st.remove_endpoint(self.id);
         st.flush(sh, now);
         drop(st);

@@ -388,7 +388,7 @@ fn a_participant_uses_the_pinned_index_and_unicast_peers() {
         pa.discovered_participants().len() == 1 && pb.discovered_participants().len() == 1
     });
     for p in pa.discovered_participants() {
-        assert!(p.metatraffic_multicast.is_empty(), "{p:?}");
+        assert!(p.metatraffic_multicast_locators.is_empty(), "{p:?}");
     }
     let ta = pa.create_topic::<Note>("note").expect("topic");
     let tb = pb.create_topic::<Note>("note").expect("topic");

@@ -154,6 +154,9 @@ pub(crate) struct Discovery {
     subscriptions: HashMap<Guid, SubscriptionData>,
     local_publications: HashMap<EntityId, PublicationData>,
     local_subscriptions: HashMap<EntityId, SubscriptionData>,
+    /// Participants that announced their deletion, until when their late announcements are
+    /// ignored (oldest first).
+    deleted: VecDeque<(GuidPrefix, Instant)>,
     /// A lower bound of the earliest lease expiry.
     lease_check: Option<Instant>,
     liveliness: liveliness::State,
@@ -184,6 +187,7 @@ impl Participant {
             subscriptions: HashMap::new(),
             local_publications: HashMap::new(),
             local_subscriptions: HashMap::new(),
+            deleted: VecDeque::new(),
             lease_check: None,
             liveliness: liveliness::State::default(),
             events: VecDeque::new(),
@@ -417,6 +421,15 @@ impl Participant {
             self.remove_subscription(d, g);
         }
         self.unmatch_builtin(now, prefix);
+        if reason == ParticipantLostReason::Deleted {
+            // An announcement it sent before its dispose may still arrive after it (through
+            // another socket, multicast versus unicast): it must not bring it back.
+            if d.deleted.len() >= d.config.max_participants.max(1) {
+                d.deleted.pop_front();
+            }
+            d.deleted
+                .push_back((prefix, now.checked_add(DELETED_QUARANTINE).unwrap_or(now)));
+        }
         d.events.push_back(Event::ParticipantLost {
             participant: prefix,
             reason,
@@ -434,6 +447,9 @@ impl Participant {
         Time { seconds, fraction }
     }
 }
+
+/// How long the announcements of a participant that announced its deletion are ignored.
+const DELETED_QUARANTINE: Duration = Duration::from_secs(5);
 
 /// Most samples a builtin reader holds before it is drained (flow control beyond).
 const BUILTIN_READER_SAMPLES: usize = 4096;

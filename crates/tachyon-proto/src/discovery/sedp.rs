@@ -231,10 +231,14 @@ impl Participant {
             &owner.data.default_multicast,
             d.config.use_multicast,
         );
-        let fresh = d.publications.insert(p.guid, p.clone()).is_none();
-        if fresh {
-            d.events
-                .push_back(Event::PublicationDiscovered { remote: p.guid });
+        match d.publications.insert(p.guid, p.clone()) {
+            None => d
+                .events
+                .push_back(Event::PublicationDiscovered { remote: p.guid }),
+            Some(old) if old != p => d
+                .events
+                .push_back(Event::PublicationUpdated { remote: p.guid }),
+            Some(_) => {}
         }
         let locals: Vec<SubscriptionData> = d.local_subscriptions.values().cloned().collect();
         for s in &locals {
@@ -260,10 +264,14 @@ impl Participant {
             &owner.data.default_multicast,
             d.config.use_multicast,
         );
-        let fresh = d.subscriptions.insert(s.guid, s.clone()).is_none();
-        if fresh {
-            d.events
-                .push_back(Event::SubscriptionDiscovered { remote: s.guid });
+        match d.subscriptions.insert(s.guid, s.clone()) {
+            None => d
+                .events
+                .push_back(Event::SubscriptionDiscovered { remote: s.guid }),
+            Some(old) if old != s => d
+                .events
+                .push_back(Event::SubscriptionUpdated { remote: s.guid }),
+            Some(_) => {}
         }
         let locals: Vec<PublicationData> = d.local_publications.values().cloned().collect();
         for p in &locals {

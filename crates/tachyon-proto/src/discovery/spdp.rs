@@ -183,7 +183,17 @@ impl Participant {
                 p.data = data;
                 let data = p.data.clone();
                 self.match_builtin(now, d, &data);
+                d.events.push_back(Event::ParticipantUpdated {
+                    participant: prefix,
+                });
             }
+            return;
+        }
+        while d.deleted.front().is_some_and(|(_, until)| *until <= now) {
+            d.deleted.pop_front();
+        }
+        if d.deleted.iter().any(|(p, _)| *p == prefix) {
+            tracing::debug!(participant = %prefix, "late announcement of a deleted participant ignored");
             return;
         }
         if d.participants.len() >= d.config.max_participants {

@@ -59,8 +59,7 @@ impl ReadCondition {
     /// Whether the reader holds a sample in the condition's states.
     pub fn trigger_value(&self) -> bool {
         let st = self.inner.runtime.shared.lock();
-        st.participant
-            .reader_history(self.inner.reader)
+        st.reader_history(self.inner.reader)
             .is_some_and(|h| h.has_matching(&self.inner.query))
     }
 

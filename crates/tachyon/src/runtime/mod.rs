@@ -20,7 +20,12 @@
 //! lock: `State::flush` queues which endpoints have news, and the driver thread calls their
 //! listeners after releasing it ([`Shared::dispatch_listeners`]), so a listener may call
 //! `take` or `write`.
+//!
+//! The builtin-topic readers' caches live here too ([`builtin`]), fed by `State::flush`
+//! from the discovery events; [`State::reader_history`], [`State::read`] and
+//! [`State::take`] route a reader's handle to its cache, builtin or not.
 
+pub(crate) mod builtin;
 mod driver;
 mod executor;
 pub(crate) mod notify;
@@ -33,7 +38,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration as StdDuration;
 
-use tachyon_proto::{Instant, Participant, TxBuf};
+use tachyon_proto::history::{Query, ReaderHistory, Sample};
+use tachyon_proto::{Event, Instant, Participant, TxBuf};
 use tachyon_transport::{thread, UdpTransport};
 use tachyon_wire::EntityId;
 
@@ -70,6 +76,8 @@ pub(crate) struct State {
     listeners: HashMap<EntityId, Listener>,
     /// Endpoints whose listeners have news, and which statuses (merged per endpoint).
     pending: Vec<(EntityId, StatusMask)>,
+    /// The caches of the builtin-topic readers.
+    builtin: builtin::BuiltinTopics,
 }
 
 /// Calls an endpoint's listener for the statuses given (type-erased: it holds the typed
@@ -103,13 +111,15 @@ impl Runtime {
     ) -> Result<Runtime, Error> {
         let poll = mio::Poll::new().map_err(Error::Thread)?;
         let waker = mio::Waker::new(poll.registry(), driver::WAKE).map_err(Error::Thread)?;
+        let builtin = builtin::BuiltinTopics::new().map_err(tachyon_proto::Error::Qos)?;
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 participant,
                 txbuf: TxBuf::new(MAX_DATAGRAM),
-                statuses: Statuses::default(),
+                statuses: builtin::statuses(),
                 listeners: HashMap::new(),
                 pending: Vec::new(),
+                builtin,
             }),
             changed: Condvar::new(),
             observers: Observers::default(),
@@ -348,19 +358,10 @@ impl State {
         let mut any = false;
         while let Some(e) = self.participant.poll_event() {
             any = true;
-            let Some((id, kind)) = self.statuses.apply(&e) else {
-                continue;
-            };
-            if self
-                .listeners
-                .get(&id)
-                .is_some_and(|l| l.mask.intersects(kind))
-            {
-                match self.pending.iter_mut().find(|(i, _)| *i == id) {
-                    Some((_, kinds)) => *kinds |= kind,
-                    None => self.pending.push((id, kind)),
-                }
+            if let Some(reader) = self.builtin.apply(&self.participant, now, &e) {
+                self.record(&Event::DataAvailable { reader });
             }
+            self.record(&e);
         }
         if any {
             shared.changed.notify_all();
@@ -369,6 +370,58 @@ impl State {
                 // Listeners run on the driver thread; this may be a user thread.
                 shared.wake();
             }
+        }
+    }
+
+    /// Folds an event into the statuses and queues the listener it concerns.
+    fn record(&mut self, e: &Event) {
+        let Some((id, kind)) = self.statuses.apply(e) else {
+            return;
+        };
+        if self
+            .listeners
+            .get(&id)
+            .is_some_and(|l| l.mask.intersects(kind))
+        {
+            match self.pending.iter_mut().find(|(i, _)| *i == id) {
+                Some((_, kinds)) => *kinds |= kind,
+                None => self.pending.push((id, kind)),
+            }
+        }
+    }
+
+    /// The cache of reader `id`: a builtin-topic reader's or a user reader's.
+    pub(crate) fn reader_history(&self, id: EntityId) -> Option<&ReaderHistory> {
+        match self.builtin.history(id) {
+            Some(h) => Some(h),
+            None => self.participant.reader_history(id),
+        }
+    }
+
+    /// Reads what `query` selects from reader `id` into `out`.
+    pub(crate) fn read(
+        &mut self,
+        id: EntityId,
+        query: &Query,
+        out: &mut Vec<Sample>,
+    ) -> Result<usize, Error> {
+        match self.builtin.history_mut(id) {
+            Some(h) => Ok(h.read(query, out).map_err(tachyon_proto::Error::Read)?),
+            None => Ok(self.participant.read(id, query, out)?),
+        }
+    }
+
+    /// Takes what `query` selects from reader `id` into `out`.
+    pub(crate) fn take(
+        &mut self,
+        now: Instant,
+        id: EntityId,
+        query: &Query,
+        out: &mut Vec<Sample>,
+    ) -> Result<usize, Error> {
+        match self.builtin.history_mut(id) {
+            Some(h) => Ok(h.take(query, out).map_err(tachyon_proto::Error::Read)?),
+            None => Ok(self.participant.take(now, id, query, out)?),
         }
     }
 

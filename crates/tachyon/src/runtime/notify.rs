@@ -2,11 +2,20 @@
 //! and registers it with the [`Observers`] of every runtime and guard condition its
 //! conditions depend on; those notify it whenever their state changes.
 //!
+//! The async API (`DataReader::stream`, `wait_for_data_async`) uses the same signals: a
+//! [`Signal`] also holds at most one task [`Waker`], woken (and dropped) by the next
+//! notification, so a future re-registers each time it returns `Pending`. No thread is
+//! spawned and none blocks: the waker is called by whoever changed the state (the driver
+//! thread, or a user thread that wrote, read or closed). It may be called while that thread
+//! holds the runtime's state lock, so a waker must schedule its task, not poll it inline
+//! (what every executor's waker does).
+//!
 //! Lock order: the runtime's state lock, then an `Observers` list, then a `Signal`. A waiter
 //! never holds its `Signal` while it evaluates conditions (which takes state locks), so the
 //! order cannot invert.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::task::Waker;
 use std::time::{Duration, Instant};
 
 /// A generation counter and a condvar: a waiter reads the generation, evaluates its
@@ -15,6 +24,8 @@ use std::time::{Duration, Instant};
 pub(crate) struct Signal {
     generation: Mutex<u64>,
     cv: Condvar,
+    /// The task to wake at the next notification (async waiters).
+    waker: Mutex<Option<Waker>>,
 }
 
 impl Signal {
@@ -23,11 +34,33 @@ impl Signal {
         *self.lock()
     }
 
-    /// Moves the generation on and wakes every waiter.
+    /// Moves the generation on and wakes every waiter, thread or task.
     pub(crate) fn notify(&self) {
-        let mut g = self.lock();
-        *g = g.wrapping_add(1);
-        self.cv.notify_all();
+        {
+            let mut g = self.lock();
+            *g = g.wrapping_add(1);
+            self.cv.notify_all();
+        }
+        // Woken outside the signal's own lock: a waker may register again at once.
+        let waker = self.waker_slot().take();
+        if let Some(w) = waker {
+            w.wake();
+        }
+    }
+
+    /// Registers the task to wake at the next [`notify`](Self::notify) (replacing the one
+    /// registered before, unless it would wake the same task).
+    pub(crate) fn register(&self, waker: &Waker) {
+        let mut slot = self.waker_slot();
+        match slot.as_ref() {
+            Some(w) if w.will_wake(waker) => {}
+            _ => *slot = Some(waker.clone()),
+        }
+    }
+
+    fn waker_slot(&self) -> MutexGuard<'_, Option<Waker>> {
+        // An `Option<Waker>` cannot be left inconsistent by a panic.
+        self.waker.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Sleeps until the generation differs from `seen` or `deadline` passes (`None`: no
