@@ -43,7 +43,7 @@ pub use endpoint::{
     WriterConfig, DEFAULT_MAX_DATAGRAM,
 };
 pub use event::Event;
-pub use participant::{Error, Participant, ParticipantConfig, ParticipantStats};
+pub use participant::{Error, Participant, ParticipantConfig, ParticipantStats, ReadersSummary};
 pub use reader::ReaderStats;
 pub use time::{Duration, Instant};
 pub use transmit::{Destination, Transmit, TxBuf};

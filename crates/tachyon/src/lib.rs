@@ -39,6 +39,7 @@ pub mod error;
 pub mod listener;
 pub mod publication;
 mod runtime;
+pub mod statistics;
 pub mod status;
 pub mod subscription;
 pub mod topic;
@@ -49,6 +50,7 @@ pub use domain::{DomainParticipant, DomainParticipantFactory, ParticipantSetting
 pub use error::Error;
 pub use listener::{DataReaderListener, DataWriterListener};
 pub use publication::{DataWriter, Publisher};
+pub use statistics::ParticipantStatistics;
 pub use status::{StatusKind, StatusMask};
 pub use subscription::{DataReader, Sample, Subscriber};
 pub use tachyon_cdr::{DdsType, Decode, Encode, KeyHash};
