@@ -167,3 +167,69 @@ fn participant_flood_stops_at_the_limit() {
     }
     assert!(most <= 16, "{most} destinations in one transmit");
 }
+
+/// Fragments of a sample that never completes, from a matched (or spoofed) writer: held within
+/// the reassembly budget, then dropped when the reader's own timer says they are too old, with
+/// no other traffic or timer needed.
+#[test]
+fn a_never_completing_sample_expires_on_the_readers_timer() {
+    let mut p = Participant::new(GuidPrefix([1; 12]), ParticipantConfig::default());
+    let reader = p
+        .create_reader(ReaderConfig {
+            reliability: Reliability::BestEffort,
+            reassembly_timeout: Duration::from_secs(2),
+            ..ReaderConfig::default()
+        })
+        .expect("reader");
+    let wprefix = GuidPrefix([2; 12]);
+    let wid = EntityId::new([0, 0, 1], tachyon_wire::EntityKind::USER_WRITER_NO_KEY);
+    let now = Instant::ZERO;
+    p.match_writer(
+        now,
+        reader,
+        RemoteWriter {
+            guid: Guid::new(wprefix, wid),
+            unicast_locators: vec![source()],
+            reliability: Reliability::BestEffort,
+            durability: Durability::Volatile,
+            liveliness: Liveliness::default(),
+        },
+    )
+    .expect("match");
+    let fragment = vec![7u8; 1024];
+    for n in 1..100u32 {
+        let mut buf = vec![0u8; 4096];
+        let mut mb = MessageBuilder::new(&mut buf, &header(wprefix)).expect("header");
+        mb.data_frag(&tachyon_wire::DataFragSpec {
+            reader_id: EntityId::UNKNOWN,
+            writer_id: wid,
+            writer_sn: SequenceNumber(1),
+            fragment_starting_num: n,
+            fragment_size: 1024,
+            sample_size: 4 * 1024 * 1024,
+            inline_qos: None,
+            key: false,
+            fragments: &fragment,
+        })
+        .expect("DATA_FRAG");
+        let len = mb.finish();
+        p.handle_datagram(now, &source(), &buf[..len]);
+    }
+    let s = p.readers_summary();
+    assert_eq!(s.reassembly_in_progress, 1);
+    assert!(s.reassembly_bytes > 0);
+    let due = p
+        .poll_timeout()
+        .expect("the partial sample's expiry is a timer");
+    assert!(
+        due > Instant::ZERO
+            .checked_add(Duration::from_secs(2))
+            .expect("time")
+    );
+    p.handle_timeout(due);
+    let s = p.readers_summary();
+    assert_eq!(s.reassembly_in_progress, 0);
+    assert_eq!(s.reassembly_bytes, 0);
+    assert_eq!(s.reassembly.abandoned, 1);
+    assert_eq!(p.poll_timeout(), None);
+}

@@ -406,6 +406,11 @@ fn print(name: &str, s: &ParticipantStatistics) {
 #[test]
 fn hostile_input_is_dropped_counted_and_bounded_while_data_flows() {
     tachyon_transport::testing::require_isolated_network();
+    // RUST_LOG=tachyon_proto=debug shows every drop.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_test_writer()
+        .try_init();
     let started = Instant::now();
     let settings = ParticipantSettings {
         max_participants: Some(MAX_PARTICIPANTS),
@@ -483,6 +488,8 @@ fn hostile_input_is_dropped_counted_and_bounded_while_data_flows() {
         })
     };
 
+    print("writer's participant before the flood", &a.statistics());
+    print("reader's participant before the flood", &b.statistics());
     let rss_before = rss_bytes();
     let mut rng = Rng(0x5eed_1234_abcd_ef01);
     let flood_started = Instant::now();

@@ -327,6 +327,13 @@ impl Reassembler {
         self.retain(|_, p| now.saturating_duration_since(p.started) <= max_age);
     }
 
+    /// When the oldest partial sample becomes older than `max_age` (`expire` drops it then);
+    /// `None` when nothing is held.
+    pub fn next_expiry(&self, max_age: Duration) -> Option<Instant> {
+        let oldest = self.partials.values().map(|p| p.started).min()?;
+        oldest.checked_add(max_age)
+    }
+
     /// Bytes held now: fragment storage plus the bookkeeping of every partial sample.
     pub fn allocated_bytes(&self) -> usize {
         self.allocated

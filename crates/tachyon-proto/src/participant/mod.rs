@@ -113,7 +113,8 @@ impl From<WriteError> for Error {
 pub struct ParticipantStats {
     /// Datagrams handed to `handle_datagram`.
     pub datagrams_received: u64,
-    /// Datagrams without a valid RTPS header.
+    /// Datagrams dropped whole: no valid RTPS header, or a submessage whose length runs past
+    /// the end of the datagram.
     pub malformed_datagrams: u64,
     /// Submessages that failed their checks (the rest of their message was dropped).
     pub malformed_submessages: u64,

@@ -24,7 +24,7 @@ impl Participant {
             Ok(m) => m,
             Err(e) => {
                 self.stats.malformed_datagrams += 1;
-                tracing::debug!(len = data.len(), error = %e, "datagram dropped: no valid RTPS header");
+                tracing::debug!(len = data.len(), error = %e, "datagram dropped: bad RTPS header or submessage framing");
                 return;
             }
         };

@@ -475,7 +475,12 @@ impl Reader {
                 .into_iter()
                 .flatten()
         });
-        [self.deadlines.next(), self.history.next_purge()]
+        // Strictly after the age limit: `expire` keeps what is exactly `max_age` old.
+        let reassembly = self
+            .reassembly
+            .next_expiry(self.config.reassembly_timeout)
+            .and_then(|t| t.checked_add(crate::time::Duration::from_nanos(1)));
+        [self.deadlines.next(), self.history.next_purge(), reassembly]
             .into_iter()
             .flatten()
             .chain(proxies)
