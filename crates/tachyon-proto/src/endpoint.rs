@@ -119,6 +119,10 @@ pub struct ReaderConfig {
     pub heartbeat_response_delay: Duration,
     /// Most samples held out of order per matched writer, waiting for an earlier one.
     pub max_out_of_order: usize,
+    /// Most payload bytes held out of order over all matched writers; a reliable sample
+    /// beyond it is dropped (and asked for again later), so out-of-order data cannot hold
+    /// `max_out_of_order` × 64 KiB per writer.
+    pub max_pending_bytes: usize,
     /// Bounds on samples being reassembled from fragments.
     pub reassembly: ReassemblyLimits,
     /// A partially received sample older than this is abandoned.
@@ -139,6 +143,7 @@ impl Default for ReaderConfig {
             key_hash_of: None,
             heartbeat_response_delay: Duration::ZERO,
             max_out_of_order: 4096,
+            max_pending_bytes: 64 * 1024 * 1024,
             reassembly: ReassemblyLimits::default(),
             reassembly_timeout: Duration::from_secs(10),
             deadline: None,
@@ -157,6 +162,7 @@ impl PartialEq for ReaderConfig {
             && self.key_hash_of.is_some() == other.key_hash_of.is_some()
             && self.heartbeat_response_delay == other.heartbeat_response_delay
             && self.max_out_of_order == other.max_out_of_order
+            && self.max_pending_bytes == other.max_pending_bytes
             && self.reassembly == other.reassembly
             && self.reassembly_timeout == other.reassembly_timeout
             && self.deadline == other.deadline

@@ -44,7 +44,8 @@ pub use endpoint::{
 };
 pub use event::Event;
 pub use participant::{
-    Error, Participant, ParticipantConfig, ParticipantStats, TimerClass, TimerDeadlines,
+    Error, Participant, ParticipantConfig, ParticipantStats, ReadersSummary, TimerClass,
+    TimerDeadlines,
 };
 pub use reader::ReaderStats;
 pub use time::{Duration, Instant};

@@ -117,7 +117,9 @@ fn a_one_gib_announcement_costs_only_what_arrives() {
     };
     r.handle_fragment(Instant::ZERO, writer(1), sn(1), info(1), &frag)
         .unwrap();
-    assert!(r.allocated_bytes() <= 64 * 1024, "{}", r.allocated_bytes());
+    // One 64 KiB chunk plus the bookkeeping of a 1 GiB sample (a bit per fragment, an entry
+    // per chunk: about 350 KiB).
+    assert!(r.allocated_bytes() <= 512 * 1024, "{}", r.allocated_bytes());
     // Fragments scattered over the whole sample: storage grows chunk by chunk until the budget
     // stops it, never beyond.
     let mut rejected = 0;
@@ -252,4 +254,52 @@ proptest! {
         prop_assert!(completions >= 1);
         prop_assert!(r.allocated_bytes() <= ReassemblyLimits::default().max_total_bytes);
     }
+}
+
+/// Tiny fragments of a huge sample: the bitmap (a bit per fragment) is counted against the byte
+/// budget, so a handful of DATA_FRAGs cannot allocate megabytes outside the limit.
+#[test]
+fn bookkeeping_of_tiny_fragments_counts_against_the_budget() {
+    let limits = ReassemblyLimits {
+        max_sample_size: 256 * 1024 * 1024,
+        max_total_bytes: 4 * 1024 * 1024,
+        max_in_progress: 64,
+    };
+    let mut r = Reassembler::new(limits);
+    let info = FragmentInfo {
+        starting_num: 1,
+        count: 1,
+        fragment_size: 1,
+        sample_size: 256 * 1024 * 1024,
+    };
+    // Each partial would need a 32 MiB bitmap: refused before anything is allocated.
+    let mut refused = 0;
+    for k in 1..=64 {
+        match r.handle_fragment(Instant::ZERO, writer(1), sn(k), info, &[0]) {
+            Err(ReassemblyError::OutOfBudget) => refused += 1,
+            other => panic!("{other:?}"),
+        }
+        assert!(r.allocated_bytes() <= limits.max_total_bytes);
+    }
+    assert_eq!(refused, 64);
+    assert!(r.is_empty());
+    // Fragments of 64 bytes of a 16 MiB sample: 32 KiB of bitmap each, counted; the budget
+    // stops new partials once it is spent.
+    let info = FragmentInfo {
+        fragment_size: 64,
+        sample_size: 16 * 1024 * 1024,
+        ..info
+    };
+    let mut held = 0;
+    for k in 1..=64 {
+        if r.handle_fragment(Instant::ZERO, writer(2), sn(k), info, &[0; 64])
+            .is_ok()
+        {
+            held += 1;
+        }
+        assert!(r.allocated_bytes() <= limits.max_total_bytes);
+    }
+    assert!(held > 0 && held < 64, "{held}");
+    r.discard_writer(writer(2));
+    assert_eq!(r.allocated_bytes(), 0);
 }

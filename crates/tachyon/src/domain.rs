@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use tachyon_cdr::KeyHash;
 use tachyon_proto::discovery::DiscoveryConfig;
+use tachyon_proto::frag::ReassemblyLimits;
 use tachyon_proto::qos::{PublisherQos, SubscriberQos, TopicQos};
-use tachyon_proto::{Duration, Participant, ParticipantConfig};
+use tachyon_proto::{Duration, Participant, ParticipantConfig, ReaderConfig};
 use tachyon_transport::{UdpConfig, UdpTransport};
 use tachyon_wire::{GuidPrefix, VendorId};
 
@@ -21,7 +22,8 @@ use crate::config::{Config, ThreadMode, ThreadRoles};
 use crate::error::Error;
 use crate::publication::Publisher;
 use crate::runtime::builtin::{PARTICIPANT_READER, PUBLICATION_READER, SUBSCRIPTION_READER};
-use crate::runtime::Runtime;
+use crate::runtime::{ReaderLimits, Runtime};
+use crate::statistics::ParticipantStatistics;
 use crate::subscription::{DataReader, Subscriber};
 use crate::topic::Topic;
 use crate::DdsType;
@@ -35,8 +37,20 @@ pub struct ParticipantSettings {
     pub lease_duration: Option<Duration>,
     /// SPDP announcement period (`None`: 3 s).
     pub announce_period: Option<Duration>,
-    /// Most remote participants kept (`None`: 1024).
+    /// Most remote participants kept (`None`: 1024). Announcements of further participants
+    /// are dropped and counted ([`DiscoveryStats::participants_refused`]) until a known one
+    /// leaves or its lease expires; known participants are never evicted for new ones.
+    ///
+    /// [`DiscoveryStats::participants_refused`]: crate::statistics::DiscoveryStats::participants_refused
     pub max_participants: Option<usize>,
+    /// Most remote writers plus readers kept over all remote participants (`None`: 65536).
+    pub max_remote_endpoints: Option<usize>,
+    /// Bounds on what each DataReader of this participant holds of samples being reassembled
+    /// from fragments (`None`: 64 MiB and 64 samples per reader, samples up to 256 MiB).
+    pub reassembly: Option<ReassemblyLimits>,
+    /// Payload bytes each DataReader holds out of order, waiting for an earlier sample
+    /// (`None`: 64 MiB).
+    pub max_pending_bytes: Option<usize>,
     /// The thread model: a driver thread (scheduled as `threads.driver` says) or single-thread
     /// mode, and which writers are critical for the executor.
     pub threads: ThreadRoles,
@@ -122,6 +136,9 @@ impl DomainParticipant {
             max_participants: settings
                 .max_participants
                 .unwrap_or(defaults.max_participants),
+            max_remote_endpoints: settings
+                .max_remote_endpoints
+                .unwrap_or(defaults.max_remote_endpoints),
             spdp_destinations: transport.spdp_destinations().to_vec(),
             metatraffic_unicast: transport.metatraffic_unicast_locators().to_vec(),
             metatraffic_multicast: transport.metatraffic_multicast_locators().to_vec(),
@@ -144,12 +161,20 @@ impl DomainParticipant {
         );
         let mut participant =
             Participant::with_discovery(prefix, ParticipantConfig::default(), discovery);
+        let reader_defaults = ReaderConfig::default();
+        let limits = ReaderLimits {
+            reassembly: settings.reassembly.unwrap_or(reader_defaults.reassembly),
+            max_pending_bytes: settings
+                .max_pending_bytes
+                .unwrap_or(reader_defaults.max_pending_bytes),
+        };
         participant.set_critical_priority(settings.threads.critical_priority);
         let runtime = Arc::new(Runtime::start(
             participant,
             transport,
             epoch,
             &settings.threads,
+            limits,
         )?);
         // Their statuses were registered before the driver thread started.
         let builtin = BuiltinReaders {
@@ -330,6 +355,30 @@ impl DomainParticipant {
             .discovered_subscription(&guid)
             .map(SubscriptionBuiltinTopicData::from)
             .ok_or(Error::BadInstance)
+    }
+
+    /// A snapshot of the participant's counters: datagrams received, what was dropped as
+    /// malformed or for no local endpoint, what the resource limits refused, and what is held
+    /// now for remote entities (participants, endpoints, samples in reassembly).
+    pub fn statistics(&self) -> ParticipantStatistics {
+        let sh = &self.runtime.shared;
+        let transport = sh.transport.stats();
+        let st = sh.lock();
+        let p = &st.participant;
+        let (max_participants, max_remote_endpoints) = p
+            .discovery_config()
+            .map_or((0, 0), |c| (c.max_participants, c.max_remote_endpoints));
+        ParticipantStatistics {
+            transport,
+            receive: p.stats(),
+            discovery: p.discovery_stats(),
+            readers: p.readers_summary(),
+            remote_participants: p.discovered_participants().count(),
+            max_participants,
+            remote_endpoints: p.discovered_publications().count()
+                + p.discovered_subscriptions().count(),
+            max_remote_endpoints,
+        }
     }
 
     /// Asserts the liveliness of the participant's MANUAL_BY_PARTICIPANT writers.

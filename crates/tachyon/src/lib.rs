@@ -50,6 +50,7 @@ pub mod error;
 pub mod listener;
 pub mod publication;
 mod runtime;
+pub mod statistics;
 pub mod status;
 pub mod stream;
 pub mod subscription;
@@ -65,6 +66,7 @@ pub use domain::{DomainParticipant, DomainParticipantFactory, ParticipantSetting
 pub use error::Error;
 pub use listener::{DataReaderListener, DataWriterListener};
 pub use publication::{DataWriter, Publisher};
+pub use statistics::ParticipantStatistics;
 pub use status::{StatusKind, StatusMask};
 pub use stream::{DataAvailable, SampleStream};
 pub use subscription::{DataReader, Readable, Sample, Subscriber};

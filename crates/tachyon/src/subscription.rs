@@ -103,6 +103,8 @@ impl Subscriber {
             key_hash_of: T::KEYED.then_some(key_hash_of::<T> as _),
             deadline: qos.deadline,
             time_based_filter: (!qos.time_based_filter.is_zero()).then_some(qos.time_based_filter),
+            reassembly: self.runtime.shared.reader_limits.reassembly,
+            max_pending_bytes: self.runtime.shared.reader_limits.max_pending_bytes,
             ..ReaderConfig::default()
         };
         let sh = &self.runtime.shared;

@@ -40,6 +40,12 @@ d3 = 13
 lease_duration = "1.5s"
 announce_period = "250ms"
 max_participants = 64
+max_remote_endpoints = 500
+
+[limits]
+max_reassembly_bytes = "8MiB"
+max_samples_in_reassembly = 4
+max_pending_bytes = 1048576
 
 [threads]
 mode = "single"
@@ -63,6 +69,9 @@ multicast = "on"
 
 [domain.7.discovery]
 lease_duration = "infinite"
+
+[domain.7.limits]
+max_pending_bytes = "2MiB"
 "#;
 
 fn parse(text: &str) -> Result<Config, ConfigError> {
@@ -120,6 +129,16 @@ fn a_full_file_parses_into_every_setting() {
     assert_eq!(s.threads.mode, tachyon::config::ThreadMode::Single);
     assert_eq!(s.threads.critical_priority, Some(10));
     assert!(s.threads.strict);
+    assert_eq!(s.max_remote_endpoints, Some(500));
+    let r = s.reassembly.expect("[limits] sets reassembly");
+    assert_eq!(r.max_total_bytes, 8 * 1024 * 1024);
+    assert_eq!(r.max_in_progress, 4);
+    assert_eq!(
+        r.max_sample_size,
+        256 * 1024 * 1024,
+        "unset keys keep their default"
+    );
+    assert_eq!(s.max_pending_bytes, Some(1024 * 1024));
     assert_eq!(s.threads.driver.cpus, vec![2, 3]);
     assert_eq!(s.threads.driver.priority, Some(50));
     assert_eq!(s.threads.receive.cpus, vec![1]);
@@ -132,6 +151,8 @@ fn a_full_file_parses_into_every_setting() {
     assert_eq!(d7.udp.participant_index, Some(1));
     assert_eq!(d7.udp.multicast, MulticastMode::Enabled);
     assert_eq!(d7.lease_duration, Some(Duration::MAX));
+    assert_eq!(d7.max_pending_bytes, Some(2 * 1024 * 1024));
+    assert_eq!(d7.reassembly, s.reassembly);
     assert_eq!(d7.announce_period, Some(Duration::from_millis(250)));
     assert_eq!(d7.udp.interface.as_deref(), Some("eth1"));
     assert_eq!(c.domains_with_overrides().collect::<Vec<_>>(), vec![7]);

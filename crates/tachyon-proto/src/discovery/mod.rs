@@ -253,6 +253,11 @@ impl Participant {
         self.discovery.as_ref().map(|d| d.stats).unwrap_or_default()
     }
 
+    /// The discovery configuration (its limits among others).
+    pub fn discovery_config(&self) -> Option<&DiscoveryConfig> {
+        self.discovery.as_ref().map(|d| &d.config)
+    }
+
     /// The discovery configuration, to change limits or destinations while running (SPDP
     /// data already announced is not changed).
     pub fn discovery_config_mut(&mut self) -> Option<&mut DiscoveryConfig> {
@@ -471,15 +476,29 @@ pub(crate) fn key_guid(key: &KeyHash) -> Guid {
     Guid::new(GuidPrefix(prefix), EntityId(id))
 }
 
+/// Most locators of one list used as destinations. A real participant announces a handful
+/// (one per interface); an announcement with thousands would make every heartbeat and SEDP
+/// sample a flood to addresses of the announcer's choosing.
+pub(crate) const MAX_USABLE_LOCATORS: usize = 16;
+
 /// The usable locators of a list: UDPv4 only (other kinds are other vendors' transports),
-/// and multicast only where it can be used.
+/// multicast only where it can be used, at most [`MAX_USABLE_LOCATORS`].
 pub(crate) fn usable(locators: &[Locator], multicast: bool) -> Vec<Locator> {
-    locators
+    let usable: Vec<Locator> = locators
         .iter()
         .filter(|l| l.kind == Locator::KIND_UDPV4 && l.port != 0 && l.port <= 0xffff)
         .filter(|l| multicast || !is_multicast(l))
+        .take(MAX_USABLE_LOCATORS)
         .copied()
-        .collect()
+        .collect();
+    if locators.len() > MAX_USABLE_LOCATORS && usable.len() == MAX_USABLE_LOCATORS {
+        tracing::debug!(
+            announced = locators.len(),
+            used = MAX_USABLE_LOCATORS,
+            "locator list truncated"
+        );
+    }
+    usable
 }
 
 /// Whether a UDPv4 locator names a multicast group.

@@ -216,12 +216,14 @@ impl Participant {
     fn add_publication(&mut self, now: Instant, d: &mut Discovery, mut p: PublicationData) {
         let Some(owner) = d.participants.get(&p.guid.prefix) else {
             d.stats.orphan_endpoints += 1;
+            tracing::debug!(endpoint = %p.guid, "publication of an unknown participant ignored");
             return;
         };
         if !d.publications.contains_key(&p.guid)
             && d.publications.len() + d.subscriptions.len() >= d.config.max_remote_endpoints
         {
             d.stats.endpoints_refused += 1;
+            tracing::debug!(endpoint = %p.guid, "publication refused: max_remote_endpoints reached");
             return;
         }
         fill_locators(
@@ -249,12 +251,14 @@ impl Participant {
     fn add_subscription(&mut self, now: Instant, d: &mut Discovery, mut s: SubscriptionData) {
         let Some(owner) = d.participants.get(&s.guid.prefix) else {
             d.stats.orphan_endpoints += 1;
+            tracing::debug!(endpoint = %s.guid, "subscription of an unknown participant ignored");
             return;
         };
         if !d.subscriptions.contains_key(&s.guid)
             && d.publications.len() + d.subscriptions.len() >= d.config.max_remote_endpoints
         {
             d.stats.endpoints_refused += 1;
+            tracing::debug!(endpoint = %s.guid, "subscription refused: max_remote_endpoints reached");
             return;
         }
         fill_locators(

@@ -134,6 +134,7 @@ impl Participant {
         }
         if disc.inbox.len() >= super::INBOX_LIMIT {
             disc.stats.inbox_overflow += 1;
+            tracing::debug!(%source, "SPDP sample dropped: inbox full");
             return;
         }
         disc.inbox.push_back(Received {
@@ -169,6 +170,7 @@ impl Participant {
             || data.domain_tag != d.config.domain_tag
         {
             d.stats.other_domain += 1;
+            tracing::debug!(participant = %data.guid_prefix, "participant of another domain ignored");
             return;
         }
         let prefix = data.guid_prefix;
@@ -198,6 +200,8 @@ impl Participant {
         }
         if d.participants.len() >= d.config.max_participants {
             d.stats.participants_refused += 1;
+            tracing::debug!(participant = %prefix, limit = d.config.max_participants,
+                "participant refused: max_participants reached");
             return;
         }
         tracing::debug!(participant = %prefix, vendor = ?data.vendor_id, "participant discovered");

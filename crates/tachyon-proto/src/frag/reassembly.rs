@@ -14,7 +14,8 @@ const CHUNK: usize = 64 * 1024;
 pub struct ReassemblyLimits {
     /// Largest sample accepted; bigger announcements are rejected outright.
     pub max_sample_size: u32,
-    /// Bytes of fragment storage all partial samples together may hold.
+    /// Bytes all partial samples together may hold: fragment storage plus their bookkeeping
+    /// (a bitmap bit per fragment and a table entry per 64 KiB of the announced size).
     pub max_total_bytes: usize,
     /// Partial samples held at once.
     pub max_in_progress: usize,
@@ -209,15 +210,25 @@ impl Reassembler {
                 return Err(ReassemblyError::TooManyInProgress);
             }
             let sample = info.sample_size as usize;
+            let words = (total as usize).div_ceil(64);
+            let chunks = sample.div_ceil(CHUNK);
+            // The bookkeeping is sized by the announced sample, not by what arrived: it counts
+            // against the budget too, or tiny fragments of a huge sample would allocate
+            // megabytes of bitmap per partial outside the limit.
+            let meta = bookkeeping_bytes(words, chunks);
+            if self.allocated + meta > self.limits.max_total_bytes {
+                return Err(ReassemblyError::OutOfBudget);
+            }
+            self.allocated += meta;
             self.partials.insert(
                 key,
                 Partial {
                     info,
                     total,
-                    received: vec![0; (total as usize).div_ceil(64)],
+                    received: vec![0; words],
                     received_count: 0,
-                    chunks: (0..sample.div_ceil(CHUNK)).map(|_| None).collect(),
-                    allocated: 0,
+                    chunks: (0..chunks).map(|_| None).collect(),
+                    allocated: meta,
                     started: now,
                 },
             );
@@ -316,7 +327,14 @@ impl Reassembler {
         self.retain(|_, p| now.saturating_duration_since(p.started) <= max_age);
     }
 
-    /// Bytes of fragment storage held now.
+    /// When the oldest partial sample becomes older than `max_age` (`expire` drops it then);
+    /// `None` when nothing is held.
+    pub fn next_expiry(&self, max_age: Duration) -> Option<Instant> {
+        let oldest = self.partials.values().map(|p| p.started).min()?;
+        oldest.checked_add(max_age)
+    }
+
+    /// Bytes held now: fragment storage plus the bookkeeping of every partial sample.
     pub fn allocated_bytes(&self) -> usize {
         self.allocated
     }
@@ -381,6 +399,11 @@ fn validate(info: &FragmentInfo, data: &[u8]) -> Result<(u32, usize), Reassembly
         });
     }
     Ok((total as u32, needed))
+}
+
+/// Bytes of a partial sample's received-fragment bitmap (`words` of 64 bits) and chunk table.
+fn bookkeeping_bytes(words: usize, chunks: usize) -> usize {
+    words * std::mem::size_of::<u64>() + chunks * std::mem::size_of::<Option<Box<[u8]>>>()
 }
 
 fn chunk_len(chunk: usize, sample: usize) -> usize {

@@ -113,7 +113,8 @@ impl From<WriteError> for Error {
 pub struct ParticipantStats {
     /// Datagrams handed to `handle_datagram`.
     pub datagrams_received: u64,
-    /// Datagrams without a valid RTPS header.
+    /// Datagrams dropped whole: no valid RTPS header, or a submessage whose length runs past
+    /// the end of the datagram.
     pub malformed_datagrams: u64,
     /// Submessages that failed their checks (the rest of their message was dropped).
     pub malformed_submessages: u64,
@@ -178,6 +179,53 @@ impl TimerDeadlines {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+    }
+}
+
+/// Totals over every local reader, builtin (discovery) readers included: what they dropped and
+/// what they hold now. A snapshot for diagnostics ([`Participant::readers_summary`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReadersSummary {
+    /// Readers summed over.
+    pub readers: usize,
+    /// The readers' counters, summed.
+    pub stats: ReaderStats,
+    /// The readers' reassembly counters, summed.
+    pub reassembly: ReassemblyStats,
+    /// Samples being reassembled from fragments now.
+    pub reassembly_in_progress: usize,
+    /// Bytes reassembly holds now (storage and bookkeeping).
+    pub reassembly_bytes: usize,
+    /// Samples held out of order, waiting for an earlier one.
+    pub pending_samples: usize,
+    /// Payload bytes of those samples.
+    pub pending_bytes: usize,
+}
+
+impl ReadersSummary {
+    fn add(&mut self, r: &Reader) {
+        let (s, t) = (r.stats(), &mut self.stats);
+        t.delivered += s.delivered;
+        t.duplicates += s.duplicates;
+        t.out_of_window += s.out_of_window;
+        t.lost += s.lost;
+        t.rejected += s.rejected;
+        t.filtered += s.filtered;
+        t.malformed += s.malformed;
+        t.unknown_writer += s.unknown_writer;
+        t.pending_overflow += s.pending_overflow;
+        t.acknacks_sent += s.acknacks_sent;
+        t.nack_frags_sent += s.nack_frags_sent;
+        let (s, t) = (r.reassembly().stats(), &mut self.reassembly);
+        t.completed += s.completed;
+        t.rejected += s.rejected;
+        t.abandoned += s.abandoned;
+        self.readers += 1;
+        self.reassembly_in_progress += r.reassembly().len();
+        self.reassembly_bytes += r.reassembly().allocated_bytes();
+        self.pending_samples += r.pending_len();
+        self.pending_bytes += r.pending_bytes();
     }
 }
 
@@ -663,6 +711,15 @@ impl Participant {
     pub fn reader_reassembly(&self, reader: EntityId) -> Option<(ReassemblyStats, usize)> {
         self.reader(reader)
             .map(|r| (r.reassembly().stats(), r.reassembly().allocated_bytes()))
+    }
+
+    /// Counters and holdings of every local reader, summed (builtin readers included).
+    pub fn readers_summary(&self) -> ReadersSummary {
+        let mut sum = ReadersSummary::default();
+        for r in self.readers.iter().flatten() {
+            sum.add(r);
+        }
+        sum
     }
 
     /// Samples a reader holds out of order (waiting for an earlier one).

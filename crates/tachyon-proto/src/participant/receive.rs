@@ -22,8 +22,9 @@ impl Participant {
         self.stats.datagrams_received += 1;
         let msg = match MessageView::new_checked(data) {
             Ok(m) => m,
-            Err(_) => {
+            Err(e) => {
                 self.stats.malformed_datagrams += 1;
+                tracing::debug!(len = data.len(), error = %e, "datagram dropped: bad RTPS header or submessage framing");
                 return;
             }
         };
@@ -35,8 +36,10 @@ impl Participant {
         for sub in msg.submessages() {
             let sub = match sub {
                 Ok(s) => s,
-                Err(_) => {
+                Err(e) => {
                     self.stats.malformed_submessages += 1;
+                    tracing::debug!(source = %rx.source, error = %e,
+                        "malformed submessage: the rest of the message is dropped");
                     break;
                 }
             };
@@ -52,6 +55,7 @@ impl Participant {
                     rx.for_us = true;
                     rx.timestamp = None;
                 }
+                // Not a malformation: another participant's traffic on a shared locator.
                 _ if !rx.for_us => self.stats.not_for_us += 1,
                 SubmessageView::Data(d) if d.writer_id() == EntityId::SPDP_WRITER => {
                     self.builtin_input = true;
@@ -101,7 +105,10 @@ impl Participant {
                     let (count, fin) = (a.count(), a.is_final());
                     match self.writer_mut(a.writer_id()) {
                         Some(w) => w.handle_acknack(now, reader, &state, count, fin),
-                        None => self.stats.unknown_destination += 1,
+                        None => {
+                            self.stats.unknown_destination += 1;
+                            tracing::debug!(%reader, "submessage dropped: no such local writer");
+                        }
                     }
                 }
                 SubmessageView::NackFrag(n) => {
@@ -109,7 +116,10 @@ impl Participant {
                     let (sn, set, count) = (n.writer_sn(), n.fragment_number_state(), n.count());
                     match self.writer_mut(n.writer_id()) {
                         Some(w) => w.handle_nack_frag(now, reader, sn, &set, count),
-                        None => self.stats.unknown_destination += 1,
+                        None => {
+                            self.stats.unknown_destination += 1;
+                            tracing::debug!(%reader, "submessage dropped: no such local writer");
+                        }
                     }
                 }
                 // INFO_REPLY(_IP4) only matter to discovery; PAD and unknown ones are skipped.
@@ -133,6 +143,7 @@ impl Participant {
     ) {
         let Some(routes) = self.routes.get(&writer) else {
             self.stats.unknown_destination += 1;
+            tracing::debug!(%writer, "submessage dropped: no local reader is matched with its writer");
             return;
         };
         let mut hit = false;
@@ -146,6 +157,7 @@ impl Participant {
         }
         if !hit {
             self.stats.unknown_destination += 1;
+            tracing::debug!(%writer, reader = ?reader_id, "submessage dropped: no such matched reader");
         }
     }
 }

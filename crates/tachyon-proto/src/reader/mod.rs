@@ -54,6 +54,9 @@ pub struct ReaderStats {
     pub malformed: u64,
     /// Submessages from writers this reader is not matched with.
     pub unknown_writer: u64,
+    /// Out-of-order samples dropped because `max_pending_bytes` were held already (a reliable
+    /// writer sends them again).
+    pub pending_overflow: u64,
     /// ACKNACKs sent.
     pub acknacks_sent: u64,
     /// NACK_FRAGs sent.
@@ -67,6 +70,8 @@ pub(crate) struct Reader {
     config: ReaderConfig,
     history: ReaderHistory,
     proxies: Vec<WriterProxy>,
+    /// Payload bytes held in the proxies' `pending` maps.
+    pending_bytes: usize,
     reassembly: Reassembler,
     /// Buffers for received payloads, recycled once the application drops its samples.
     pool: PayloadPool,
@@ -94,6 +99,7 @@ impl Reader {
             pool: PayloadPool::new(),
             config,
             proxies: Vec::new(),
+            pending_bytes: 0,
             data_available: false,
             blocked: false,
             participant_leases: false,
@@ -122,8 +128,9 @@ impl Reader {
         let payload = d.serialized_payload().unwrap_or(&[]);
         let item = match self.decode(key_hash, status, payload, d.is_key(), timestamp) {
             Ok(r) => Pending::Change(r),
-            Err(_) => {
+            Err(e) => {
                 self.stats.malformed += 1;
+                tracing::debug!(reader = %self.guid, %writer, sn = sn.0, error = e, "DATA unusable");
                 Pending::Gap
             }
         };
@@ -169,20 +176,26 @@ impl Reader {
                 let (key_hash, status) = meta.map_or((None, 0), |m| (m.key_hash, m.status));
                 let item = match self.decode_owned(key_hash, status, bytes, d.is_key(), timestamp) {
                     Ok(r) => Pending::Change(r),
-                    Err(_) => {
+                    Err(e) => {
                         self.stats.malformed += 1;
+                        tracing::debug!(reader = %self.guid, %writer, sn = sn.0, error = e,
+                            "reassembled sample unusable");
                         Pending::Gap
                     }
                 };
                 self.accept(now, pi, sn, item);
             }
             Ok(ReassemblyOutcome::Incomplete | ReassemblyOutcome::Duplicate) => {}
-            Err(crate::frag::ReassemblyError::SampleTooLarge { .. }) => {
+            Err(e @ crate::frag::ReassemblyError::SampleTooLarge { .. }) => {
                 // It will never fit: skip it rather than ask for it forever.
                 self.stats.malformed += 1;
+                tracing::debug!(reader = %self.guid, %writer, sn = sn.0, error = %e, "DATA_FRAG refused");
                 self.accept(now, pi, sn, Pending::Gap);
             }
-            Err(_) => self.stats.malformed += 1,
+            Err(e) => {
+                self.stats.malformed += 1;
+                tracing::debug!(reader = %self.guid, %writer, sn = sn.0, error = %e, "DATA_FRAG refused");
+            }
         }
     }
 
@@ -209,6 +222,8 @@ impl Reader {
         }
         if first.0 < 1 || last.0 < first.0 - 1 || last.0 > MAX_SN {
             self.stats.malformed += 1;
+            tracing::debug!(reader = %self.guid, %writer, first = first.0, last = last.0,
+                "HEARTBEAT with an impossible range");
             return;
         }
         p.last_heartbeat = Some(count);
@@ -272,6 +287,8 @@ impl Reader {
         };
         if start.0 < 1 || list.base < start || list.base.0 > MAX_SN {
             self.stats.malformed += 1;
+            tracing::debug!(reader = %self.guid, %writer, start = start.0, base = list.base.0,
+                "GAP with an impossible range");
             return;
         }
         let p = &mut self.proxies[pi];
@@ -399,7 +416,11 @@ impl Reader {
         let Some(i) = self.proxy_index(writer) else {
             return false;
         };
-        let was_alive = self.proxies.swap_remove(i).alive;
+        let gone = self.proxies.swap_remove(i);
+        let was_alive = gone.alive;
+        self.pending_bytes = self
+            .pending_bytes
+            .saturating_sub(gone.pending.values().map(Pending::bytes).sum());
         self.update_participant_leases();
         if was_alive {
             // It leaves alive_count (LIVELINESS_CHANGED), without becoming "not alive".
@@ -454,7 +475,12 @@ impl Reader {
                 .into_iter()
                 .flatten()
         });
-        [self.deadlines.next(), self.history.next_purge()]
+        // Strictly after the age limit: `expire` keeps what is exactly `max_age` old.
+        let reassembly = self
+            .reassembly
+            .next_expiry(self.config.reassembly_timeout)
+            .and_then(|t| t.checked_add(crate::time::Duration::from_nanos(1)));
+        [self.deadlines.next(), self.history.next_purge(), reassembly]
             .into_iter()
             .flatten()
             .chain(proxies)
@@ -489,6 +515,11 @@ impl Reader {
         self.proxies.iter().map(|p| p.pending.len()).sum()
     }
 
+    /// Payload bytes held out of order over all writers.
+    pub(crate) fn pending_bytes(&self) -> usize {
+        self.pending_bytes
+    }
+
     /// Guids of the matched writers.
     pub(crate) fn matched_writers(&self) -> impl Iterator<Item = Guid> + '_ {
         self.proxies.iter().map(|p| p.remote.guid)
@@ -517,6 +548,7 @@ impl Reader {
     fn heard_from(&mut self, now: Instant, writer: &Guid) -> Option<usize> {
         let Some(pi) = self.proxy_index(writer) else {
             self.stats.unknown_writer += 1;
+            tracing::debug!(reader = %self.guid, %writer, "submessage of an unmatched writer dropped");
             return None;
         };
         self.renew(now, pi);
@@ -606,6 +638,16 @@ impl Reader {
             return;
         }
         if sn != p.expected || self.blocked {
+            let bytes = item.bytes();
+            if self.pending_bytes + bytes > self.config.max_pending_bytes {
+                // Not held, so not acknowledged: the writer repairs it once the hole before
+                // it is filled.
+                self.stats.pending_overflow += 1;
+                tracing::debug!(reader = %self.guid, writer = %p.remote.guid, sn = sn.0,
+                    "out-of-order sample dropped: pending bytes limit reached");
+                return;
+            }
+            self.pending_bytes += bytes;
             p.pending.insert(sn, item);
             self.flush_data_available();
             return;
@@ -614,6 +656,8 @@ impl Reader {
         let writer = p.remote.guid;
         if let Pending::Change(c) = item {
             if let Err(c) = self.deliver(now, writer, c, true) {
+                // Held beyond the byte limit if need be: it was accepted already.
+                self.pending_bytes += c.payload.len();
                 self.proxies[pi].pending.insert(sn, Pending::Change(c));
                 self.blocked = true;
                 self.flush_data_available();
@@ -646,10 +690,12 @@ impl Reader {
                 break;
             }
             let item = entry.remove();
+            self.pending_bytes = self.pending_bytes.saturating_sub(item.bytes());
             let sn = p.expected;
             if let Pending::Change(c) = item {
                 if let Err(c) = self.deliver(now, writer, c, true) {
                     // The cache is full (KEEP_ALL): keep it, stop acknowledging past it.
+                    self.pending_bytes += c.payload.len();
                     self.proxies[pi].pending.insert(sn, Pending::Change(c));
                     self.blocked = true;
                     break;

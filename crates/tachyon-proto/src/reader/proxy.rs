@@ -32,6 +32,16 @@ pub(crate) enum Pending {
     Gap,
 }
 
+impl Pending {
+    /// Payload bytes it holds.
+    pub fn bytes(&self) -> usize {
+        match self {
+            Pending::Change(c) => c.payload.len(),
+            Pending::Gap => 0,
+        }
+    }
+}
+
 /// Inline QoS of the first fragment of a sample, kept until the sample is complete.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FragMeta {

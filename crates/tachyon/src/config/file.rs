@@ -24,6 +24,8 @@ pub(super) struct FileRepr {
     #[serde(default)]
     discovery: DiscoveryRepr,
     #[serde(default)]
+    limits: LimitsRepr,
+    #[serde(default)]
     threads: ThreadsRepr,
     /// Per-domain overrides, keyed by domain id (TOML keys are strings).
     #[serde(default)]
@@ -36,6 +38,7 @@ impl FileRepr {
         SectionRepr {
             udp: self.udp.clone(),
             discovery: self.discovery.clone(),
+            limits: self.limits.clone(),
             threads: self.threads.clone(),
         }
     }
@@ -53,13 +56,15 @@ pub(super) struct LogRepr {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a table of [udp], [discovery] and [threads] sections"
+    expecting = "a table of [udp], [discovery], [limits] and [threads] sections"
 )]
 pub(super) struct SectionRepr {
     #[serde(default)]
     udp: UdpRepr,
     #[serde(default)]
     discovery: DiscoveryRepr,
+    #[serde(default)]
+    limits: LimitsRepr,
     #[serde(default)]
     threads: ThreadsRepr,
 }
@@ -69,6 +74,7 @@ impl SectionRepr {
     pub(super) fn apply(&self, s: &mut ParticipantSettings) {
         self.udp.apply(s);
         self.discovery.apply(s);
+        self.limits.apply(s);
         self.threads.apply(&mut s.threads);
     }
 }
@@ -155,6 +161,7 @@ struct DiscoveryRepr {
     lease_duration: Option<LeaseValue>,
     announce_period: Option<PeriodValue>,
     max_participants: Option<usize>,
+    max_remote_endpoints: Option<usize>,
 }
 
 impl DiscoveryRepr {
@@ -168,6 +175,46 @@ impl DiscoveryRepr {
             self.announce_period.map(|d| Some(d.0)),
         );
         set(&mut s.max_participants, self.max_participants.map(Some));
+        set(
+            &mut s.max_remote_endpoints,
+            self.max_remote_endpoints.map(Some),
+        );
+    }
+}
+
+/// `[limits]`: what each DataReader may hold of undelivered data.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table of resource limits")]
+struct LimitsRepr {
+    max_reassembly_bytes: Option<SizeValue>,
+    max_samples_in_reassembly: Option<usize>,
+    max_sample_size: Option<SizeValue>,
+    max_pending_bytes: Option<SizeValue>,
+}
+
+impl LimitsRepr {
+    fn apply(&self, s: &mut ParticipantSettings) {
+        if self.max_reassembly_bytes.is_some()
+            || self.max_samples_in_reassembly.is_some()
+            || self.max_sample_size.is_some()
+        {
+            let mut r = s.reassembly.unwrap_or_default();
+            if let Some(v) = self.max_reassembly_bytes {
+                r.max_total_bytes = v.0;
+            }
+            if let Some(v) = self.max_samples_in_reassembly {
+                r.max_in_progress = v;
+            }
+            if let Some(v) = self.max_sample_size {
+                // SizeValue is at most i32::MAX.
+                r.max_sample_size = u32::try_from(v.0).unwrap_or(u32::MAX);
+            }
+            s.reassembly = Some(r);
+        }
+        set(
+            &mut s.max_pending_bytes,
+            self.max_pending_bytes.map(|v| Some(v.0)),
+        );
     }
 }
 

@@ -62,9 +62,21 @@ pub(crate) struct Shared {
     /// The WaitSets waiting on conditions of this participant.
     pub(crate) observers: Observers,
     pub(crate) transport: UdpTransport,
+    /// Bounds every DataReader of this participant is created with.
+    pub(crate) reader_limits: ReaderLimits,
     epoch: std::time::Instant,
     waker: mio::Waker,
     stop: AtomicBool,
+}
+
+/// What a DataReader may hold of data that is not delivered yet (from the participant's
+/// settings).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ReaderLimits {
+    /// Samples being reassembled from fragments.
+    pub(crate) reassembly: tachyon_proto::frag::ReassemblyLimits,
+    /// Payload bytes held out of order.
+    pub(crate) max_pending_bytes: usize,
 }
 
 /// The protocol state and what goes with it, behind one lock.
@@ -108,6 +120,7 @@ impl Runtime {
         transport: UdpTransport,
         epoch: std::time::Instant,
         threads: &ThreadRoles,
+        reader_limits: ReaderLimits,
     ) -> Result<Runtime, Error> {
         let poll = mio::Poll::new().map_err(Error::Thread)?;
         let waker = mio::Waker::new(poll.registry(), driver::WAKE).map_err(Error::Thread)?;
@@ -124,6 +137,7 @@ impl Runtime {
             changed: Condvar::new(),
             observers: Observers::default(),
             transport,
+            reader_limits,
             epoch,
             waker,
             stop: AtomicBool::new(false),
