@@ -178,11 +178,20 @@ def expect(cond, what):
         raise Failure(what)
 
 
+# After both sides matched, how long the publisher waits before writing. A Cyclone DDS
+# VOLATILE reader of a non-Cyclone writer starts from the first sample it receives unless a
+# HEARTBEAT reached it first ("the first samples written after matching the reader may be
+# lost", its reader_add_connection says); Tachyon's writer sends one every 100 ms until the
+# reader answers, and this leaves room for that exchange over the lossy link.
+SETTLE = 0.5
+
+
 def start_writing(p, s, timeout=20):
     """Both sides matched, the publisher (started with --wait-go) may write: samples written
     before the subscriber knows the writer need not reach it (VOLATILE), on any vendor."""
     expect(p.wait_line(lambda l: l == "READY", timeout) is not None, "the writer never matched")
     expect(s.wait_line(lambda l: l == "MATCHED 1", timeout) is not None, "the reader never matched")
+    time.sleep(SETTLE)
     p.go()
 
 

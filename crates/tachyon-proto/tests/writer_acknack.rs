@@ -97,3 +97,61 @@ fn a_preemptive_acknack_is_answered_with_a_heartbeat() {
         "asked again, answered again"
     );
 }
+
+#[test]
+fn a_silent_reader_gets_heartbeats_until_it_answers_one() {
+    // Cyclone DDS's volatile readers that learn of a writer after its first HEARTBEAT start
+    // from whatever sample reaches them first; periodic HEARTBEATs until the reader answers
+    // one put it in sync before data flows.
+    let (mut p, w) = writer();
+    let mut now = Instant::ZERO;
+    assert_eq!(heartbeats_sent(&mut p, now), 1, "one on matching");
+    let from = Locator::udp(([127, 0, 0, 1], 7413).into());
+    let period = tachyon_proto::Duration::from_millis(100);
+    for round in 0..3 {
+        now += period;
+        p.handle_timeout(now);
+        assert_eq!(
+            heartbeats_sent(&mut p, now),
+            1,
+            "silent reader, period {round}"
+        );
+    }
+    // A pre-emptive ACKNACK is answered but does not show the reader heard a HEARTBEAT.
+    p.handle_datagram(now, &from, &acknack(w, 0, false));
+    assert_eq!(heartbeats_sent(&mut p, now), 1);
+    now += period;
+    p.handle_timeout(now);
+    assert_eq!(heartbeats_sent(&mut p, now), 1, "still not in sync");
+    // The answer to a HEARTBEAT: in sync, and nothing unacknowledged, so no more.
+    p.handle_datagram(now, &from, &acknack(w, 1, true));
+    for _ in 0..3 {
+        now += period;
+        p.handle_timeout(now);
+        assert_eq!(
+            heartbeats_sent(&mut p, now),
+            0,
+            "in sync and nothing to acknowledge"
+        );
+    }
+}
+
+#[test]
+fn a_repeated_preemptive_acknack_is_answered_every_time() {
+    // Cyclone DDS 0.10 repeats its pre-emptive ACKNACK with count 0, once a second, until a
+    // HEARTBEAT arrives after it knows the writer.
+    let (mut p, w) = writer();
+    let now = Instant::ZERO;
+    let _ = heartbeats_sent(&mut p, now);
+    let from = Locator::udp(([127, 0, 0, 1], 7413).into());
+    for round in 0..3 {
+        p.handle_datagram(now, &from, &acknack(w, 0, false));
+        assert_eq!(heartbeats_sent(&mut p, now), 1, "round {round}");
+    }
+    p.handle_datagram(now, &from, &acknack(w, 0, true));
+    assert_eq!(
+        heartbeats_sent(&mut p, now),
+        0,
+        "a final repeat needs no answer"
+    );
+}

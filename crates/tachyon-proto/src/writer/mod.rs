@@ -178,6 +178,9 @@ impl Writer {
             return;
         }
         p.last_acknack = Some(count.0);
+        if final_flag || state.num_bits > 0 {
+            p.synced = true;
+        }
         // A reader cannot acknowledge what was never written.
         let base = SequenceNumber(state.base.0.clamp(1, last.0.saturating_add(1)));
         let acked = SequenceNumber(base.0 - 1);
@@ -248,6 +251,15 @@ impl Writer {
             self.heartbeat_at = None;
             if self.unacknowledged() {
                 self.heartbeat_now = true;
+            }
+            for p in self
+                .proxies
+                .iter_mut()
+                .filter(|p| p.is_reliable() && !p.synced)
+            {
+                p.needs_heartbeat = true;
+            }
+            if self.wants_heartbeats() {
                 self.heartbeat_at = Some(now + self.config.heartbeat_period);
             }
         }
@@ -343,7 +355,7 @@ impl Writer {
         }
         self.proxies.push(p);
         self.fanout = send::fanout(&self.proxies);
-        if self.unacknowledged() && self.heartbeat_at.is_none() {
+        if self.wants_heartbeats() && self.heartbeat_at.is_none() {
             self.heartbeat_at = Some(now + self.config.heartbeat_period);
         }
         self.events.push_back(Event::PublicationMatched {
@@ -450,6 +462,12 @@ impl Writer {
         self.proxies
             .iter()
             .any(|p| p.is_reliable() && p.acked < last)
+    }
+
+    /// Whether periodic heartbeats are needed: something is unacknowledged, or a reliable
+    /// reader has not answered a HEARTBEAT yet.
+    fn wants_heartbeats(&self) -> bool {
+        self.unacknowledged() || self.proxies.iter().any(|p| p.is_reliable() && !p.synced)
     }
 
     // ---- internals -------------------------------------------------------------------------

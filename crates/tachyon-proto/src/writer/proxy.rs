@@ -39,6 +39,11 @@ pub(crate) struct ReaderProxy {
     pub last_nack_frag: Option<i32>,
     /// A heartbeat addressed to this reader alone is due.
     pub needs_heartbeat: bool,
+    /// The reader answered a HEARTBEAT (a final ACKNACK, or one asking for data), so it knows
+    /// where this writer stands. Until then it gets a HEARTBEAT every heartbeat period: a
+    /// reader that learns of the writer after the HEARTBEAT sent on matching (Cyclone DDS's
+    /// volatile readers) otherwise starts from whatever sample reaches it first.
+    pub synced: bool,
 }
 
 impl ReaderProxy {
@@ -54,6 +59,7 @@ impl ReaderProxy {
             last_acknack: None,
             last_nack_frag: None,
             needs_heartbeat: false,
+            synced: false,
         }
     }
 
