@@ -45,7 +45,7 @@ fn exchange(
         pass(b, a, 2, *now, &mut buf);
         ea.extend(std::iter::from_fn(|| a.poll_event()));
         eb.extend(std::iter::from_fn(|| b.poll_event()));
-        *now = *now + Duration::from_millis(20);
+        *now += Duration::from_millis(20);
     }
     (ea, eb)
 }
