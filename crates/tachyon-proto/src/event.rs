@@ -159,4 +159,16 @@ pub enum Event {
         /// The incompatible policies.
         policies: Vec<QosPolicyId>,
     },
+    /// INCONSISTENT_TOPIC: a remote writer or reader was discovered on the name of a local
+    /// topic ([`Participant::add_local_topic`](crate::Participant::add_local_topic)) with
+    /// another type name. Raised once per remote endpoint (when it is discovered, or when a
+    /// local topic of that name is added later); the two never match.
+    InconsistentTopic {
+        /// The topic name.
+        topic: String,
+        /// The local topic's type name.
+        type_name: String,
+        /// The remote writer or reader.
+        remote: Guid,
+    },
 }

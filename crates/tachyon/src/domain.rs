@@ -18,12 +18,18 @@ use crate::builtin::{
     BuiltinTopicKey, ParticipantBuiltinTopicData, PublicationBuiltinTopicData,
     SubscriptionBuiltinTopicData,
 };
+use crate::condition::StatusCondition;
 use crate::config::{Config, ThreadMode, ThreadRoles};
 use crate::error::Error;
+use crate::listener::{
+    participant_dispatch, topic_dispatch, DomainParticipantListener, PublisherListener,
+    SubscriberListener, TopicListener, PARTICIPANT_STATUSES,
+};
 use crate::publication::Publisher;
 use crate::runtime::builtin::{PARTICIPANT_READER, PUBLICATION_READER, SUBSCRIPTION_READER};
 use crate::runtime::{ReaderLimits, Runtime};
 use crate::statistics::ParticipantStatistics;
+use crate::status::StatusMask;
 use crate::subscription::{DataReader, Subscriber};
 use crate::topic::Topic;
 use crate::DdsType;
@@ -82,6 +88,7 @@ pub struct DomainParticipant {
     pub(crate) runtime: Arc<Runtime>,
     domain_id: u32,
     builtin: BuiltinReaders,
+    condition: StatusCondition,
 }
 
 /// The builtin-topic readers, made with the participant so discovery fills them from the
@@ -182,10 +189,13 @@ impl DomainParticipant {
             publications: DataReader::builtin(&runtime, PUBLICATION_READER),
             subscriptions: DataReader::builtin(&runtime, SUBSCRIPTION_READER),
         };
+        let condition =
+            StatusCondition::new(Arc::clone(&runtime), tachyon_wire::EntityId::PARTICIPANT);
         Ok(DomainParticipant {
             runtime,
             domain_id,
             builtin,
+            condition,
         })
     }
 
@@ -229,7 +239,88 @@ impl DomainParticipant {
         name: &str,
         qos: TopicQos,
     ) -> Result<Topic<T>, Error> {
-        Ok(Topic::new(name, T::TYPE_NAME, qos))
+        Topic::new(&self.runtime, name, T::TYPE_NAME, qos, None)
+    }
+
+    /// A topic of type `T` whose `listener` is called for the statuses in `mask`
+    /// (INCONSISTENT_TOPIC) from the start. See [`crate::listener`].
+    pub fn create_topic_with_listener<T: DdsType>(
+        &self,
+        name: &str,
+        qos: TopicQos,
+        listener: Arc<dyn TopicListener>,
+        mask: StatusMask,
+    ) -> Result<Topic<T>, Error> {
+        let dispatch = topic_dispatch(&self.runtime, listener);
+        Topic::new(
+            &self.runtime,
+            name,
+            T::TYPE_NAME,
+            qos,
+            Some((dispatch, mask)),
+        )
+    }
+
+    /// A publisher whose `listener` is called for the statuses in `mask` of its writers
+    /// (those their own listeners do not take). See [`crate::listener`].
+    pub fn create_publisher_with_listener(
+        &self,
+        qos: PublisherQos,
+        listener: Arc<dyn PublisherListener>,
+        mask: StatusMask,
+    ) -> Result<Publisher, Error> {
+        let p = self.create_publisher_with_qos(qos)?;
+        p.set_listener(Some(listener), mask);
+        Ok(p)
+    }
+
+    /// A subscriber whose `listener` is called for DATA_ON_READERS and the statuses in
+    /// `mask` of its readers (those their own listeners do not take). See
+    /// [`crate::listener`].
+    pub fn create_subscriber_with_listener(
+        &self,
+        qos: SubscriberQos,
+        listener: Arc<dyn SubscriberListener>,
+        mask: StatusMask,
+    ) -> Result<Subscriber, Error> {
+        let s = self.create_subscriber_with_qos(qos)?;
+        s.set_listener(Some(listener), mask);
+        Ok(s)
+    }
+
+    /// Sets the participant's listener and the statuses it is called for (`None`: removes
+    /// it): the statuses of all its entities that neither their own listener nor their
+    /// Subscriber's or Publisher's takes. See [`crate::listener`].
+    pub fn set_listener(
+        &self,
+        listener: Option<Arc<dyn DomainParticipantListener>>,
+        mask: StatusMask,
+    ) {
+        let dispatch = listener.map(|l| {
+            (
+                participant_dispatch(&self.runtime, l),
+                mask & PARTICIPANT_STATUSES,
+            )
+        });
+        self.runtime
+            .shared
+            .lock()
+            .set_group_listener(tachyon_wire::EntityId::PARTICIPANT, dispatch);
+    }
+
+    /// The participant's StatusCondition (a participant has no status of its own: it never
+    /// triggers; every call returns the same condition).
+    pub fn get_statuscondition(&self) -> StatusCondition {
+        self.condition.clone()
+    }
+
+    /// The statuses changed since they were last read (DDS `get_status_changes`).
+    pub fn get_status_changes(&self) -> StatusMask {
+        self.runtime
+            .shared
+            .lock()
+            .statuses
+            .changes(tachyon_wire::EntityId::PARTICIPANT)
     }
 
     /// A publisher with default QoS.

@@ -22,7 +22,8 @@
 //! (DomainParticipant, factory), [`topic`], [`publication`] (Publisher, DataWriter),
 //! [`subscription`] (Subscriber, DataReader, samples), [`status`] (communication statuses and
 //! [`StatusMask`]), [`condition`] (GuardCondition, StatusCondition, ReadCondition, WaitSet),
-//! [`listener`] (DataReaderListener, DataWriterListener), [`builtin`] (the DCPSParticipant,
+//! [`listener`] (reader, writer, Subscriber, Publisher, Topic and DomainParticipant
+//! listeners, and their cascade), [`builtin`] (the DCPSParticipant,
 //! DCPSPublication and DCPSSubscription builtin topics), [`stream`] (the async reader API:
 //! a `Stream` of samples, a data-available future), [`error`]; the runtime that drives
 //! the protocol state, the UDP transport and the timers lives in `runtime`.
@@ -64,7 +65,10 @@ pub use condition::{Condition, GuardCondition, ReadCondition, StatusCondition, W
 pub use config::{Config, ConfigError};
 pub use domain::{DomainParticipant, DomainParticipantFactory, ParticipantSettings};
 pub use error::Error;
-pub use listener::{DataReaderListener, DataWriterListener};
+pub use listener::{
+    AnyDataReader, AnyDataWriter, AnyTopic, DataReaderListener, DataWriterListener,
+    DomainParticipantListener, PublisherListener, SubscriberListener, TopicListener,
+};
 pub use publication::{DataWriter, Publisher};
 pub use statistics::ParticipantStatistics;
 pub use status::{StatusKind, StatusMask};
@@ -85,11 +89,12 @@ pub mod prelude {
         DataReaderQos, DataWriterQos, DurabilityKind, PublisherQos, SubscriberQos, TopicQos,
     };
     pub use crate::{
-        Condition, DataReader, DataReaderListener, DataWriter, DataWriterListener, DdsType,
-        DomainParticipant, Error, GuardCondition, InstanceState, InstanceStateMask,
-        ParticipantBuiltinTopicData, PublicationBuiltinTopicData, Publisher, Query, ReadCondition,
-        Sample, SampleStateMask, StatusCondition, StatusMask, Subscriber,
-        SubscriptionBuiltinTopicData, Topic, ViewStateMask, WaitSet,
+        AnyDataReader, AnyDataWriter, AnyTopic, Condition, DataReader, DataReaderListener,
+        DataWriter, DataWriterListener, DdsType, DomainParticipant, DomainParticipantListener,
+        Error, GuardCondition, InstanceState, InstanceStateMask, ParticipantBuiltinTopicData,
+        PublicationBuiltinTopicData, Publisher, PublisherListener, Query, ReadCondition, Sample,
+        SampleStateMask, StatusCondition, StatusMask, Subscriber, SubscriberListener,
+        SubscriptionBuiltinTopicData, Topic, TopicListener, ViewStateMask, WaitSet,
     };
     pub use std::time::Duration;
 }

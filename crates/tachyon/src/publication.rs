@@ -15,8 +15,9 @@ use tachyon_wire::{EntityId, Guid, Time};
 
 use crate::condition::StatusCondition;
 use crate::error::Error;
+use crate::listener::{publisher_dispatch, PublisherListener, PUBLISHER_STATUSES};
 use crate::listener::{DataWriterListener, WRITER_STATUSES};
-use crate::runtime::{Dispatch, Runtime};
+use crate::runtime::{Dispatch, Runtime, PUBLISHER_KIND};
 use crate::status::{
     DeadlineMissedStatus, IncompatibleQosStatus, LivelinessLostStatus, PublicationMatchedStatus,
     StatusMask,
@@ -27,11 +28,20 @@ use crate::topic::Topic;
 pub struct Publisher {
     runtime: Arc<Runtime>,
     qos: PublisherQos,
+    group: EntityId,
+    condition: StatusCondition,
 }
 
 impl Publisher {
     pub(crate) fn new(runtime: Arc<Runtime>, qos: PublisherQos) -> Publisher {
-        Publisher { runtime, qos }
+        let group = runtime.shared.lock().new_entity(PUBLISHER_KIND);
+        let condition = StatusCondition::new(Arc::clone(&runtime), group);
+        Publisher {
+            runtime,
+            qos,
+            group,
+            condition,
+        }
     }
 
     /// The publisher's QoS.
@@ -93,6 +103,7 @@ impl Publisher {
         st.participant.announce_writer(now, id, data)?;
         // Nothing fails from here on (dropping `writer` under the lock would deadlock).
         st.add_endpoint(id);
+        st.set_group(id, self.group);
         let writer = DataWriter {
             inner: Arc::new(WriterInner {
                 runtime: Arc::clone(&self.runtime),
@@ -111,6 +122,42 @@ impl Publisher {
         drop(st);
         sh.wake();
         Ok(writer)
+    }
+}
+
+/// The Publisher's StatusCondition and listener.
+impl Publisher {
+    /// The publisher's StatusCondition (a Publisher has no status of its own: it never
+    /// triggers; every call returns the same condition).
+    pub fn get_statuscondition(&self) -> StatusCondition {
+        self.condition.clone()
+    }
+
+    /// The statuses changed since they were last read (DDS `get_status_changes`).
+    pub fn get_status_changes(&self) -> StatusMask {
+        self.runtime.shared.lock().statuses.changes(self.group)
+    }
+
+    /// Sets the listener and the statuses it is called for (`None`: removes it): the
+    /// statuses of its writers whose own listener is not enabled for them (see
+    /// [`crate::listener`]: listeners run on the driver thread).
+    pub fn set_listener(&self, listener: Option<Arc<dyn PublisherListener>>, mask: StatusMask) {
+        let dispatch = listener.map(|l| {
+            (
+                publisher_dispatch(&self.runtime, l),
+                mask & PUBLISHER_STATUSES,
+            )
+        });
+        self.runtime
+            .shared
+            .lock()
+            .set_group_listener(self.group, dispatch);
+    }
+}
+
+impl Drop for Publisher {
+    fn drop(&mut self) {
+        self.runtime.shared.lock().remove_entity(self.group);
     }
 }
 
@@ -416,5 +463,12 @@ pub(crate) fn wire_time(t: SystemTime) -> Time {
     Time {
         seconds: i32::try_from(d.as_secs()).unwrap_or(i32::MAX),
         fraction: ((u64::from(d.subsec_nanos()) << 32) / 1_000_000_000) as u32,
+    }
+}
+
+impl<T> DataWriter<T> {
+    /// The writer's runtime and entity id (what an `AnyDataWriter` compares).
+    pub(crate) fn entity(&self) -> (&Arc<Runtime>, EntityId) {
+        (&self.inner.runtime, self.inner.id)
     }
 }

@@ -1,4 +1,4 @@
-//! The DCPS communication statuses of writers and readers, as plain values, and
+//! The DCPS communication statuses of writers, readers and topics, as plain values, and
 //! [`StatusMask`], the set of status kinds conditions and listeners select.
 //!
 //! Each status is read with the endpoint's `get_<status>_status()`, which returns it and
@@ -26,7 +26,7 @@ pub type StatusKind = StatusMask;
 impl StatusMask {
     /// No status.
     pub const NONE: StatusMask = StatusMask(0);
-    /// INCONSISTENT_TOPIC (topics; Tachyon never raises it yet).
+    /// INCONSISTENT_TOPIC (topics): a remote endpoint uses the topic's name with another type.
     pub const INCONSISTENT_TOPIC: StatusMask = StatusMask(1 << 0);
     /// OFFERED_DEADLINE_MISSED (writers).
     pub const OFFERED_DEADLINE_MISSED: StatusMask = StatusMask(1 << 1);
@@ -40,7 +40,7 @@ impl StatusMask {
     pub const SAMPLE_LOST: StatusMask = StatusMask(1 << 7);
     /// SAMPLE_REJECTED (readers).
     pub const SAMPLE_REJECTED: StatusMask = StatusMask(1 << 8);
-    /// DATA_ON_READERS (subscribers; Tachyon never raises it yet).
+    /// DATA_ON_READERS (subscribers): some reader of the subscriber has new data.
     pub const DATA_ON_READERS: StatusMask = StatusMask(1 << 9);
     /// DATA_AVAILABLE (readers): new data or instance-state changes since the last read/take.
     pub const DATA_AVAILABLE: StatusMask = StatusMask(1 << 10);
@@ -113,6 +113,16 @@ impl Not for StatusMask {
     fn not(self) -> StatusMask {
         StatusMask(!self.0)
     }
+}
+
+/// INCONSISTENT_TOPIC: remote writers and readers found on the topic's name with another
+/// type name (counted once per remote endpoint, as Tachyon does not use DCPSTopic).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InconsistentTopicStatus {
+    /// Inconsistent remote endpoints found so far.
+    pub total_count: u32,
+    /// Change of `total_count` since the status was last read.
+    pub total_count_change: u32,
 }
 
 /// PUBLICATION_MATCHED.

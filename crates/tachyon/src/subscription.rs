@@ -17,8 +17,9 @@ use tachyon_wire::{EntityId, Guid};
 
 use crate::condition::{ReadCondition, StatusCondition};
 use crate::error::Error;
+use crate::listener::{subscriber_dispatch, SubscriberListener, SUBSCRIBER_STATUSES};
 use crate::listener::{DataReaderListener, READER_STATUSES};
-use crate::runtime::{Dispatch, Runtime};
+use crate::runtime::{Dispatch, Runtime, SUBSCRIBER_KIND};
 use crate::status::{
     DeadlineMissedStatus, IncompatibleQosStatus, LivelinessChangedStatus, SampleLostStatus,
     SampleRejectedStatus, StatusMask, SubscriptionMatchedStatus,
@@ -29,11 +30,20 @@ use crate::topic::Topic;
 pub struct Subscriber {
     runtime: Arc<Runtime>,
     qos: SubscriberQos,
+    group: EntityId,
+    condition: StatusCondition,
 }
 
 impl Subscriber {
     pub(crate) fn new(runtime: Arc<Runtime>, qos: SubscriberQos) -> Subscriber {
-        Subscriber { runtime, qos }
+        let group = runtime.shared.lock().new_entity(SUBSCRIBER_KIND);
+        let condition = StatusCondition::new(Arc::clone(&runtime), group);
+        Subscriber {
+            runtime,
+            qos,
+            group,
+            condition,
+        }
     }
 
     /// The subscriber's QoS.
@@ -123,6 +133,7 @@ impl Subscriber {
         st.participant.announce_reader(now, id, data)?;
         // Nothing fails from here on (dropping `reader` under the lock would deadlock).
         st.add_endpoint(id);
+        st.set_group(id, self.group);
         let reader = DataReader {
             inner: Arc::new(ReaderInner {
                 runtime: Arc::clone(&self.runtime),
@@ -140,6 +151,43 @@ impl Subscriber {
         drop(st);
         sh.wake();
         Ok(reader)
+    }
+}
+
+/// The Subscriber's own statuses (DATA_ON_READERS) and its listener.
+impl Subscriber {
+    /// The subscriber's StatusCondition: DATA_ON_READERS, set when one of its readers
+    /// receives data and reset by a read or take on any of them (every call returns the
+    /// same condition).
+    pub fn get_statuscondition(&self) -> StatusCondition {
+        self.condition.clone()
+    }
+
+    /// The statuses changed since they were last read (DDS `get_status_changes`).
+    pub fn get_status_changes(&self) -> StatusMask {
+        self.runtime.shared.lock().statuses.changes(self.group)
+    }
+
+    /// Sets the listener and the statuses it is called for (`None`: removes it): the
+    /// subscriber's DATA_ON_READERS, and the statuses of its readers whose own listener is
+    /// not enabled for them (see [`crate::listener`]: listeners run on the driver thread).
+    pub fn set_listener(&self, listener: Option<Arc<dyn SubscriberListener>>, mask: StatusMask) {
+        let dispatch = listener.map(|l| {
+            (
+                subscriber_dispatch(&self.runtime, l),
+                mask & SUBSCRIBER_STATUSES,
+            )
+        });
+        self.runtime
+            .shared
+            .lock()
+            .set_group_listener(self.group, dispatch);
+    }
+}
+
+impl Drop for Subscriber {
+    fn drop(&mut self) {
+        self.runtime.shared.lock().remove_entity(self.group);
     }
 }
 
@@ -518,7 +566,7 @@ impl<T: Readable> DataReader<T> {
             } else {
                 st.read(self.inner.id, query, &mut raw)?;
             }
-            st.statuses.clear(self.inner.id, StatusMask::DATA_AVAILABLE);
+            st.data_read(self.inner.id);
         }
         if !raw.is_empty() {
             sh.observers.notify();

@@ -154,6 +154,9 @@ pub(crate) struct Discovery {
     subscriptions: HashMap<Guid, SubscriptionData>,
     local_publications: HashMap<EntityId, PublicationData>,
     local_subscriptions: HashMap<EntityId, SubscriptionData>,
+    /// Local topics (name, type name) and how many times each was added: remote endpoints
+    /// on their names with other types raise INCONSISTENT_TOPIC.
+    local_topics: HashMap<(String, String), usize>,
     /// Participants that announced their deletion, until when their late announcements are
     /// ignored (oldest first).
     deleted: VecDeque<(GuidPrefix, Instant)>,
@@ -187,6 +190,7 @@ impl Participant {
             subscriptions: HashMap::new(),
             local_publications: HashMap::new(),
             local_subscriptions: HashMap::new(),
+            local_topics: HashMap::new(),
             deleted: VecDeque::new(),
             lease_check: None,
             liveliness: liveliness::State::default(),

@@ -105,6 +105,58 @@ impl Participant {
         r
     }
 
+    /// Registers a local topic: a remote writer or reader on `name` with another type name
+    /// raises [`Event::InconsistentTopic`] for it, those discovered already at once. Each
+    /// call is undone by one [`remove_local_topic`](Self::remove_local_topic).
+    pub fn add_local_topic(&mut self, name: &str, type_name: &str) {
+        let Some(d) = self.discovery.as_mut() else {
+            return;
+        };
+        let n = d
+            .local_topics
+            .entry((name.to_owned(), type_name.to_owned()))
+            .or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            return;
+        }
+        let remote: Vec<Guid> = d
+            .publications
+            .values()
+            .filter(|p| p.topic_name == name && !compat::type_names_match(&p.type_name, type_name))
+            .map(|p| p.guid)
+            .chain(
+                d.subscriptions
+                    .values()
+                    .filter(|s| {
+                        s.topic_name == name && !compat::type_names_match(&s.type_name, type_name)
+                    })
+                    .map(|s| s.guid),
+            )
+            .collect();
+        for guid in remote {
+            d.events.push_back(Event::InconsistentTopic {
+                topic: name.to_owned(),
+                type_name: type_name.to_owned(),
+                remote: guid,
+            });
+        }
+    }
+
+    /// Undoes one [`add_local_topic`](Self::add_local_topic).
+    pub fn remove_local_topic(&mut self, name: &str, type_name: &str) {
+        let Some(d) = self.discovery.as_mut() else {
+            return;
+        };
+        let key = (name.to_owned(), type_name.to_owned());
+        if let Some(n) = d.local_topics.get_mut(&key) {
+            *n -= 1;
+            if *n == 0 {
+                d.local_topics.remove(&key);
+            }
+        }
+    }
+
     /// Withdraws a local writer's announcement (before it is deleted); local readers matched
     /// with it lose it.
     pub(crate) fn retract_writer(&mut self, now: Instant, writer: EntityId) {
@@ -233,14 +285,20 @@ impl Participant {
             &owner.data.default_multicast,
             d.config.use_multicast,
         );
-        match d.publications.insert(p.guid, p.clone()) {
+        let old = d.publications.insert(p.guid, p.clone());
+        match &old {
             None => d
                 .events
                 .push_back(Event::PublicationDiscovered { remote: p.guid }),
-            Some(old) if old != p => d
+            Some(old) if *old != p => d
                 .events
                 .push_back(Event::PublicationUpdated { remote: p.guid }),
             Some(_) => {}
+        }
+        if old.as_ref().map_or(true, |o| {
+            (&o.topic_name, &o.type_name) != (&p.topic_name, &p.type_name)
+        }) {
+            inconsistent_topics(d, &p.topic_name, &p.type_name, p.guid);
         }
         let locals: Vec<SubscriptionData> = d.local_subscriptions.values().cloned().collect();
         for s in &locals {
@@ -268,14 +326,20 @@ impl Participant {
             &owner.data.default_multicast,
             d.config.use_multicast,
         );
-        match d.subscriptions.insert(s.guid, s.clone()) {
+        let old = d.subscriptions.insert(s.guid, s.clone());
+        match &old {
             None => d
                 .events
                 .push_back(Event::SubscriptionDiscovered { remote: s.guid }),
-            Some(old) if old != s => d
+            Some(old) if *old != s => d
                 .events
                 .push_back(Event::SubscriptionUpdated { remote: s.guid }),
             Some(_) => {}
+        }
+        if old.as_ref().map_or(true, |o| {
+            (&o.topic_name, &o.type_name) != (&s.topic_name, &s.type_name)
+        }) {
+            inconsistent_topics(d, &s.topic_name, &s.type_name, s.guid);
         }
         let locals: Vec<PublicationData> = d.local_publications.values().cloned().collect();
         for p in &locals {
@@ -396,6 +460,24 @@ impl Participant {
         if let Some(r) = local_reader {
             let _ = self.unmatch_writer(now, r, &p.guid);
         }
+    }
+}
+
+/// Raises INCONSISTENT_TOPIC for every local topic named `topic` whose type is not
+/// `type_name`, the type of remote endpoint `remote`.
+fn inconsistent_topics(d: &mut Discovery, topic: &str, type_name: &str, remote: Guid) {
+    let local: Vec<String> = d
+        .local_topics
+        .keys()
+        .filter(|(n, t)| n == topic && !compat::type_names_match(t, type_name))
+        .map(|(_, t)| t.clone())
+        .collect();
+    for t in local {
+        d.events.push_back(Event::InconsistentTopic {
+            topic: topic.to_owned(),
+            type_name: t,
+            remote,
+        });
     }
 }
 

@@ -2,8 +2,10 @@
 //!
 //! - [`GuardCondition`]: triggered by the application (`set_trigger_value`), e.g. to wake a
 //!   waiting thread for shutdown;
-//! - [`StatusCondition`]: one per DataReader/DataWriter (`get_statuscondition`), triggered
-//!   while a status in its enabled mask has changed since that status was last read;
+//! - [`StatusCondition`]: one per entity — DataReader, DataWriter, Subscriber
+//!   (DATA_ON_READERS), Publisher, Topic (INCONSISTENT_TOPIC), DomainParticipant —
+//!   (`get_statuscondition`), triggered while a status in its enabled mask has changed since
+//!   that status was last read;
 //! - [`ReadCondition`]: made by a DataReader (`create_readcondition`), triggered while the
 //!   reader holds a sample in the given sample/view/instance states;
 //! - [`WaitSet`]: blocks until one of its conditions triggers, and wakes as soon as the

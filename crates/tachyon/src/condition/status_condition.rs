@@ -1,4 +1,4 @@
-//! [`StatusCondition`]: triggered while an enabled communication status of its endpoint
+//! [`StatusCondition`]: triggered while an enabled communication status of its entity
 //! has changed since the application last read it.
 
 use std::fmt;
@@ -12,10 +12,13 @@ use crate::runtime::notify::Observers;
 use crate::runtime::Runtime;
 use crate::status::StatusMask;
 
-/// The StatusCondition of one DataReader or DataWriter (`get_statuscondition`). Its trigger
-/// value is whether some status in its enabled mask changed since it was last read with the
-/// endpoint's `get_*_status()` (DATA_AVAILABLE: since the last read or take). Every status
-/// is enabled at first. Clones share the condition, its enabled mask included.
+/// The StatusCondition of one entity (`get_statuscondition` of a DataReader, DataWriter,
+/// Subscriber, Publisher, Topic or DomainParticipant). Its trigger value is whether some
+/// status in its enabled mask changed since it was last read with the entity's
+/// `get_*_status()` (DATA_AVAILABLE: since the last read or take; a Subscriber's
+/// DATA_ON_READERS: since the last read or take on one of its readers, or
+/// `on_data_on_readers`). Every status is enabled at first. Clones share the condition, its
+/// enabled mask included.
 #[derive(Clone)]
 pub struct StatusCondition {
     inner: Arc<Inner>,
@@ -39,7 +42,7 @@ impl fmt::Debug for StatusCondition {
 }
 
 impl StatusCondition {
-    /// The condition of endpoint `entity`, every status enabled.
+    /// The condition of entity `entity`, every status enabled.
     pub(crate) fn new(runtime: Arc<Runtime>, entity: EntityId) -> StatusCondition {
         StatusCondition {
             inner: Arc::new(Inner {

@@ -17,9 +17,17 @@
 //!
 //! Whatever changes the state notifies the `changed` condvar (blocking calls of this
 //! participant) and the registered WaitSets ([`notify`]). Listeners are not called under the
-//! lock: `State::flush` queues which endpoints have news, and the driver thread calls their
+//! lock: `State::flush` queues which entities have news, and the driver thread calls their
 //! listeners after releasing it ([`Shared::dispatch_listeners`]), so a listener may call
 //! `take` or `write`.
+//!
+//! Entities the protocol does not know — Subscribers and Publishers (groups), Topics, the
+//! participant itself — have runtime-local entity ids (group and topic entity kinds, keys
+//! counted here; never sent) so their statuses, conditions and listeners live in the same
+//! maps as the endpoints'. A status change goes to the listener of the first entity, from
+//! the endpoint (or topic) up through its group to the participant, whose listener is
+//! enabled for it (DDS 2.2.4.2.3); DATA_AVAILABLE first marks the group's DATA_ON_READERS,
+//! which, when a listener up the chain wants it, is called instead (DDS 2.2.4.4).
 //!
 //! The builtin-topic readers' caches live here too ([`builtin`]), fed by `State::flush`
 //! from the discovery events; [`State::reader_history`], [`State::read`] and
@@ -41,7 +49,7 @@ use std::time::Duration as StdDuration;
 use tachyon_proto::history::{Query, ReaderHistory, Sample};
 use tachyon_proto::{Event, Instant, Participant, TxBuf};
 use tachyon_transport::{thread, UdpTransport};
-use tachyon_wire::EntityId;
+use tachyon_wire::{EntityId, EntityKind};
 
 pub(crate) use status::Statuses;
 
@@ -84,10 +92,17 @@ pub(crate) struct State {
     pub(crate) participant: Participant,
     txbuf: TxBuf,
     pub(crate) statuses: Statuses,
-    /// The listener of each endpoint that has one.
+    /// The listener of each entity that has one.
     listeners: HashMap<EntityId, Listener>,
-    /// Endpoints whose listeners have news, and which statuses (merged per endpoint).
-    pending: Vec<(EntityId, StatusMask)>,
+    /// Listeners with news: the entity whose listener is called, the entity whose statuses
+    /// changed, and which statuses (merged per pair).
+    pending: Vec<(EntityId, EntityId, StatusMask)>,
+    /// The group (Subscriber or Publisher) of each user endpoint.
+    groups: HashMap<EntityId, EntityId>,
+    /// The local topics: name and type name.
+    topics: HashMap<EntityId, (String, String)>,
+    /// The key of the next group or topic entity id.
+    next_key: u32,
     /// The caches of the builtin-topic readers.
     builtin: builtin::BuiltinTopics,
 }
@@ -96,10 +111,37 @@ pub(crate) struct State {
 /// listener and a weak handle to the typed endpoint).
 pub(crate) type Dispatch = Arc<dyn Fn(StatusMask) + Send + Sync>;
 
-/// An endpoint's listener and the statuses it wants.
+/// Calls the listener of a group, topic or participant for statuses of `GroupCall::source`.
+pub(crate) type GroupDispatch = Arc<dyn Fn(&GroupCall) + Send + Sync>;
+
+/// One call of a group, topic or participant listener.
+pub(crate) struct GroupCall {
+    /// The entity whose statuses changed: an endpoint, a topic, or the listener's own entity
+    /// for DATA_ON_READERS.
+    pub(crate) source: EntityId,
+    /// The statuses.
+    pub(crate) kinds: StatusMask,
+    /// DATA_ON_READERS: the readers under the listener's entity with DATA_AVAILABLE set.
+    pub(crate) readers: Vec<EntityId>,
+}
+
+/// The entity kind of Subscribers (runtime-local ids).
+pub(crate) const SUBSCRIBER_KIND: EntityKind = EntityKind::USER_READER_GROUP;
+/// The entity kind of Publishers (runtime-local ids).
+pub(crate) const PUBLISHER_KIND: EntityKind = EntityKind::USER_WRITER_GROUP;
+/// The entity kind of Topics (runtime-local ids; the protocol allocates no entity of it).
+pub(crate) const TOPIC_KIND: EntityKind = EntityKind(0x0a);
+
+/// An entity's listener and the statuses it wants.
 struct Listener {
     mask: StatusMask,
-    dispatch: Dispatch,
+    call: ListenerCall,
+}
+
+/// An endpoint's own listener, or that of an entity listening for others.
+enum ListenerCall {
+    Own(Dispatch),
+    Group(GroupDispatch),
 }
 
 /// The handle the DCPS entities hold.
@@ -129,9 +171,16 @@ impl Runtime {
             state: Mutex::new(State {
                 participant,
                 txbuf: TxBuf::new(MAX_DATAGRAM),
-                statuses: builtin::statuses(),
+                statuses: {
+                    let mut s = builtin::statuses();
+                    s.insert(EntityId::PARTICIPANT);
+                    s
+                },
                 listeners: HashMap::new(),
                 pending: Vec::new(),
+                groups: HashMap::new(),
+                topics: HashMap::new(),
+                next_key: 1,
                 builtin,
             }),
             changed: Condvar::new(),
@@ -329,22 +378,51 @@ impl Shared {
     /// only: the driver thread, or the application's in single-thread mode).
     /// A panicking listener is logged and does not stop the runtime.
     pub(crate) fn dispatch_listeners(&self) {
-        let calls: Vec<(Dispatch, StatusMask)> = {
+        enum Call {
+            Own(Dispatch, StatusMask),
+            Group(GroupDispatch, GroupCall),
+        }
+        let calls: Vec<Call> = {
             let mut st = self.lock();
             if st.pending.is_empty() {
                 return;
             }
             let pending = std::mem::take(&mut st.pending);
-            pending
-                .into_iter()
-                .filter_map(|(id, kinds)| {
-                    let l = st.listeners.get(&id)?;
-                    Some((Arc::clone(&l.dispatch), kinds & l.mask))
-                })
-                .collect()
+            let mut calls = Vec::with_capacity(pending.len());
+            for (target, source, kinds) in pending {
+                let Some(l) = st.listeners.get(&target) else {
+                    continue;
+                };
+                let kinds = kinds & l.mask;
+                if kinds.is_empty() {
+                    continue;
+                }
+                match &l.call {
+                    ListenerCall::Own(d) => calls.push(Call::Own(Arc::clone(d), kinds)),
+                    ListenerCall::Group(g) => {
+                        let g = Arc::clone(g);
+                        let readers = if kinds.contains(StatusMask::DATA_ON_READERS) {
+                            st.take_data_on_readers(target)
+                        } else {
+                            Vec::new()
+                        };
+                        let call = GroupCall {
+                            source,
+                            kinds,
+                            readers,
+                        };
+                        calls.push(Call::Group(g, call));
+                    }
+                }
+            }
+            calls
         };
-        for (dispatch, kinds) in calls {
-            if catch_unwind(AssertUnwindSafe(|| dispatch(kinds))).is_err() {
+        for call in calls {
+            let (r, kinds) = match &call {
+                Call::Own(d, kinds) => (catch_unwind(AssertUnwindSafe(|| d(*kinds))), *kinds),
+                Call::Group(g, c) => (catch_unwind(AssertUnwindSafe(|| g(c))), c.kinds),
+            };
+            if r.is_err() {
                 tracing::error!(statuses = ?kinds, "a listener panicked; the runtime goes on");
             }
         }
@@ -389,17 +467,171 @@ impl State {
 
     /// Folds an event into the statuses and queues the listener it concerns.
     fn record(&mut self, e: &Event) {
+        if let Event::InconsistentTopic {
+            topic, type_name, ..
+        } = e
+        {
+            let ids: Vec<EntityId> = self
+                .topics
+                .iter()
+                .filter(|(_, (n, t))| n == topic && t == type_name)
+                .map(|(id, _)| *id)
+                .collect();
+            for id in ids {
+                self.statuses.inconsistent_topic_found(id);
+                self.route(id, StatusMask::INCONSISTENT_TOPIC);
+            }
+            return;
+        }
         let Some((id, kind)) = self.statuses.apply(e) else {
             return;
         };
-        if self
-            .listeners
+        self.route(id, kind);
+    }
+
+    /// Queues the listener a status change of `source` goes to: DATA_ON_READERS of its
+    /// group first for DATA_AVAILABLE, then the first entity from `source` up to the
+    /// participant whose listener is enabled for it.
+    fn route(&mut self, source: EntityId, kind: StatusMask) {
+        if kind == StatusMask::DATA_AVAILABLE {
+            if let Some(&group) = self.groups.get(&source) {
+                self.statuses.mark(group, StatusMask::DATA_ON_READERS);
+                let mut at = Some(group);
+                while let Some(id) = at {
+                    if self.wants(id, StatusMask::DATA_ON_READERS) {
+                        self.queue(id, id, StatusMask::DATA_ON_READERS);
+                        return;
+                    }
+                    at = self.parent(id);
+                }
+            }
+        }
+        let mut at = Some(source);
+        while let Some(id) = at {
+            if self.wants(id, kind) {
+                self.queue(id, source, kind);
+                return;
+            }
+            at = self.parent(id);
+        }
+    }
+
+    fn wants(&self, id: EntityId, kind: StatusMask) -> bool {
+        self.listeners
             .get(&id)
             .is_some_and(|l| l.mask.intersects(kind))
+    }
+
+    fn queue(&mut self, target: EntityId, source: EntityId, kind: StatusMask) {
+        match self
+            .pending
+            .iter_mut()
+            .find(|(t, s, _)| *t == target && *s == source)
         {
-            match self.pending.iter_mut().find(|(i, _)| *i == id) {
-                Some((_, kinds)) => *kinds |= kind,
-                None => self.pending.push((id, kind)),
+            Some((_, _, kinds)) => *kinds |= kind,
+            None => self.pending.push((target, source, kind)),
+        }
+    }
+
+    /// The entity whose listener a status goes to when `id`'s does not take it: a user
+    /// endpoint's group, the participant for groups and topics.
+    fn parent(&self, id: EntityId) -> Option<EntityId> {
+        if let Some(g) = self.groups.get(&id) {
+            return Some(*g);
+        }
+        matches!(id.kind(), SUBSCRIBER_KIND | PUBLISHER_KIND | TOPIC_KIND)
+            .then_some(EntityId::PARTICIPANT)
+    }
+
+    /// DATA_ON_READERS read by a listener of `target` (a Subscriber, or the participant
+    /// for all of them): resets it and returns the readers with DATA_AVAILABLE set.
+    fn take_data_on_readers(&mut self, target: EntityId) -> Vec<EntityId> {
+        let all = target == EntityId::PARTICIPANT;
+        let mut readers: Vec<EntityId> = self
+            .groups
+            .iter()
+            .filter(|(r, g)| {
+                (all || **g == target)
+                    && r.kind().is_reader()
+                    && self
+                        .statuses
+                        .changes(**r)
+                        .contains(StatusMask::DATA_AVAILABLE)
+            })
+            .map(|(r, _)| *r)
+            .collect();
+        readers.sort();
+        let groups: Vec<EntityId> = if all {
+            self.groups.values().copied().collect()
+        } else {
+            vec![target]
+        };
+        for g in groups {
+            self.statuses.clear(g, StatusMask::DATA_ON_READERS);
+        }
+        readers
+    }
+
+    /// A new runtime-local entity id of `kind` (a group or a topic), with its statuses.
+    pub(crate) fn new_entity(&mut self, kind: EntityKind) -> EntityId {
+        let k = self.next_key.to_be_bytes();
+        self.next_key = self.next_key.wrapping_add(1) & 0x00ff_ffff;
+        let id = EntityId::new([k[1], k[2], k[3]], kind);
+        self.statuses.insert(id);
+        id
+    }
+
+    /// Forgets a group, topic or their listener (a topic's registration with discovery
+    /// too).
+    pub(crate) fn remove_entity(&mut self, id: EntityId) {
+        if let Some((name, type_name)) = self.topics.remove(&id) {
+            self.participant.remove_local_topic(&name, &type_name);
+        }
+        self.remove_endpoint(id);
+    }
+
+    /// Registers a local topic; discovery reports remote endpoints of `name` with another
+    /// type (flush to process what it found already).
+    pub(crate) fn add_topic(&mut self, name: &str, type_name: &str) -> EntityId {
+        let id = self.new_entity(TOPIC_KIND);
+        self.topics
+            .insert(id, (name.to_owned(), type_name.to_owned()));
+        self.participant.add_local_topic(name, type_name);
+        id
+    }
+
+    /// The name and type name of local topic `id`.
+    pub(crate) fn topic(&self, id: EntityId) -> Option<&(String, String)> {
+        self.topics.get(&id)
+    }
+
+    /// Places endpoint `id` in group `group` (its listener cascade and DATA_ON_READERS).
+    pub(crate) fn set_group(&mut self, id: EntityId, group: EntityId) {
+        self.groups.insert(id, group);
+    }
+
+    /// Reader `id` was read or taken: resets its DATA_AVAILABLE and its group's
+    /// DATA_ON_READERS.
+    pub(crate) fn data_read(&mut self, id: EntityId) {
+        self.statuses.clear(id, StatusMask::DATA_AVAILABLE);
+        if let Some(&g) = self.groups.get(&id) {
+            self.statuses.clear(g, StatusMask::DATA_ON_READERS);
+        }
+    }
+
+    /// Sets (or, with `None`, removes) the listener of group, topic or participant `id`.
+    pub(crate) fn set_group_listener(
+        &mut self,
+        id: EntityId,
+        listener: Option<(GroupDispatch, StatusMask)>,
+    ) {
+        match listener {
+            Some((dispatch, mask)) if !mask.is_empty() => {
+                let call = ListenerCall::Group(dispatch);
+                self.listeners.insert(id, Listener { mask, call });
+            }
+            _ => {
+                self.listeners.remove(&id);
             }
         }
     }
@@ -443,7 +675,8 @@ impl State {
     pub(crate) fn set_listener(&mut self, id: EntityId, listener: Option<(Dispatch, StatusMask)>) {
         match listener {
             Some((dispatch, mask)) if !mask.is_empty() => {
-                self.listeners.insert(id, Listener { mask, dispatch });
+                let call = ListenerCall::Own(dispatch);
+                self.listeners.insert(id, Listener { mask, call });
             }
             _ => {
                 self.listeners.remove(&id);
@@ -456,10 +689,11 @@ impl State {
         self.statuses.insert(id);
     }
 
-    /// Forgets a deleted endpoint's statuses and listener.
+    /// Forgets a deleted endpoint's statuses, listener and group.
     pub(crate) fn remove_endpoint(&mut self, id: EntityId) {
         self.statuses.remove(id);
         self.listeners.remove(&id);
-        self.pending.retain(|(i, _)| *i != id);
+        self.groups.remove(&id);
+        self.pending.retain(|(t, s, _)| *t != id && *s != id);
     }
 }

@@ -8,12 +8,13 @@ use tachyon_proto::Event;
 use tachyon_wire::EntityId;
 
 use crate::status::{
-    DeadlineMissedStatus, IncompatibleQosStatus, LivelinessChangedStatus, LivelinessLostStatus,
-    PublicationMatchedStatus, SampleLostStatus, SampleRejectedStatus, StatusKind, StatusMask,
-    SubscriptionMatchedStatus,
+    DeadlineMissedStatus, IncompatibleQosStatus, InconsistentTopicStatus, LivelinessChangedStatus,
+    LivelinessLostStatus, PublicationMatchedStatus, SampleLostStatus, SampleRejectedStatus,
+    StatusKind, StatusMask, SubscriptionMatchedStatus,
 };
 
-/// Every status of one writer or reader, and which changed since last read.
+/// Every status of one writer, reader or topic, and which changed since last read (groups
+/// and the participant have only the changed flags).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct EndpointStatuses {
     pub publication_matched: PublicationMatchedStatus,
@@ -26,11 +27,14 @@ pub(crate) struct EndpointStatuses {
     pub deadline_missed: DeadlineMissedStatus,
     pub sample_lost: SampleLostStatus,
     pub sample_rejected: SampleRejectedStatus,
+    /// Topics only.
+    pub inconsistent_topic: InconsistentTopicStatus,
     /// The statuses changed since they were last read (DDS StatusChangedFlag).
     pub changed: StatusMask,
 }
 
-/// The statuses of every local endpoint.
+/// The statuses of every local endpoint, group (Subscriber, Publisher), topic and of the
+/// participant.
 #[derive(Debug, Default)]
 pub(crate) struct Statuses {
     map: HashMap<EntityId, EndpointStatuses>,
@@ -69,6 +73,23 @@ impl Statuses {
         self.map.get(&id).map_or(StatusMask::NONE, |e| e.changed)
     }
 
+    /// Marks `kinds` changed (a status without counts: DATA_ON_READERS).
+    pub(crate) fn mark(&mut self, id: EntityId, kinds: StatusMask) {
+        if let Some(e) = self.map.get_mut(&id) {
+            e.changed |= kinds;
+        }
+    }
+
+    /// One more inconsistent remote endpoint for topic `id`.
+    pub(crate) fn inconsistent_topic_found(&mut self, id: EntityId) {
+        if let Some(e) = self.map.get_mut(&id) {
+            let s = &mut e.inconsistent_topic;
+            s.total_count = s.total_count.saturating_add(1);
+            s.total_count_change = s.total_count_change.saturating_add(1);
+            e.changed |= StatusMask::INCONSISTENT_TOPIC;
+        }
+    }
+
     /// DATA_AVAILABLE is reset by any read or take (and by `on_data_available`).
     pub(crate) fn clear(&mut self, id: EntityId, kinds: StatusMask) {
         if let Some(e) = self.map.get_mut(&id) {
@@ -103,6 +124,8 @@ impl Statuses {
         StatusMask::SAMPLE_LOST, |s| s.total_count_change = 0);
     getter!(sample_rejected -> SampleRejectedStatus, sample_rejected,
         StatusMask::SAMPLE_REJECTED, |s| s.total_count_change = 0);
+    getter!(inconsistent_topic -> InconsistentTopicStatus, inconsistent_topic,
+        StatusMask::INCONSISTENT_TOPIC, |s| s.total_count_change = 0);
 
     /// Folds one event into the statuses; returns the endpoint and the status that changed.
     pub(crate) fn apply(&mut self, e: &Event) -> Option<(EntityId, StatusKind)> {
