@@ -229,7 +229,12 @@ impl DomainParticipant {
         name: &str,
         qos: TopicQos,
     ) -> Result<Topic<T>, Error> {
-        Ok(Topic::new(name, T::TYPE_NAME, qos))
+        Ok(Topic::new(
+            Arc::clone(&self.runtime),
+            name,
+            T::TYPE_NAME,
+            qos,
+        ))
     }
 
     /// A publisher with default QoS.
@@ -458,10 +463,7 @@ fn warn_unapplied_threads(threads: &ThreadRoles) {
 }
 
 fn check_partitions(names: &[String]) -> Result<(), Error> {
-    match names.iter().find(|n| n.contains('\0')) {
-        Some(n) => Err(tachyon_proto::qos::InconsistentQos::BadPartition(n.clone()).into()),
-        None => Ok(()),
-    }
+    Ok(tachyon_proto::qos::check_partitions(names)?)
 }
 
 /// A GUID prefix unique on this host and across hosts: vendor id, a random host/process part

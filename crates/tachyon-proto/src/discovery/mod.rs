@@ -248,6 +248,32 @@ impl Participant {
         self.discovery.as_ref()?.subscriptions.get(guid)
     }
 
+    /// What is announced now of local writer `writer` (the last
+    /// [`announce_writer`](Self::announce_writer)), e.g. to change its QoS and announce it
+    /// again.
+    pub fn local_publication(&self, writer: EntityId) -> Option<&PublicationData> {
+        self.discovery.as_ref()?.local_publications.get(&writer)
+    }
+
+    /// What is announced now of every local writer.
+    pub fn local_publications(&self) -> impl Iterator<Item = &PublicationData> {
+        self.discovery
+            .iter()
+            .flat_map(|d| d.local_publications.values())
+    }
+
+    /// What is announced now of every local reader.
+    pub fn local_subscriptions(&self) -> impl Iterator<Item = &SubscriptionData> {
+        self.discovery
+            .iter()
+            .flat_map(|d| d.local_subscriptions.values())
+    }
+
+    /// What is announced now of local reader `reader`.
+    pub fn local_subscription(&self, reader: EntityId) -> Option<&SubscriptionData> {
+        self.discovery.as_ref()?.local_subscriptions.get(&reader)
+    }
+
     /// Discovery counters (all zero without discovery).
     pub fn discovery_stats(&self) -> DiscoveryStats {
         self.discovery.as_ref().map(|d| d.stats).unwrap_or_default()

@@ -17,7 +17,9 @@ use tachyon_wire::{
     VendorId,
 };
 
-use crate::endpoint::{ReaderConfig, RemoteReader, RemoteWriter, WriterConfig};
+use crate::endpoint::{
+    ReaderConfig, ReaderUpdate, RemoteReader, RemoteWriter, WriterConfig, WriterUpdate,
+};
 use crate::event::Event;
 use crate::frag::ReassemblyStats;
 use crate::history::{
@@ -470,6 +472,36 @@ impl Participant {
             }
         }
         Ok(was)
+    }
+
+    /// Changes the QoS of local writer `writer` that DDS lets change after creation
+    /// (DEADLINE, LIFESPAN, TRANSPORT_PRIORITY). Re-announce it with
+    /// [`announce_writer`](Self::announce_writer) so others see the change.
+    pub fn update_writer(
+        &mut self,
+        now: Instant,
+        writer: EntityId,
+        update: WriterUpdate,
+    ) -> Result<(), Error> {
+        self.writer_mut(writer)
+            .ok_or(Error::UnknownWriter(writer))?
+            .update(now, update);
+        Ok(())
+    }
+
+    /// Changes the QoS of local reader `reader` that DDS lets change after creation
+    /// (DEADLINE, TIME_BASED_FILTER, READER_DATA_LIFECYCLE). Re-announce it with
+    /// [`announce_reader`](Self::announce_reader) so others see the change.
+    pub fn update_reader(
+        &mut self,
+        now: Instant,
+        reader: EntityId,
+        update: ReaderUpdate,
+    ) -> Result<(), Error> {
+        self.reader_mut(reader)
+            .ok_or(Error::UnknownReader(reader))?
+            .update(now, update);
+        Ok(())
     }
 
     /// Writers whose TRANSPORT_PRIORITY is above `threshold` have their timers in
