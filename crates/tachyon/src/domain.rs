@@ -4,12 +4,12 @@
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU16, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use tachyon_cdr::KeyHash;
 use tachyon_proto::discovery::DiscoveryConfig;
 use tachyon_proto::frag::ReassemblyLimits;
-use tachyon_proto::qos::{PublisherQos, SubscriberQos, TopicQos};
+use tachyon_proto::qos::{DomainParticipantQos, PublisherQos, SubscriberQos, TopicQos};
 use tachyon_proto::{Duration, Participant, ParticipantConfig, ReaderConfig};
 use tachyon_transport::{UdpConfig, UdpTransport};
 use tachyon_wire::{GuidPrefix, VendorId};
@@ -22,7 +22,7 @@ use crate::config::{Config, ThreadMode, ThreadRoles};
 use crate::error::Error;
 use crate::publication::Publisher;
 use crate::runtime::builtin::{PARTICIPANT_READER, PUBLICATION_READER, SUBSCRIPTION_READER};
-use crate::runtime::{ReaderLimits, Runtime};
+use crate::runtime::{lock, ReaderLimits, Runtime};
 use crate::statistics::ParticipantStatistics;
 use crate::subscription::{DataReader, Subscriber};
 use crate::topic::Topic;
@@ -82,6 +82,8 @@ pub struct DomainParticipant {
     pub(crate) runtime: Arc<Runtime>,
     domain_id: u32,
     builtin: BuiltinReaders,
+    /// The QoS now; changed by `set_qos` under the state lock.
+    qos: Mutex<DomainParticipantQos>,
 }
 
 /// The builtin-topic readers, made with the participant so discovery fills them from the
@@ -186,7 +188,39 @@ impl DomainParticipant {
             runtime,
             domain_id,
             builtin,
+            qos: Mutex::new(DomainParticipantQos {
+                user_data: settings.user_data.clone(),
+                ..DomainParticipantQos::default()
+            }),
         })
+    }
+
+    /// The participant's QoS now (DDS `get_qos`): USER_DATA starts as
+    /// [`ParticipantSettings::user_data`].
+    pub fn get_qos(&self) -> DomainParticipantQos {
+        lock(&self.qos).clone()
+    }
+
+    /// Changes the participant's QoS (DDS `set_qos`; both its policies are changeable). A
+    /// USER_DATA change is announced through SPDP at once, to the discovery destinations and
+    /// to every known participant, which sees it in its DCPSParticipant builtin topic.
+    pub fn set_qos(&self, qos: DomainParticipantQos) -> Result<(), Error> {
+        let sh = &self.runtime.shared;
+        if sh.stopped() {
+            return Err(Error::AlreadyDeleted);
+        }
+        let mut st = sh.lock();
+        let mut cur = lock(&self.qos);
+        if cur.user_data != qos.user_data {
+            st.participant.set_user_data(qos.user_data.clone());
+        }
+        *cur = qos;
+        drop(cur);
+        let now = sh.now();
+        st.flush(sh, now);
+        drop(st);
+        sh.wake();
+        Ok(())
     }
 
     /// The domain id.

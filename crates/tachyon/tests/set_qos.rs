@@ -354,3 +354,32 @@ fn user_topic_and_group_data_changes_reach_the_remote_builtin_topics() {
         &|p| p.qos.user_data == b"v2" && p.topic_data == b"t2"
     ));
 }
+
+#[test]
+fn participant_user_data_change_reaches_the_remote_participant_reader() {
+    tachyon_transport::testing::require_isolated_network();
+    let a = DomainParticipant::new(54).expect("participant a");
+    let b = DomainParticipant::new(54).expect("participant b");
+    let key = tachyon::BuiltinTopicKey::from_instance_handle(a.get_instance_handle());
+    let remote = |ud: &[u8]| {
+        b.discovered_participants()
+            .iter()
+            .any(|p| p.key == key && p.user_data == ud)
+    };
+    wait_until("a discovered by b", || remote(b""));
+    let mut q = a.get_qos();
+    q.user_data = b"hello".to_vec();
+    a.set_qos(q).expect("set_qos");
+    assert_eq!(a.get_qos().user_data, b"hello");
+    wait_until("USER_DATA seen by b", || remote(b"hello"));
+    let reader = b.builtin_participants_reader();
+    let mut seen = false;
+    wait_until("USER_DATA on the builtin participant reader", || {
+        for s in reader.take(usize::MAX).expect("take") {
+            seen |= s
+                .data
+                .is_some_and(|p| p.key == key && p.user_data == b"hello");
+        }
+        seen
+    });
+}

@@ -216,6 +216,23 @@ impl Participant {
         }
     }
 
+    /// Changes the participant's USER_DATA (DDS `DomainParticipant::set_qos`) and announces
+    /// it at once through SPDP, so every remote participant sees it (its DCPSParticipant
+    /// data is updated). Does nothing without discovery.
+    pub fn set_user_data(&mut self, user_data: Vec<u8>) {
+        let Some(d) = self.discovery.as_mut() else {
+            return;
+        };
+        let known = d
+            .participants
+            .values()
+            .map(|p| usable(&p.data.metatraffic_unicast, false))
+            .filter(|l| !l.is_empty())
+            .collect();
+        d.config.user_data.clone_from(&user_data);
+        d.spdp.set_user_data(user_data, known);
+    }
+
     // ---- getters ---------------------------------------------------------------------------
 
     /// Remote participants discovered and alive.

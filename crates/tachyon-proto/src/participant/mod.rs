@@ -866,6 +866,37 @@ mod tests {
     }
 
     #[test]
+    fn an_updated_writer_restarts_its_deadlines_and_changes_its_class() {
+        let at = |ms| Instant::ZERO + Duration::from_millis(ms);
+        let mut p = Participant::new(GuidPrefix([4; 12]), ParticipantConfig::default());
+        p.set_critical_priority(Some(10));
+        let w = writer(&mut p, 0, 10);
+        assert_eq!(p.poll_timeout(), Some(at(10)));
+        let update = WriterUpdate {
+            deadline: Some(Duration::from_millis(100)),
+            lifespan: None,
+            priority: 11,
+        };
+        p.update_writer(at(5), w, update).expect("update");
+        assert_eq!(p.poll_timeouts().get(TimerClass::Critical), Some(at(105)));
+        p.handle_timeout(at(30));
+        assert!(
+            missed(&mut p).is_empty(),
+            "the period restarted with the new length"
+        );
+        p.handle_timeout(at(105));
+        assert_eq!(missed(&mut p), vec![w]);
+        let update = WriterUpdate {
+            deadline: None,
+            ..update
+        };
+        p.update_writer(at(110), w, update).expect("update");
+        assert_eq!(p.poll_timeout(), None);
+        let unknown = EntityId::new([9, 9, 9], EntityKind::USER_WRITER_WITH_KEY);
+        assert!(p.update_writer(at(110), unknown, update).is_err());
+    }
+
+    #[test]
     fn timers_are_classed_by_the_writer_priority_and_served_per_class() {
         let mut p = Participant::new(GuidPrefix([3; 12]), ParticipantConfig::default());
         p.set_critical_priority(Some(10));
