@@ -579,8 +579,11 @@ impl<T: Readable> DataReader<T> {
     ///
     /// Errors, with nothing changed: [`Error::ImmutablePolicy`] naming the first other
     /// policy that differs from [`get_qos`](Self::get_qos); [`Error::InconsistentQos`] when
-    /// TIME_BASED_FILTER exceeds DEADLINE.
+    /// TIME_BASED_FILTER exceeds DEADLINE; [`Error::Unsupported`] on a builtin-topic reader.
     pub fn set_qos(&self, mut qos: DataReaderQos) -> Result<(), Error> {
+        if crate::runtime::builtin::is_builtin(self.inner.id) {
+            return Err(Error::Unsupported("set_qos on a builtin-topic reader"));
+        }
         let sh = &self.inner.runtime.shared;
         if sh.stopped() {
             return Err(Error::AlreadyDeleted);

@@ -319,6 +319,10 @@ fn user_topic_and_group_data_changes_reach_the_remote_builtin_topics() {
 
     w.set_qos(w.get_qos().user_data(b"v2")).expect("user data");
     assert_eq!(w.get_qos().user_data, b"v2");
+    assert!(matches!(
+        builtin.set_qos(builtin.get_qos().time_based_filter(ms(1))),
+        Err(Error::Unsupported(_))
+    ));
     wait_until("USER_DATA v2 seen remotely", || {
         remote(&|p| p.qos.user_data == b"v2")
     });
