@@ -35,6 +35,28 @@ impl Deadlines {
         }
     }
 
+    /// The period changed (`set_qos`): every tracked instance's period restarts at `now` with
+    /// the new length; an infinite period stops the timer (instances written meanwhile are
+    /// tracked again from their next write once a finite period returns).
+    pub fn set_period(&mut self, now: Instant, period: Option<Duration>) {
+        if self.period == period {
+            return;
+        }
+        self.period = period;
+        match period {
+            Some(d) => {
+                for due in self.due.values_mut() {
+                    *due = now + d;
+                }
+                self.next = (!self.due.is_empty()).then_some(now + d);
+            }
+            None => {
+                self.due.clear();
+                self.next = None;
+            }
+        }
+    }
+
     /// `instance` is no longer alive: it has no deadline.
     pub fn remove(&mut self, instance: &KeyHash) {
         self.due.remove(instance);

@@ -170,6 +170,31 @@ impl PartialEq for ReaderConfig {
     }
 }
 
+/// The part of a [`WriterConfig`] DDS lets the application change after creation
+/// (`DataWriter::set_qos`); see [`Participant::update_writer`](crate::Participant::update_writer).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriterUpdate {
+    /// DEADLINE offered: each instance's period restarts at the change.
+    pub deadline: Option<Duration>,
+    /// LIFESPAN of changes written from now on (those already written keep their expiry).
+    pub lifespan: Option<Duration>,
+    /// TRANSPORT_PRIORITY of datagrams sent from now on.
+    pub priority: i32,
+}
+
+/// The part of a [`ReaderConfig`] DDS lets the application change after creation
+/// (`DataReader::set_qos`); see [`Participant::update_reader`](crate::Participant::update_reader).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReaderUpdate {
+    /// DEADLINE requested: each instance's period restarts at the change.
+    pub deadline: Option<Duration>,
+    /// TIME_BASED_FILTER minimum separation (`None` = every sample), for samples received
+    /// from now on.
+    pub time_based_filter: Option<Duration>,
+    /// READER_DATA_LIFECYCLE autopurge delays (applied at the next purge check).
+    pub lifecycle: crate::history::ReaderDataLifecycle,
+}
+
 /// A matched remote (or local) reader, as a writer sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RemoteReader {

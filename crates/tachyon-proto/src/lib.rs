@@ -39,8 +39,8 @@ pub mod transmit;
 mod writer;
 
 pub use endpoint::{
-    KeyHashFn, Liveliness, LivelinessKind, ReaderConfig, Reliability, RemoteReader, RemoteWriter,
-    WriterConfig, DEFAULT_MAX_DATAGRAM,
+    KeyHashFn, Liveliness, LivelinessKind, ReaderConfig, ReaderUpdate, Reliability, RemoteReader,
+    RemoteWriter, WriterConfig, WriterUpdate, DEFAULT_MAX_DATAGRAM,
 };
 pub use event::Event;
 pub use participant::{

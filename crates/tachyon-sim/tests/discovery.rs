@@ -491,3 +491,99 @@ fn a_flood_of_fake_participants_is_bounded_and_real_traffic_flows() {
 #[allow(dead_code)]
 fn unused(_: Host<Idle>) {}
 use tachyon_sim::Idle;
+
+#[test]
+fn a_reannounced_endpoint_is_rematched_on_both_sides() {
+    let mut sim = Sim::new(11);
+    sim.set_default_link(LinkConfig::ideal(ms(1)));
+    let offered = |d| reliable_writer().deadline(ms(d));
+    let (wp, src) = source(1, "T", offered(50), 0);
+    let writer = src.writer;
+    let (rp, snk) = sink(2, "T", reliable_reader().deadline(ms(100)));
+    let reader = snk.reader;
+    let w = add(&mut sim, 1, wp, src);
+    let r = add(&mut sim, 2, rp, snk);
+    run(&mut sim, Duration::from_secs(1));
+    assert_eq!(host::<Sink>(&sim, r).app.matched, 1);
+    assert_eq!(
+        host::<Source>(&sim, w)
+            .participant
+            .matched_readers(writer)
+            .len(),
+        1
+    );
+    let incompatible = |sim: &Sim| {
+        let offered = host::<Source>(sim, w)
+            .app
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::OfferedIncompatibleQos { policies, .. } if policies == &[QosPolicyId::Deadline]))
+            .count();
+        let requested = host::<Sink>(sim, r)
+            .app
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::RequestedIncompatibleQos { policies, .. } if policies == &[QosPolicyId::Deadline]))
+            .count();
+        (offered, requested)
+    };
+    assert_eq!(incompatible(&sim), (0, 0));
+
+    // The writer offers a deadline looser than requested: both sides unmatch and say why.
+    let now = sim.now();
+    host_mut::<Source>(&mut sim, w)
+        .participant
+        .announce_writer(now, writer, publication("T", offered(200)))
+        .expect("re-announce");
+    run(&mut sim, ms(200));
+    assert_eq!(host::<Sink>(&sim, r).app.matched, 0);
+    assert_eq!(
+        host::<Source>(&sim, w)
+            .participant
+            .matched_readers(writer)
+            .len(),
+        0
+    );
+    assert_eq!(incompatible(&sim), (1, 1));
+    let seen = host::<Sink>(&sim, r)
+        .participant
+        .discovered_publications()
+        .map(|p| p.qos.deadline)
+        .collect::<Vec<_>>();
+    assert_eq!(seen, vec![Some(ms(200))]);
+
+    // Tightened again: matched again.
+    let now = sim.now();
+    host_mut::<Source>(&mut sim, w)
+        .participant
+        .announce_writer(now, writer, publication("T", offered(100)))
+        .expect("re-announce");
+    run(&mut sim, ms(200));
+    assert_eq!(host::<Sink>(&sim, r).app.matched, 1);
+    assert_eq!(
+        host::<Source>(&sim, w)
+            .participant
+            .matched_readers(writer)
+            .len(),
+        1
+    );
+
+    // The reader moves to another partition: unrelated, unmatched without a QoS complaint.
+    let now = sim.now();
+    let mut s = subscription("T", reliable_reader().deadline(ms(100)));
+    s.partition = vec!["elsewhere".into()];
+    host_mut::<Sink>(&mut sim, r)
+        .participant
+        .announce_reader(now, reader, s)
+        .expect("re-announce");
+    run(&mut sim, ms(200));
+    assert_eq!(host::<Sink>(&sim, r).app.matched, 0);
+    assert_eq!(
+        host::<Source>(&sim, w)
+            .participant
+            .matched_readers(writer)
+            .len(),
+        0
+    );
+    assert_eq!(incompatible(&sim), (1, 1));
+}

@@ -9,7 +9,7 @@ use tachyon_proto::history::{
     WriterHistoryConfig,
 };
 use tachyon_proto::{
-    Duration, Event, Instant, Liveliness, LivelinessKind, ReaderConfig, WriterConfig,
+    Duration, Event, Instant, Liveliness, LivelinessKind, ReaderConfig, ReaderUpdate, WriterConfig,
 };
 use tachyon_sim::{Host, LinkConfig, NodeId, RunOutcome, Sim};
 use tachyon_wire::EntityId;
@@ -235,6 +235,37 @@ fn time_based_filter_passes_one_sample_per_separation() {
     assert_eq!(
         src.participant.writer_history(p.w).map(|h| h.len()),
         Some(0)
+    );
+}
+
+#[test]
+fn a_time_based_filter_set_while_running_applies_from_then_on() {
+    // 200 samples, one per ms, alternating two instances; no filter at first.
+    let mut p = pair(keyed_writer(), keyed_reader(), 200, ms(1));
+    let _ = p.sim.run_for(ms(100));
+    let before = host::<Sink>(&p.sim, p.rn).app.received;
+    assert!(before >= 80, "{before} samples before the change");
+    let now = p.sim.now();
+    let update = ReaderUpdate {
+        deadline: None,
+        time_based_filter: Some(ms(10)),
+        lifecycle: ReaderDataLifecycle::default(),
+    };
+    host_mut::<Sink>(&mut p.sim, p.rn)
+        .participant
+        .update_reader(now, p.r, update)
+        .expect("update");
+    assert_eq!(p.sim.run_until_idle(secs(10)), RunOutcome::Idle);
+    let sink = host::<Sink>(&p.sim, p.rn);
+    let after = sink.app.received - before;
+    let stats = sink.participant.reader_stats(p.r).expect("reader");
+    assert_eq!(stats.filtered + sink.app.received, 200);
+    // What remains is under 120 ms of data: at most one sample per instance per 10 ms.
+    let most = 2 * (200 - before).div_ceil(10) + 2;
+    assert!(
+        (1..=most).contains(&after),
+        "{after} of {} samples passed the filter",
+        200 - before
     );
 }
 

@@ -4,12 +4,12 @@
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU16, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use tachyon_cdr::KeyHash;
 use tachyon_proto::discovery::DiscoveryConfig;
 use tachyon_proto::frag::ReassemblyLimits;
-use tachyon_proto::qos::{PublisherQos, SubscriberQos, TopicQos};
+use tachyon_proto::qos::{DomainParticipantQos, PublisherQos, SubscriberQos, TopicQos};
 use tachyon_proto::{Duration, Participant, ParticipantConfig, ReaderConfig};
 use tachyon_transport::{UdpConfig, UdpTransport};
 use tachyon_wire::{GuidPrefix, VendorId};
@@ -27,7 +27,7 @@ use crate::listener::{
 };
 use crate::publication::Publisher;
 use crate::runtime::builtin::{PARTICIPANT_READER, PUBLICATION_READER, SUBSCRIPTION_READER};
-use crate::runtime::{ReaderLimits, Runtime};
+use crate::runtime::{lock, ReaderLimits, Runtime};
 use crate::statistics::ParticipantStatistics;
 use crate::status::StatusMask;
 use crate::subscription::{DataReader, Subscriber};
@@ -89,6 +89,8 @@ pub struct DomainParticipant {
     domain_id: u32,
     builtin: BuiltinReaders,
     condition: StatusCondition,
+    /// The QoS now; changed by `set_qos` under the state lock.
+    qos: Mutex<DomainParticipantQos>,
 }
 
 /// The builtin-topic readers, made with the participant so discovery fills them from the
@@ -196,7 +198,39 @@ impl DomainParticipant {
             domain_id,
             builtin,
             condition,
+            qos: Mutex::new(DomainParticipantQos {
+                user_data: settings.user_data.clone(),
+                ..DomainParticipantQos::default()
+            }),
         })
+    }
+
+    /// The participant's QoS now (DDS `get_qos`): USER_DATA starts as
+    /// [`ParticipantSettings::user_data`].
+    pub fn get_qos(&self) -> DomainParticipantQos {
+        lock(&self.qos).clone()
+    }
+
+    /// Changes the participant's QoS (DDS `set_qos`; both its policies are changeable). A
+    /// USER_DATA change is announced through SPDP at once, to the discovery destinations and
+    /// to every known participant, which sees it in its DCPSParticipant builtin topic.
+    pub fn set_qos(&self, qos: DomainParticipantQos) -> Result<(), Error> {
+        let sh = &self.runtime.shared;
+        if sh.stopped() {
+            return Err(Error::AlreadyDeleted);
+        }
+        let mut st = sh.lock();
+        let mut cur = lock(&self.qos);
+        if cur.user_data != qos.user_data {
+            st.participant.set_user_data(qos.user_data.clone());
+        }
+        *cur = qos;
+        drop(cur);
+        let now = sh.now();
+        st.flush(sh, now);
+        drop(st);
+        sh.wake();
+        Ok(())
     }
 
     /// The domain id.
@@ -549,10 +583,7 @@ fn warn_unapplied_threads(threads: &ThreadRoles) {
 }
 
 fn check_partitions(names: &[String]) -> Result<(), Error> {
-    match names.iter().find(|n| n.contains('\0')) {
-        Some(n) => Err(tachyon_proto::qos::InconsistentQos::BadPartition(n.clone()).into()),
-        None => Ok(()),
-    }
+    Ok(tachyon_proto::qos::check_partitions(names)?)
 }
 
 /// A GUID prefix unique on this host and across hosts: vendor id, a random host/process part

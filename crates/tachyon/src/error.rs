@@ -1,6 +1,6 @@
 //! Errors of the DCPS operations: each says what failed and what to do.
 
-use tachyon_proto::qos::InconsistentQos;
+use tachyon_proto::qos::{InconsistentQos, QosPolicyId};
 
 /// Why a DCPS operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -15,6 +15,10 @@ pub enum Error {
     /// A QoS value or combination cannot be used (DDS INCONSISTENT_POLICY).
     #[error("inconsistent QoS: {0}")]
     InconsistentQos(#[from] InconsistentQos),
+    /// `set_qos` would change a policy DDS fixes at creation (DDS IMMUTABLE_POLICY): the
+    /// first such policy whose value differs. Nothing was changed.
+    #[error("QoS policy {0} cannot be changed after creation")]
+    ImmutablePolicy(QosPolicyId),
     /// The sample could not be serialized.
     #[error("serializing the sample failed: {0}")]
     Encode(#[from] tachyon_cdr::EncodeError),

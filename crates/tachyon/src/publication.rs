@@ -1,7 +1,7 @@
 //! [`Publisher`] and [`DataWriter`]: writing typed samples.
 
 use std::marker::PhantomData;
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration as StdDuration, Instant as StdInstant, SystemTime};
 
 use tachyon_cdr::{DdsType, Endianness, Extensibility, KeyHash, XcdrVersion};
@@ -9,15 +9,17 @@ use tachyon_proto::discovery::PublicationData;
 use tachyon_proto::history::{
     ChangeKind, Durability, PayloadPool, WriteError, WriterHistoryConfig,
 };
-use tachyon_proto::qos::{DataRepresentation, DataWriterQos, DurabilityKind, PublisherQos};
-use tachyon_proto::{WriteRequest, WriterConfig};
+use tachyon_proto::qos::{
+    check_partitions, DataRepresentation, DataWriterQos, DurabilityKind, PublisherQos,
+};
+use tachyon_proto::{WriteRequest, WriterConfig, WriterUpdate};
 use tachyon_wire::{EntityId, Guid, Time};
 
 use crate::condition::StatusCondition;
 use crate::error::Error;
 use crate::listener::{publisher_dispatch, PublisherListener, PUBLISHER_STATUSES};
 use crate::listener::{DataWriterListener, WRITER_STATUSES};
-use crate::runtime::{Dispatch, Runtime, PUBLISHER_KIND};
+use crate::runtime::{lock, Dispatch, Runtime, PUBLISHER_KIND};
 use crate::status::{
     DeadlineMissedStatus, IncompatibleQosStatus, LivelinessLostStatus, PublicationMatchedStatus,
     StatusMask,
@@ -27,9 +29,16 @@ use crate::topic::Topic;
 /// Groups writers sharing PARTITION and PRESENTATION.
 pub struct Publisher {
     runtime: Arc<Runtime>,
-    qos: PublisherQos,
     group: EntityId,
     condition: StatusCondition,
+    state: Mutex<Group<PublisherQos>>,
+}
+
+/// A publisher's or subscriber's QoS and the endpoints it created (some may be deleted since:
+/// their ids are never reused, and they are pruned when found gone).
+pub(crate) struct Group<Q> {
+    pub(crate) qos: Q,
+    pub(crate) members: Vec<EntityId>,
 }
 
 impl Publisher {
@@ -38,15 +47,68 @@ impl Publisher {
         let condition = StatusCondition::new(Arc::clone(&runtime), group);
         Publisher {
             runtime,
-            qos,
             group,
             condition,
+            state: Mutex::new(Group {
+                qos,
+                members: Vec::new(),
+            }),
         }
     }
 
-    /// The publisher's QoS.
-    pub fn qos(&self) -> &PublisherQos {
-        &self.qos
+    /// The publisher's QoS now (the same as [`get_qos`](Self::get_qos)).
+    pub fn qos(&self) -> PublisherQos {
+        self.get_qos()
+    }
+
+    /// The publisher's QoS now (DDS `get_qos`).
+    pub fn get_qos(&self) -> PublisherQos {
+        lock(&self.state).qos.clone()
+    }
+
+    /// Changes the publisher's QoS (DDS `set_qos`). PARTITION, GROUP_DATA and ENTITY_FACTORY
+    /// may change; a PARTITION or GROUP_DATA change re-announces every writer of the
+    /// publisher through SEDP, so matching is re-evaluated here and at every remote
+    /// participant (PUBLICATION_MATCHED/SUBSCRIPTION_MATCHED report what it changed).
+    ///
+    /// Errors, with nothing changed: [`Error::ImmutablePolicy`] when PRESENTATION differs,
+    /// [`Error::InconsistentQos`] for an unusable partition name.
+    pub fn set_qos(&self, qos: PublisherQos) -> Result<(), Error> {
+        check_partitions(&qos.partition)?;
+        let sh = &self.runtime.shared;
+        if sh.stopped() {
+            return Err(Error::AlreadyDeleted);
+        }
+        let mut st = sh.lock();
+        let mut g = lock(&self.state);
+        if let Some(p) = g.qos.immutable_change(&qos) {
+            return Err(Error::ImmutablePolicy(p));
+        }
+        let now = sh.now();
+        let announced = g.qos.partition != qos.partition || g.qos.group_data != qos.group_data;
+        g.qos = qos;
+        let mut result = Ok(());
+        if announced {
+            let g = &mut *g;
+            let mut live = Vec::with_capacity(g.members.len());
+            for &id in &g.members {
+                let Some(mut data) = st.participant.local_publication(id).cloned() else {
+                    continue;
+                };
+                live.push(id);
+                data.partition.clone_from(&g.qos.partition);
+                data.group_data.clone_from(&g.qos.group_data);
+                if let Err(e) = st.participant.announce_writer(now, id, data) {
+                    result = result.and(Err(e.into()));
+                }
+            }
+            g.members = live;
+        }
+        drop(g);
+        st.flush(sh, now);
+        drop(st);
+        sh.wake();
+        result
     }
 
     /// Creates a writer of `topic` and announces it.
@@ -96,11 +158,14 @@ impl Publisher {
         let id = st.participant.create_writer(config)?;
         let mut data = PublicationData::new(Guid::UNKNOWN, topic.name(), topic.type_name());
         data.qos = qos.clone();
-        data.partition.clone_from(&self.qos.partition);
-        data.presentation = self.qos.presentation;
-        data.group_data.clone_from(&self.qos.group_data);
-        data.topic_data.clone_from(&topic.qos().topic_data);
+        data.topic_data = topic.qos().topic_data;
+        let mut g = lock(&self.state);
+        data.partition.clone_from(&g.qos.partition);
+        data.presentation = g.qos.presentation;
+        data.group_data.clone_from(&g.qos.group_data);
         st.participant.announce_writer(now, id, data)?;
+        g.members.push(id);
+        drop(g);
         // Nothing fails from here on (dropping `writer` under the lock would deadlock).
         st.add_endpoint(id);
         st.set_group(id, self.group);
@@ -108,7 +173,8 @@ impl Publisher {
             inner: Arc::new(WriterInner {
                 runtime: Arc::clone(&self.runtime),
                 id,
-                qos,
+                max_blocking_time: qos.reliability.max_blocking_time,
+                qos: Mutex::new(qos),
                 version,
                 pool: PayloadPool::new(),
                 condition: StatusCondition::new(Arc::clone(&self.runtime), id),
@@ -201,7 +267,10 @@ pub struct DataWriter<T> {
 struct WriterInner<T> {
     runtime: Arc<Runtime>,
     id: EntityId,
-    qos: DataWriterQos,
+    /// The QoS now; changed by `set_qos` under the state lock.
+    qos: Mutex<DataWriterQos>,
+    /// RELIABILITY `max_blocking_time` (immutable, so read without a lock).
+    max_blocking_time: tachyon_proto::Duration,
     version: XcdrVersion,
     pool: PayloadPool,
     condition: StatusCondition,
@@ -238,7 +307,7 @@ impl<T: DdsType> DataWriter<T> {
     /// Unregisters the instance of `sample` (disposing it too when the QoS says
     /// `autodispose_unregistered_instances`).
     pub fn unregister_instance(&self, sample: &T) -> Result<(), Error> {
-        let kind = if self.inner.qos.autodispose_unregistered_instances {
+        let kind = if lock(&self.inner.qos).autodispose_unregistered_instances {
             ChangeKind::NotAliveDisposedUnregistered
         } else {
             ChangeKind::NotAliveUnregistered
@@ -384,9 +453,61 @@ impl<T: DdsType> DataWriter<T> {
             .guid(self.inner.id)
     }
 
-    /// The writer's QoS.
-    pub fn qos(&self) -> &DataWriterQos {
-        &self.inner.qos
+    /// The writer's QoS now (the same as [`get_qos`](Self::get_qos)).
+    pub fn qos(&self) -> DataWriterQos {
+        self.get_qos()
+    }
+
+    /// The writer's QoS now (DDS `get_qos`).
+    pub fn get_qos(&self) -> DataWriterQos {
+        lock(&self.inner.qos).clone()
+    }
+
+    /// Changes the writer's QoS (DDS `set_qos`). DEADLINE, LATENCY_BUDGET,
+    /// TRANSPORT_PRIORITY, LIFESPAN, USER_DATA, OWNERSHIP_STRENGTH and WRITER_DATA_LIFECYCLE
+    /// may change: the deadline timers restart with the new period, lifespan and priority
+    /// apply to what is written and sent from now on, and the writer is re-announced through
+    /// SEDP so matching is re-evaluated everywhere (a deadline no longer meeting a reader's
+    /// request unmatches it and reports OFFERED/REQUESTED_INCOMPATIBLE_QOS). An empty
+    /// DATA_REPRESENTATION stands for the one chosen at creation.
+    ///
+    /// Errors, with nothing changed: [`Error::ImmutablePolicy`] naming the first other
+    /// policy that differs from [`get_qos`](Self::get_qos).
+    pub fn set_qos(&self, mut qos: DataWriterQos) -> Result<(), Error> {
+        let sh = &self.inner.runtime.shared;
+        if sh.stopped() {
+            return Err(Error::AlreadyDeleted);
+        }
+        let mut st = sh.lock();
+        let mut cur = lock(&self.inner.qos);
+        if qos.representation.is_empty() {
+            qos.representation.clone_from(&cur.representation);
+        }
+        if let Some(p) = cur.immutable_change(&qos) {
+            return Err(Error::ImmutablePolicy(p));
+        }
+        let now = sh.now();
+        let update = WriterUpdate {
+            deadline: qos.deadline,
+            lifespan: qos.lifespan,
+            priority: qos.transport_priority,
+        };
+        st.participant.update_writer(now, self.inner.id, update)?;
+        let announced = st.participant.local_publication(self.inner.id).cloned();
+        *cur = qos.clone();
+        drop(cur);
+        let mut result = Ok(());
+        if let Some(mut data) = announced.filter(|d| d.qos != qos) {
+            data.qos = qos;
+            result = st
+                .participant
+                .announce_writer(now, self.inner.id, data)
+                .map_err(Error::from);
+        }
+        st.flush(sh, now);
+        drop(st);
+        sh.wake();
+        result
     }
 
     fn instance_change(&self, sample: &T, kind: ChangeKind) -> Result<(), Error> {
@@ -413,7 +534,7 @@ impl<T: DdsType> DataWriter<T> {
     /// KEEP_ALL history is full, and sends it from this thread.
     fn submit(&self, req: WriteRequest) -> Result<(), Error> {
         let sh = &self.inner.runtime.shared;
-        let deadline = StdInstant::now() + self.inner.qos.reliability.max_blocking_time;
+        let deadline = StdInstant::now() + self.inner.max_blocking_time;
         let mut st = sh.lock();
         loop {
             if sh.stopped() {

@@ -2,7 +2,7 @@
 
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration as StdDuration, Instant as StdInstant};
 
 use tachyon_cdr::{DdsType, Decode, KeyHash};
@@ -11,15 +11,18 @@ use tachyon_proto::history::{
     Durability, InstanceSelector, InstanceStateMask, Query, ReaderHistoryConfig, SampleInfo,
     SampleStateMask, ViewStateMask,
 };
-use tachyon_proto::qos::{DataReaderQos, DataRepresentation, DurabilityKind, SubscriberQos};
-use tachyon_proto::ReaderConfig;
+use tachyon_proto::qos::{
+    check_partitions, DataReaderQos, DataRepresentation, DurabilityKind, SubscriberQos,
+};
+use tachyon_proto::{ReaderConfig, ReaderUpdate};
 use tachyon_wire::{EntityId, Guid};
 
 use crate::condition::{ReadCondition, StatusCondition};
 use crate::error::Error;
 use crate::listener::{subscriber_dispatch, SubscriberListener, SUBSCRIBER_STATUSES};
 use crate::listener::{DataReaderListener, READER_STATUSES};
-use crate::runtime::{Dispatch, Runtime, SUBSCRIBER_KIND};
+use crate::publication::Group;
+use crate::runtime::{lock, Dispatch, Runtime, SUBSCRIBER_KIND};
 use crate::status::{
     DeadlineMissedStatus, IncompatibleQosStatus, LivelinessChangedStatus, SampleLostStatus,
     SampleRejectedStatus, StatusMask, SubscriptionMatchedStatus,
@@ -29,9 +32,9 @@ use crate::topic::Topic;
 /// Groups readers sharing PARTITION and PRESENTATION.
 pub struct Subscriber {
     runtime: Arc<Runtime>,
-    qos: SubscriberQos,
     group: EntityId,
     condition: StatusCondition,
+    state: Mutex<Group<SubscriberQos>>,
 }
 
 impl Subscriber {
@@ -40,15 +43,69 @@ impl Subscriber {
         let condition = StatusCondition::new(Arc::clone(&runtime), group);
         Subscriber {
             runtime,
-            qos,
             group,
             condition,
+            state: Mutex::new(Group {
+                qos,
+                members: Vec::new(),
+            }),
         }
     }
 
-    /// The subscriber's QoS.
-    pub fn qos(&self) -> &SubscriberQos {
-        &self.qos
+    /// The subscriber's QoS now (the same as [`get_qos`](Self::get_qos)).
+    pub fn qos(&self) -> SubscriberQos {
+        self.get_qos()
+    }
+
+    /// The subscriber's QoS now (DDS `get_qos`).
+    pub fn get_qos(&self) -> SubscriberQos {
+        lock(&self.state).qos.clone()
+    }
+
+    /// Changes the subscriber's QoS (DDS `set_qos`). PARTITION, GROUP_DATA and
+    /// ENTITY_FACTORY may change; a PARTITION or GROUP_DATA change re-announces every reader
+    /// of the subscriber through SEDP, so matching is re-evaluated here and at every remote
+    /// participant: readers stop matching writers of partitions they left (with
+    /// SUBSCRIPTION_MATCHED) and match those of the partitions they joined.
+    ///
+    /// Errors, with nothing changed: [`Error::ImmutablePolicy`] when PRESENTATION differs,
+    /// [`Error::InconsistentQos`] for an unusable partition name.
+    pub fn set_qos(&self, qos: SubscriberQos) -> Result<(), Error> {
+        check_partitions(&qos.partition)?;
+        let sh = &self.runtime.shared;
+        if sh.stopped() {
+            return Err(Error::AlreadyDeleted);
+        }
+        let mut st = sh.lock();
+        let mut g = lock(&self.state);
+        if let Some(p) = g.qos.immutable_change(&qos) {
+            return Err(Error::ImmutablePolicy(p));
+        }
+        let now = sh.now();
+        let announced = g.qos.partition != qos.partition || g.qos.group_data != qos.group_data;
+        g.qos = qos;
+        let mut result = Ok(());
+        if announced {
+            let g = &mut *g;
+            let mut live = Vec::with_capacity(g.members.len());
+            for &id in &g.members {
+                let Some(mut data) = st.participant.local_subscription(id).cloned() else {
+                    continue;
+                };
+                live.push(id);
+                data.partition.clone_from(&g.qos.partition);
+                data.group_data.clone_from(&g.qos.group_data);
+                if let Err(e) = st.participant.announce_reader(now, id, data) {
+                    result = result.and(Err(e.into()));
+                }
+            }
+            g.members = live;
+        }
+        drop(g);
+        st.flush(sh, now);
+        drop(st);
+        sh.wake();
+        result
     }
 
     /// Creates a reader of `topic` and announces it.
@@ -94,9 +151,7 @@ impl Subscriber {
             // Tachyon decodes both, whatever the type's extensibility.
             qos.representation = vec![DataRepresentation::Xcdr1, DataRepresentation::Xcdr2];
         }
-        if qos.deadline.is_some_and(|d| d < qos.time_based_filter) {
-            return Err(tachyon_proto::qos::InconsistentQos::TimeBasedFilterExceedsDeadline.into());
-        }
+        qos.check()?;
         let config = ReaderConfig {
             reliability: qos.reliability.kind,
             history: ReaderHistoryConfig {
@@ -126,11 +181,14 @@ impl Subscriber {
         let id = st.participant.create_reader(config)?;
         let mut data = SubscriptionData::new(Guid::UNKNOWN, topic.name(), topic.type_name());
         data.qos = qos.clone();
-        data.partition.clone_from(&self.qos.partition);
-        data.presentation = self.qos.presentation;
-        data.group_data.clone_from(&self.qos.group_data);
-        data.topic_data.clone_from(&topic.qos().topic_data);
+        data.topic_data = topic.qos().topic_data;
+        let mut g = lock(&self.state);
+        data.partition.clone_from(&g.qos.partition);
+        data.presentation = g.qos.presentation;
+        data.group_data.clone_from(&g.qos.group_data);
         st.participant.announce_reader(now, id, data)?;
+        g.members.push(id);
+        drop(g);
         // Nothing fails from here on (dropping `reader` under the lock would deadlock).
         st.add_endpoint(id);
         st.set_group(id, self.group);
@@ -138,7 +196,7 @@ impl Subscriber {
             inner: Arc::new(ReaderInner {
                 runtime: Arc::clone(&self.runtime),
                 id,
-                qos,
+                qos: Mutex::new(qos),
                 decode_errors: AtomicU64::new(0),
                 condition: StatusCondition::new(Arc::clone(&self.runtime), id),
                 _type: PhantomData,
@@ -265,7 +323,8 @@ impl<T> std::fmt::Debug for DataReader<T> {
 pub(crate) struct ReaderInner<T> {
     pub(crate) runtime: Arc<Runtime>,
     pub(crate) id: EntityId,
-    qos: DataReaderQos,
+    /// The QoS now; changed by `set_qos` under the state lock.
+    qos: Mutex<DataReaderQos>,
     decode_errors: AtomicU64,
     condition: StatusCondition,
     _type: PhantomData<fn() -> T>,
@@ -279,10 +338,10 @@ impl<T> DataReader<T> {
             inner: Arc::new(ReaderInner {
                 runtime: Arc::clone(runtime),
                 id,
-                qos: DataReaderQos {
+                qos: Mutex::new(DataReaderQos {
                     durability: DurabilityKind::TransientLocal,
                     ..DataReaderQos::default().reliable().keep_last(1)
-                },
+                }),
                 decode_errors: AtomicU64::new(0),
                 condition: StatusCondition::new(Arc::clone(runtime), id),
                 _type: PhantomData,
@@ -545,9 +604,66 @@ impl<T: Readable> DataReader<T> {
             .guid(self.inner.id)
     }
 
-    /// The reader's QoS.
-    pub fn qos(&self) -> &DataReaderQos {
-        &self.inner.qos
+    /// The reader's QoS now (the same as [`get_qos`](Self::get_qos)).
+    pub fn qos(&self) -> DataReaderQos {
+        self.get_qos()
+    }
+
+    /// The reader's QoS now (DDS `get_qos`).
+    pub fn get_qos(&self) -> DataReaderQos {
+        lock(&self.inner.qos).clone()
+    }
+
+    /// Changes the reader's QoS (DDS `set_qos`). DEADLINE, LATENCY_BUDGET, USER_DATA,
+    /// TIME_BASED_FILTER and READER_DATA_LIFECYCLE may change: the deadline timers restart
+    /// with the new period, the filter applies to samples received from now on, the
+    /// autopurge delays at the next purge check, and the reader is re-announced through SEDP
+    /// so matching is re-evaluated everywhere (a deadline no longer met by a writer's offer
+    /// unmatches it and reports REQUESTED/OFFERED_INCOMPATIBLE_QOS). An empty
+    /// DATA_REPRESENTATION stands for the one chosen at creation.
+    ///
+    /// Errors, with nothing changed: [`Error::ImmutablePolicy`] naming the first other
+    /// policy that differs from [`get_qos`](Self::get_qos); [`Error::InconsistentQos`] when
+    /// TIME_BASED_FILTER exceeds DEADLINE; [`Error::Unsupported`] on a builtin-topic reader.
+    pub fn set_qos(&self, mut qos: DataReaderQos) -> Result<(), Error> {
+        if crate::runtime::builtin::is_builtin(self.inner.id) {
+            return Err(Error::Unsupported("set_qos on a builtin-topic reader"));
+        }
+        let sh = &self.inner.runtime.shared;
+        if sh.stopped() {
+            return Err(Error::AlreadyDeleted);
+        }
+        let mut st = sh.lock();
+        let mut cur = lock(&self.inner.qos);
+        if qos.representation.is_empty() {
+            qos.representation.clone_from(&cur.representation);
+        }
+        if let Some(p) = cur.immutable_change(&qos) {
+            return Err(Error::ImmutablePolicy(p));
+        }
+        qos.check()?;
+        let now = sh.now();
+        let update = ReaderUpdate {
+            deadline: qos.deadline,
+            time_based_filter: (!qos.time_based_filter.is_zero()).then_some(qos.time_based_filter),
+            lifecycle: qos.reader_data_lifecycle,
+        };
+        st.participant.update_reader(now, self.inner.id, update)?;
+        let announced = st.participant.local_subscription(self.inner.id).cloned();
+        *cur = qos.clone();
+        drop(cur);
+        let mut result = Ok(());
+        if let Some(mut data) = announced.filter(|d| d.qos != qos) {
+            data.qos = qos;
+            result = st
+                .participant
+                .announce_reader(now, self.inner.id, data)
+                .map_err(Error::from);
+        }
+        st.flush(sh, now);
+        drop(st);
+        sh.wake();
+        result
     }
 
     /// Shared body of every read and take: collects under the lock, resets DATA_AVAILABLE,

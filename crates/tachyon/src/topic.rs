@@ -3,7 +3,7 @@
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use tachyon_proto::qos::TopicQos;
 use tachyon_wire::EntityId;
@@ -11,7 +11,7 @@ use tachyon_wire::EntityId;
 use crate::condition::StatusCondition;
 use crate::error::Error;
 use crate::listener::{topic_dispatch, TopicListener, TOPIC_STATUSES};
-use crate::runtime::{GroupDispatch, Runtime};
+use crate::runtime::{lock, GroupDispatch, Runtime};
 use crate::status::{InconsistentTopicStatus, StatusMask};
 
 /// A typed topic of a participant. Discovery compares it with the remote writers and
@@ -20,7 +20,7 @@ use crate::status::{InconsistentTopicStatus, StatusMask};
 pub struct Topic<T> {
     name: String,
     type_name: &'static str,
-    qos: TopicQos,
+    qos: Mutex<TopicQos>,
     runtime: Arc<Runtime>,
     id: EntityId,
     condition: StatusCondition,
@@ -32,7 +32,7 @@ impl<T> fmt::Debug for Topic<T> {
         f.debug_struct("Topic")
             .field("name", &self.name)
             .field("type_name", &self.type_name)
-            .field("qos", &self.qos)
+            .field("qos", &self.get_qos())
             .finish_non_exhaustive()
     }
 }
@@ -63,7 +63,7 @@ impl<T> Topic<T> {
         Ok(Topic {
             name: name.to_owned(),
             type_name,
-            qos,
+            qos: Mutex::new(qos),
             runtime: Arc::clone(runtime),
             id,
             condition: StatusCondition::new(Arc::clone(runtime), id),
@@ -81,9 +81,74 @@ impl<T> Topic<T> {
         self.type_name
     }
 
-    /// The topic's QoS.
-    pub fn qos(&self) -> &TopicQos {
-        &self.qos
+    /// The topic's QoS now (the same as [`get_qos`](Self::get_qos)).
+    pub fn qos(&self) -> TopicQos {
+        self.get_qos()
+    }
+
+    /// The topic's QoS now (DDS `get_qos`).
+    pub fn get_qos(&self) -> TopicQos {
+        lock(&self.qos).clone()
+    }
+
+    /// Changes the topic's QoS (DDS `set_qos`). TOPIC_DATA, DEADLINE, LATENCY_BUDGET,
+    /// TRANSPORT_PRIORITY and LIFESPAN may change. A TOPIC_DATA change re-announces every
+    /// writer and reader of this participant on the topic through SEDP (others see it in
+    /// their builtin topics); the other changeable policies are defaults for endpoints
+    /// created from now on ([`DataWriterQos::from_topic`]), as in DDS.
+    ///
+    /// Errors, with nothing changed: [`Error::ImmutablePolicy`] naming the first other
+    /// policy that differs from [`get_qos`](Self::get_qos).
+    ///
+    /// [`DataWriterQos::from_topic`]: tachyon_proto::qos::DataWriterQos::from_topic
+    pub fn set_qos(&self, qos: TopicQos) -> Result<(), Error> {
+        let sh = &self.runtime.shared;
+        if sh.stopped() {
+            return Err(Error::AlreadyDeleted);
+        }
+        let mut st = sh.lock();
+        let mut cur = lock(&self.qos);
+        if let Some(p) = cur.immutable_change(&qos) {
+            return Err(Error::ImmutablePolicy(p));
+        }
+        let now = sh.now();
+        let announced = cur.topic_data != qos.topic_data;
+        *cur = qos;
+        let topic_data = cur.topic_data.clone();
+        drop(cur);
+        let mut result: Result<(), Error> = Ok(());
+        if announced {
+            let p = &mut st.participant;
+            let on_topic = |name: &str, data: &[u8]| name == self.name && data != topic_data;
+            let writers: Vec<_> = p
+                .local_publications()
+                .filter(|d| on_topic(&d.topic_name, &d.topic_data))
+                .cloned()
+                .collect();
+            let readers: Vec<_> = p
+                .local_subscriptions()
+                .filter(|d| on_topic(&d.topic_name, &d.topic_data))
+                .cloned()
+                .collect();
+            for mut d in writers {
+                let id: EntityId = d.guid.entity_id;
+                d.topic_data.clone_from(&topic_data);
+                if let Err(e) = p.announce_writer(now, id, d) {
+                    result = result.and(Err(e.into()));
+                }
+            }
+            for mut d in readers {
+                let id: EntityId = d.guid.entity_id;
+                d.topic_data.clone_from(&topic_data);
+                if let Err(e) = p.announce_reader(now, id, d) {
+                    result = result.and(Err(e.into()));
+                }
+            }
+        }
+        st.flush(sh, now);
+        drop(st);
+        sh.wake();
+        result
     }
 
     /// INCONSISTENT_TOPIC; resets its change count.

@@ -220,6 +220,23 @@ impl Participant {
         }
     }
 
+    /// Changes the participant's USER_DATA (DDS `DomainParticipant::set_qos`) and announces
+    /// it at once through SPDP, so every remote participant sees it (its DCPSParticipant
+    /// data is updated). Does nothing without discovery.
+    pub fn set_user_data(&mut self, user_data: Vec<u8>) {
+        let Some(d) = self.discovery.as_mut() else {
+            return;
+        };
+        let known = d
+            .participants
+            .values()
+            .map(|p| usable(&p.data.metatraffic_unicast, false))
+            .filter(|l| !l.is_empty())
+            .collect();
+        d.config.user_data.clone_from(&user_data);
+        d.spdp.set_user_data(user_data, known);
+    }
+
     // ---- getters ---------------------------------------------------------------------------
 
     /// Remote participants discovered and alive.
@@ -250,6 +267,32 @@ impl Participant {
     /// A discovered remote reader.
     pub fn discovered_subscription(&self, guid: &Guid) -> Option<&SubscriptionData> {
         self.discovery.as_ref()?.subscriptions.get(guid)
+    }
+
+    /// What is announced now of local writer `writer` (the last
+    /// [`announce_writer`](Self::announce_writer)), e.g. to change its QoS and announce it
+    /// again.
+    pub fn local_publication(&self, writer: EntityId) -> Option<&PublicationData> {
+        self.discovery.as_ref()?.local_publications.get(&writer)
+    }
+
+    /// What is announced now of every local writer.
+    pub fn local_publications(&self) -> impl Iterator<Item = &PublicationData> {
+        self.discovery
+            .iter()
+            .flat_map(|d| d.local_publications.values())
+    }
+
+    /// What is announced now of every local reader.
+    pub fn local_subscriptions(&self) -> impl Iterator<Item = &SubscriptionData> {
+        self.discovery
+            .iter()
+            .flat_map(|d| d.local_subscriptions.values())
+    }
+
+    /// What is announced now of local reader `reader`.
+    pub fn local_subscription(&self, reader: EntityId) -> Option<&SubscriptionData> {
+        self.discovery.as_ref()?.local_subscriptions.get(&reader)
     }
 
     /// Discovery counters (all zero without discovery).

@@ -74,6 +74,20 @@ impl Announcer {
         self.next
     }
 
+    /// Changes USER_DATA and announces the change at once: on the SPDP destinations now (the
+    /// periodic schedule restarts) and to every participant in `known` directly.
+    pub(super) fn set_user_data(&mut self, user_data: Vec<u8>, known: Vec<Vec<Locator>>) {
+        if self.dispose || self.data.user_data == user_data {
+            return;
+        }
+        self.data.user_data = user_data;
+        self.payload = self.data.to_payload();
+        if self.next.is_some() {
+            self.next = Some(Instant::ZERO);
+        }
+        self.directed.extend(known);
+    }
+
     pub(super) fn announce_deletion(&mut self) {
         self.dispose = true;
         self.directed.clear();

@@ -465,6 +465,12 @@ impl ReaderHistory {
         self.instances.get(instance).map_or(0, |i| i.samples.len())
     }
 
+    /// Changes the READER_DATA_LIFECYCLE autopurge delays (`set_qos`); they apply from the
+    /// next [`next_purge`](Self::next_purge) on.
+    pub fn set_lifecycle(&mut self, lifecycle: ReaderDataLifecycle) {
+        self.config.lifecycle = lifecycle;
+    }
+
     /// The configuration the cache was built with.
     pub fn config(&self) -> &ReaderHistoryConfig {
         &self.config

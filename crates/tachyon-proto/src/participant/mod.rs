@@ -17,7 +17,9 @@ use tachyon_wire::{
     VendorId,
 };
 
-use crate::endpoint::{ReaderConfig, RemoteReader, RemoteWriter, WriterConfig};
+use crate::endpoint::{
+    ReaderConfig, ReaderUpdate, RemoteReader, RemoteWriter, WriterConfig, WriterUpdate,
+};
 use crate::event::Event;
 use crate::frag::ReassemblyStats;
 use crate::history::{
@@ -472,6 +474,36 @@ impl Participant {
         Ok(was)
     }
 
+    /// Changes the QoS of local writer `writer` that DDS lets change after creation
+    /// (DEADLINE, LIFESPAN, TRANSPORT_PRIORITY). Re-announce it with
+    /// [`announce_writer`](Self::announce_writer) so others see the change.
+    pub fn update_writer(
+        &mut self,
+        now: Instant,
+        writer: EntityId,
+        update: WriterUpdate,
+    ) -> Result<(), Error> {
+        self.writer_mut(writer)
+            .ok_or(Error::UnknownWriter(writer))?
+            .update(now, update);
+        Ok(())
+    }
+
+    /// Changes the QoS of local reader `reader` that DDS lets change after creation
+    /// (DEADLINE, TIME_BASED_FILTER, READER_DATA_LIFECYCLE). Re-announce it with
+    /// [`announce_reader`](Self::announce_reader) so others see the change.
+    pub fn update_reader(
+        &mut self,
+        now: Instant,
+        reader: EntityId,
+        update: ReaderUpdate,
+    ) -> Result<(), Error> {
+        self.reader_mut(reader)
+            .ok_or(Error::UnknownReader(reader))?
+            .update(now, update);
+        Ok(())
+    }
+
     /// Writers whose TRANSPORT_PRIORITY is above `threshold` have their timers in
     /// [`TimerClass::Critical`] (`None`, the default: no writer does).
     pub fn set_critical_priority(&mut self, threshold: Option<i32>) {
@@ -831,6 +863,37 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn an_updated_writer_restarts_its_deadlines_and_changes_its_class() {
+        let at = |ms| Instant::ZERO + Duration::from_millis(ms);
+        let mut p = Participant::new(GuidPrefix([4; 12]), ParticipantConfig::default());
+        p.set_critical_priority(Some(10));
+        let w = writer(&mut p, 0, 10);
+        assert_eq!(p.poll_timeout(), Some(at(10)));
+        let update = WriterUpdate {
+            deadline: Some(Duration::from_millis(100)),
+            lifespan: None,
+            priority: 11,
+        };
+        p.update_writer(at(5), w, update).expect("update");
+        assert_eq!(p.poll_timeouts().get(TimerClass::Critical), Some(at(105)));
+        p.handle_timeout(at(30));
+        assert!(
+            missed(&mut p).is_empty(),
+            "the period restarted with the new length"
+        );
+        p.handle_timeout(at(105));
+        assert_eq!(missed(&mut p), vec![w]);
+        let update = WriterUpdate {
+            deadline: None,
+            ..update
+        };
+        p.update_writer(at(110), w, update).expect("update");
+        assert_eq!(p.poll_timeout(), None);
+        let unknown = EntityId::new([9, 9, 9], EntityKind::USER_WRITER_WITH_KEY);
+        assert!(p.update_writer(at(110), unknown, update).is_err());
     }
 
     #[test]

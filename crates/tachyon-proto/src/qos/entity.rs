@@ -1,6 +1,7 @@
 //! The QoS of each DCPS entity, with the spec's defaults and by-value builders:
 //! `DataWriterQos::default().reliable().keep_all().transient_local()`.
 
+use super::compat::QosPolicyId;
 use super::policy::*;
 use crate::time::Duration;
 
@@ -382,5 +383,197 @@ impl SubscriberQos {
     pub fn presentation(mut self, p: Presentation) -> Self {
         self.presentation = p;
         self
+    }
+}
+
+/// The first policy, in `QosPolicyId` order, among `checks` whose values differ.
+fn first_differing(checks: &[(QosPolicyId, bool)]) -> Option<QosPolicyId> {
+    checks.iter().find(|(_, same)| !same).map(|(id, _)| *id)
+}
+
+impl DataWriterQos {
+    /// The first policy DDS does not let change after creation (DDS 1.4 2.2.3, "Changeable"
+    /// column) that differs between `self` (the current QoS) and `new`; `None` when `new`
+    /// changes only changeable ones (DEADLINE, LATENCY_BUDGET, TRANSPORT_PRIORITY, LIFESPAN,
+    /// USER_DATA, OWNERSHIP_STRENGTH, WRITER_DATA_LIFECYCLE).
+    pub fn immutable_change(&self, new: &DataWriterQos) -> Option<QosPolicyId> {
+        first_differing(&[
+            (QosPolicyId::Durability, self.durability == new.durability),
+            (QosPolicyId::Ownership, self.ownership == new.ownership),
+            (QosPolicyId::Liveliness, self.liveliness == new.liveliness),
+            (
+                QosPolicyId::Reliability,
+                self.reliability == new.reliability,
+            ),
+            (
+                QosPolicyId::DestinationOrder,
+                self.destination_order == new.destination_order,
+            ),
+            (QosPolicyId::History, self.history == new.history),
+            (
+                QosPolicyId::ResourceLimits,
+                self.resource_limits == new.resource_limits,
+            ),
+            (
+                QosPolicyId::DurabilityService,
+                self.durability_service == new.durability_service,
+            ),
+            (
+                QosPolicyId::DataRepresentation,
+                self.representation == new.representation,
+            ),
+        ])
+    }
+}
+
+impl DataReaderQos {
+    /// The first policy DDS does not let change after creation that differs between `self`
+    /// and `new`; `None` when `new` changes only changeable ones (DEADLINE, LATENCY_BUDGET,
+    /// USER_DATA, TIME_BASED_FILTER, READER_DATA_LIFECYCLE).
+    pub fn immutable_change(&self, new: &DataReaderQos) -> Option<QosPolicyId> {
+        first_differing(&[
+            (QosPolicyId::Durability, self.durability == new.durability),
+            (QosPolicyId::Ownership, self.ownership == new.ownership),
+            (QosPolicyId::Liveliness, self.liveliness == new.liveliness),
+            (
+                QosPolicyId::Reliability,
+                self.reliability == new.reliability,
+            ),
+            (
+                QosPolicyId::DestinationOrder,
+                self.destination_order == new.destination_order,
+            ),
+            (QosPolicyId::History, self.history == new.history),
+            (
+                QosPolicyId::ResourceLimits,
+                self.resource_limits == new.resource_limits,
+            ),
+            (
+                QosPolicyId::DataRepresentation,
+                self.representation == new.representation,
+            ),
+            (
+                QosPolicyId::TypeConsistencyEnforcement,
+                self.type_consistency == new.type_consistency,
+            ),
+        ])
+    }
+
+    /// Whether the policies are consistent with each other: TIME_BASED_FILTER's minimum
+    /// separation may not exceed the DEADLINE period (DDS 1.4 2.2.3.12).
+    pub fn check(&self) -> Result<(), InconsistentQos> {
+        if self.deadline.is_some_and(|d| d < self.time_based_filter) {
+            return Err(InconsistentQos::TimeBasedFilterExceedsDeadline);
+        }
+        Ok(())
+    }
+}
+
+impl TopicQos {
+    /// The first policy DDS does not let change after creation that differs between `self`
+    /// and `new`; `None` when `new` changes only changeable ones (TOPIC_DATA, DEADLINE,
+    /// LATENCY_BUDGET, TRANSPORT_PRIORITY, LIFESPAN).
+    pub fn immutable_change(&self, new: &TopicQos) -> Option<QosPolicyId> {
+        first_differing(&[
+            (QosPolicyId::Durability, self.durability == new.durability),
+            (QosPolicyId::Ownership, self.ownership == new.ownership),
+            (QosPolicyId::Liveliness, self.liveliness == new.liveliness),
+            (
+                QosPolicyId::Reliability,
+                self.reliability == new.reliability,
+            ),
+            (
+                QosPolicyId::DestinationOrder,
+                self.destination_order == new.destination_order,
+            ),
+            (QosPolicyId::History, self.history == new.history),
+            (
+                QosPolicyId::ResourceLimits,
+                self.resource_limits == new.resource_limits,
+            ),
+            (
+                QosPolicyId::DurabilityService,
+                self.durability_service == new.durability_service,
+            ),
+            (
+                QosPolicyId::DataRepresentation,
+                self.representation == new.representation,
+            ),
+        ])
+    }
+}
+
+impl PublisherQos {
+    /// The first policy DDS does not let change after creation that differs: PRESENTATION
+    /// (PARTITION, GROUP_DATA and ENTITY_FACTORY are changeable).
+    pub fn immutable_change(&self, new: &PublisherQos) -> Option<QosPolicyId> {
+        first_differing(&[(
+            QosPolicyId::Presentation,
+            self.presentation == new.presentation,
+        )])
+    }
+}
+
+impl SubscriberQos {
+    /// The first policy DDS does not let change after creation that differs: PRESENTATION
+    /// (PARTITION, GROUP_DATA and ENTITY_FACTORY are changeable).
+    pub fn immutable_change(&self, new: &SubscriberQos) -> Option<QosPolicyId> {
+        first_differing(&[(
+            QosPolicyId::Presentation,
+            self.presentation == new.presentation,
+        )])
+    }
+}
+
+/// Whether PARTITION names can be used: none may contain a NUL character.
+pub fn check_partitions(names: &[String]) -> Result<(), InconsistentQos> {
+    match names.iter().find(|n| n.contains('\0')) {
+        Some(n) => Err(InconsistentQos::BadPartition(n.clone())),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changeable_policies_are_not_immutable_changes() {
+        let w = DataWriterQos::default();
+        let changed = w
+            .clone()
+            .deadline(Duration::from_millis(5))
+            .lifespan(Duration::from_secs(1))
+            .transport_priority(3)
+            .ownership_strength(9)
+            .user_data(b"x")
+            .latency_budget(Duration::from_millis(1))
+            .autodispose_unregistered_instances(false);
+        assert_eq!(w.immutable_change(&changed), None);
+        let bad = changed.clone().best_effort().keep_all();
+        assert_eq!(w.immutable_change(&bad), Some(QosPolicyId::Reliability));
+
+        let r = DataReaderQos::default();
+        let tbf = r.clone().time_based_filter(Duration::from_millis(10));
+        assert_eq!(r.immutable_change(&tbf), None);
+        assert_eq!(
+            r.immutable_change(&r.clone().transient_local()),
+            Some(QosPolicyId::Durability)
+        );
+        assert_eq!(
+            tbf.deadline(Duration::from_millis(5)).check(),
+            Err(InconsistentQos::TimeBasedFilterExceedsDeadline)
+        );
+
+        let p = PublisherQos::default();
+        assert_eq!(p.immutable_change(&p.clone().partition(&["a"])), None);
+        let scope = Presentation {
+            access_scope: AccessScope::Topic,
+            ..Presentation::default()
+        };
+        assert_eq!(
+            p.immutable_change(&p.clone().presentation(scope)),
+            Some(QosPolicyId::Presentation)
+        );
     }
 }

@@ -8,7 +8,7 @@ pub mod policy;
 
 pub use compat::{partitions_match, QosPolicyId};
 pub use entity::{
-    DataReaderQos, DataWriterQos, DomainParticipantQos, EntityFactory, PublisherQos, SubscriberQos,
-    TopicQos,
+    check_partitions, DataReaderQos, DataWriterQos, DomainParticipantQos, EntityFactory,
+    PublisherQos, SubscriberQos, TopicQos,
 };
 pub use policy::*;

@@ -376,6 +376,20 @@ impl Reader {
 
     // ---- commands --------------------------------------------------------------------------
 
+    /// Applies the QoS changeable after creation: deadline timers restart with the new
+    /// period, the time-based filter applies to samples received from now on, the autopurge
+    /// delays at the next purge check.
+    pub(crate) fn update(&mut self, now: Instant, u: crate::endpoint::ReaderUpdate) {
+        self.config.deadline = u.deadline;
+        self.config.time_based_filter = u.time_based_filter;
+        if u.time_based_filter.is_none() {
+            self.last_accepted.clear();
+        }
+        self.config.history.lifecycle = u.lifecycle;
+        self.history.set_lifecycle(u.lifecycle);
+        self.deadlines.set_period(now, u.deadline);
+    }
+
     /// Matches a writer (or updates its locators when already matched).
     pub(crate) fn match_writer(&mut self, now: Instant, remote: RemoteWriter) {
         if let Some(i) = self.proxy_index(&remote.guid) {

@@ -331,6 +331,15 @@ impl Writer {
         self.heartbeat_liveliness = true;
     }
 
+    /// Applies the QoS changeable after creation: deadline timers restart with the new
+    /// period, lifespan and priority apply to what is written and sent from now on.
+    pub(crate) fn update(&mut self, now: Instant, u: crate::endpoint::WriterUpdate) {
+        self.config.deadline = u.deadline;
+        self.config.lifespan = u.lifespan;
+        self.config.priority = u.priority;
+        self.deadlines.set_period(now, u.deadline);
+    }
+
     /// Matches a reader (or updates its locators when already matched).
     pub(crate) fn match_reader(&mut self, now: Instant, remote: RemoteReader) {
         if let Some(p) = self.proxy_mut(&remote.guid) {

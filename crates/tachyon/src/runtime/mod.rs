@@ -697,3 +697,9 @@ impl State {
         self.pending.retain(|(t, s, _)| *t != id && *s != id);
     }
 }
+
+/// Locks a mutex that guards plain data (an entity's QoS): a poisoned lock is taken over.
+/// Taken after the state lock when both are held.
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
