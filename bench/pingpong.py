@@ -2,7 +2,10 @@
 """Round-trip latency of Tachyon and Cyclone DDS side by side, in the same run.
 
 Tachyon: `examples/pingpong.rs` (RELIABLE KEEP_LAST(1) both ways, 32-byte samples by default).
-Cyclone DDS: `ddsperf ping size N` / `ddsperf pong` (Debian's cyclonedds-tools, same QoS).
+Cyclone DDS: `ddsperf ping size N waitset` / `ddsperf pong waitset` (Debian's
+cyclonedds-tools, same QoS). Both wait on a WaitSet in an application thread, which takes the
+sample and writes the answer (ddsperf's default, a listener answering on the receive thread,
+saves a thread hop on each side; Tachyon's listener mode is not measured yet, see the example).
 The two alternate, A B A B, three repetitions each, for two CPU placements (ping and pong on
 one vCPU, and on two), inside a private network namespace whose only interface is loopback with
 multicast on. Medians of the repetitions are printed with the ratio Tachyon / Cyclone: below 1
@@ -74,14 +77,14 @@ def run_ddsperf(size, seconds, cpus, domain):
     env = dict(os.environ)
     env["CYCLONEDDS_URI"] = f"<CycloneDDS><Domain id=\"any\"><Id>{domain}</Id></Domain></CycloneDDS>"
     pong = subprocess.Popen(
-        taskset(cpus[1]) + ["ddsperf", "-D", str(seconds + 3), "pong"],
+        taskset(cpus[1]) + ["ddsperf", "-D", str(seconds + 3), "pong", "waitset"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env=env,
     )
     try:
         out = subprocess.run(
-            taskset(cpus[0]) + ["ddsperf", "-D", str(seconds + 1), "ping", "size", str(size)],
+            taskset(cpus[0]) + ["ddsperf", "-D", str(seconds + 1), "ping", "size", str(size), "waitset"],
             capture_output=True,
             text=True,
             timeout=60,
@@ -124,7 +127,7 @@ def main():
             res["tachyon"].append(run_tachyon(a.binary, a.size, a.seconds, cpus, domain))
             domain += 1
             res["cyclone"].append(run_ddsperf(a.size, a.seconds, cpus, domain))
-        print(f"\nround trip, {a.size} B, RELIABLE KEEP_LAST(1), ping and pong on {name} "
+        print(f"\nround trip, {a.size} B, RELIABLE KEEP_LAST(1), WaitSet, ping and pong on {name} "
               f"(median of {a.reps} alternating runs, microseconds)")
         print(f"{'':10} {'min':>8} {'mean':>8} {'p50':>8} {'p90':>8} {'p99':>8} {'max':>9}")
         med = {k: {f: statistics.median(r[f] for r in v) for f in ("min", "mean", "p50", "p90", "p99", "max")}
