@@ -2,16 +2,16 @@
 """Round-trip latency of Tachyon and Cyclone DDS side by side, in the same run.
 
 Tachyon: `examples/pingpong.rs` (RELIABLE KEEP_LAST(1) both ways, 32-byte samples by default).
-Cyclone DDS: `ddsperf ping size N waitset` / `ddsperf pong waitset` (Debian's
-cyclonedds-tools, same QoS). Both wait on a WaitSet in an application thread, which takes the
-sample and writes the answer (ddsperf's default, a listener answering on the receive thread,
-saves a thread hop on each side; Tachyon's listener mode is not measured yet, see the example).
+Cyclone DDS: `ddsperf ping size N` / `ddsperf pong` (Debian's cyclonedds-tools, same QoS).
+Two ways to receive, each measured for both: a listener answering on the receiving thread
+(ddsperf's default; Tachyon's `--listener`), and a WaitSet in an application thread that takes
+the sample and writes the answer (`waitset` for ddsperf, Tachyon's default).
 The two alternate, A B A B, three repetitions each, for two CPU placements (ping and pong on
 one vCPU, and on two), inside a private network namespace whose only interface is loopback with
 multicast on. Medians of the repetitions are printed with the ratio Tachyon / Cyclone: below 1
 means Tachyon is faster.
 
-    bench/pingpong.py [--size 32] [--reps 3] [--seconds 4]
+    bench/pingpong.py [--size 32] [--reps 3] [--seconds 4] [--mode listener|waitset|both]
 
 ddsperf prints one line per second, each covering that second's round trips; its figures here
 are the medians over those lines (the max is the largest). Tachyon runs the same duration's
@@ -42,9 +42,10 @@ def taskset(cpu):
     return ["taskset", "-c", str(cpu)]
 
 
-def run_tachyon(binary, size, seconds, cpus, domain):
+def run_tachyon(binary, size, seconds, cpus, domain, mode):
+    extra = ["--listener"] if mode == "listener" else []
     pong = subprocess.Popen(
-        taskset(cpus[1]) + [binary, "pong", "--domain", str(domain)],
+        taskset(cpus[1]) + [binary, "pong", "--domain", str(domain)] + extra,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -54,7 +55,7 @@ def run_tachyon(binary, size, seconds, cpus, domain):
         out = subprocess.run(
             taskset(cpus[0])
             + [binary, "ping", "--size", str(size), "--count", str(count), "--warmup", "2000",
-               "--domain", str(domain)],
+               "--domain", str(domain)] + extra,
             capture_output=True,
             text=True,
             timeout=120,
@@ -73,18 +74,19 @@ def run_tachyon(binary, size, seconds, cpus, domain):
             "discovery_ms": float(m.group(1)) if m else None}
 
 
-def run_ddsperf(size, seconds, cpus, domain):
+def run_ddsperf(size, seconds, cpus, domain, mode):
+    extra = ["waitset"] if mode == "waitset" else []
     env = dict(os.environ)
     env["CYCLONEDDS_URI"] = f"<CycloneDDS><Domain id=\"any\"><Id>{domain}</Id></Domain></CycloneDDS>"
     pong = subprocess.Popen(
-        taskset(cpus[1]) + ["ddsperf", "-D", str(seconds + 3), "pong", "waitset"],
+        taskset(cpus[1]) + ["ddsperf", "-D", str(seconds + 3), "pong"] + extra,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env=env,
     )
     try:
         out = subprocess.run(
-            taskset(cpus[0]) + ["ddsperf", "-D", str(seconds + 1), "ping", "size", str(size), "waitset"],
+            taskset(cpus[0]) + ["ddsperf", "-D", str(seconds + 1), "ping", "size", str(size)] + extra,
             capture_output=True,
             text=True,
             timeout=60,
@@ -114,20 +116,23 @@ def main():
     ap.add_argument("--size", type=int, default=32)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=4)
+    ap.add_argument("--mode", choices=["listener", "waitset", "both"], default="both")
     ap.add_argument("--binary", default=os.path.join(ROOT, "target/release/examples/pingpong"))
     a = ap.parse_args()
     in_namespace()
     if not os.access(a.binary, os.X_OK):
         sys.exit(f"{a.binary} missing: cargo build --release -p tachyon --example pingpong")
     domain = 0
-    for name, cpus in (("same vCPU", (0, 0)), ("two vCPUs", (0, 1))):
+    modes = ["listener", "waitset"] if a.mode == "both" else [a.mode]
+    for mode in modes:
+      for name, cpus in (("same vCPU", (0, 0)), ("two vCPUs", (0, 1))):
         res = {"tachyon": [], "cyclone": []}
         for rep in range(a.reps):
             domain += 1
-            res["tachyon"].append(run_tachyon(a.binary, a.size, a.seconds, cpus, domain))
+            res["tachyon"].append(run_tachyon(a.binary, a.size, a.seconds, cpus, domain, mode))
             domain += 1
-            res["cyclone"].append(run_ddsperf(a.size, a.seconds, cpus, domain))
-        print(f"\nround trip, {a.size} B, RELIABLE KEEP_LAST(1), WaitSet, ping and pong on {name} "
+            res["cyclone"].append(run_ddsperf(a.size, a.seconds, cpus, domain, mode))
+        print(f"\nround trip, {a.size} B, RELIABLE KEEP_LAST(1), {mode}, ping and pong on {name} "
               f"(median of {a.reps} alternating runs, microseconds)")
         print(f"{'':10} {'min':>8} {'mean':>8} {'p50':>8} {'p90':>8} {'p99':>8} {'max':>9}")
         med = {k: {f: statistics.median(r[f] for r in v) for f in ("min", "mean", "p50", "p90", "p99", "max")}
