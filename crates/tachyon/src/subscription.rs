@@ -11,9 +11,7 @@ use tachyon_proto::history::{
     Durability, InstanceSelector, InstanceStateMask, Query, ReaderHistoryConfig, SampleInfo,
     SampleStateMask, ViewStateMask,
 };
-use tachyon_proto::qos::{
-    check_partitions, DataReaderQos, DataRepresentation, DurabilityKind, SubscriberQos,
-};
+use tachyon_proto::qos::{DataReaderQos, DataRepresentation, DurabilityKind, SubscriberQos};
 use tachyon_proto::{ReaderConfig, ReaderUpdate};
 use tachyon_wire::{EntityId, Guid};
 
@@ -21,7 +19,7 @@ use crate::condition::{ReadCondition, StatusCondition};
 use crate::error::Error;
 use crate::listener::{subscriber_dispatch, SubscriberListener, SUBSCRIBER_STATUSES};
 use crate::listener::{DataReaderListener, READER_STATUSES};
-use crate::publication::Group;
+use crate::publication::{set_group_qos, Group};
 use crate::runtime::{lock, Dispatch, Runtime, SUBSCRIBER_KIND};
 use crate::status::{
     DeadlineMissedStatus, IncompatibleQosStatus, LivelinessChangedStatus, SampleLostStatus,
@@ -71,41 +69,12 @@ impl Subscriber {
     /// Errors, with nothing changed: [`Error::ImmutablePolicy`] when PRESENTATION differs,
     /// [`Error::InconsistentQos`] for an unusable partition name.
     pub fn set_qos(&self, qos: SubscriberQos) -> Result<(), Error> {
-        check_partitions(&qos.partition)?;
-        let sh = &self.runtime.shared;
-        if sh.stopped() {
-            return Err(Error::AlreadyDeleted);
-        }
-        let mut st = sh.lock();
-        let mut g = lock(&self.state);
-        if let Some(p) = g.qos.immutable_change(&qos) {
-            return Err(Error::ImmutablePolicy(p));
-        }
-        let now = sh.now();
-        let announced = g.qos.partition != qos.partition || g.qos.group_data != qos.group_data;
-        g.qos = qos;
-        let mut result = Ok(());
-        if announced {
-            let g = &mut *g;
-            let mut live = Vec::with_capacity(g.members.len());
-            for &id in &g.members {
-                let Some(mut data) = st.participant.local_subscription(id).cloned() else {
-                    continue;
-                };
-                live.push(id);
-                data.partition.clone_from(&g.qos.partition);
-                data.group_data.clone_from(&g.qos.group_data);
-                if let Err(e) = st.participant.announce_reader(now, id, data) {
-                    result = result.and(Err(e.into()));
-                }
-            }
-            g.members = live;
-        }
-        drop(g);
-        st.flush(sh, now);
-        drop(st);
-        sh.wake();
-        result
+        set_group_qos(&self.runtime, &self.state, qos, |p, now, id, q| {
+            let mut data = p.local_subscription(id).cloned()?;
+            data.partition.clone_from(&q.partition);
+            data.group_data.clone_from(&q.group_data);
+            Some(p.announce_reader(now, id, data))
+        })
     }
 
     /// Creates a reader of `topic` and announces it.
