@@ -84,6 +84,19 @@ unshare "$ns_flags" -- bash -c '
     exec python3 interop/matrix.py "$@"
 ' matrix "${peer_args[@]}"
 
+say "tachyon perf against Cyclone DDS's ddsperf, all four directions (in an isolated network namespace)"
+# ping->pong, pong<-ping, pub->sub, sub<-pub and a mixed fan-out: same topics, types, partitions
+# and timestamps as ddsperf, and ddsperf's own check that every endpoint it expects matched.
+cargo build -p tachyon-cli --locked --offline
+unshare "$ns_flags" -- bash -c '
+    set -e
+    ip link set lo up
+    ip link set lo multicast on
+    ip route add 224.0.0.0/4 dev lo
+    export TACHYON_TEST_NETNS=1
+    exec python3 interop/ddsperf.py --tachyon target/debug/tachyon
+'
+
 say "interop matrix across two network namespaces joined by a veth pair losing 10% each way"
 # Multicast discovery over a real multicast-capable link, and reliable delivery through loss.
 # The namespaces and the veth pair are the script's own; nothing touches the host's network.

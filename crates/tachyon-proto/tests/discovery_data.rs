@@ -193,6 +193,7 @@ fn full_writer_qos() -> DataWriterQos {
         ownership_strength: -4,
         autodispose_unregistered_instances: true,
         representation: vec![DataRepresentation::Xcdr1],
+        ignore_local: false,
     }
 }
 
@@ -222,6 +223,7 @@ fn full_reader_qos() -> DataReaderQos {
         reader_data_lifecycle: Default::default(),
         representation: vec![DataRepresentation::Xcdr2],
         type_consistency: TypeConsistencyKind::DisallowTypeCoercion,
+        ignore_local: false,
     }
 }
 
@@ -1313,6 +1315,7 @@ fn writer_qos() -> impl Strategy<Value = DataWriterQos> {
             ownership_strength: c.1,
             autodispose_unregistered_instances: true,
             representation: c.2,
+            ignore_local: false,
         })
 }
 
@@ -1355,6 +1358,7 @@ fn reader_qos() -> impl Strategy<Value = DataReaderQos> {
             } else {
                 TypeConsistencyKind::DisallowTypeCoercion
             },
+            ignore_local: false,
         })
 }
 

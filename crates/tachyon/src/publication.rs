@@ -632,11 +632,15 @@ impl<T> Drop for WriterInner<T> {
 }
 
 /// A wall-clock time as an RTPS timestamp.
+///
+/// The fraction is rounded up, as Cyclone DDS does, so that reading it back with
+/// [`Time::nanos`] (rounded down) gives the same nanoseconds: a timestamp survives the round
+/// trip to the wire exactly (`ddsperf` carries a flag in its lowest bit).
 pub(crate) fn wire_time(t: SystemTime) -> Time {
     let d = t.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
     Time {
         seconds: i32::try_from(d.as_secs()).unwrap_or(i32::MAX),
-        fraction: ((u64::from(d.subsec_nanos()) << 32) / 1_000_000_000) as u32,
+        fraction: (u64::from(d.subsec_nanos()) << 32).div_ceil(1_000_000_000) as u32,
     }
 }
 
@@ -644,5 +648,23 @@ impl<T> DataWriter<T> {
     /// The writer's runtime and entity id (what an `AnyDataWriter` compares).
     pub(crate) fn entity(&self) -> (&Arc<Runtime>, EntityId) {
         (&self.inner.runtime, self.inner.id)
+    }
+}
+
+#[cfg(test)]
+mod wire_time_tests {
+    use super::*;
+
+    #[test]
+    fn nanoseconds_survive_the_round_trip_through_the_wire_fraction() {
+        for ns in (0..1_000_000_000u32)
+            .step_by(999_983)
+            .chain([1, 2, 3, 999_999_999])
+        {
+            let t = SystemTime::UNIX_EPOCH + std::time::Duration::new(1_700_000_000, ns);
+            let w = wire_time(t);
+            assert_eq!(w.nanos(), ns, "fraction {:#x}", w.fraction);
+            assert_eq!(w.seconds, 1_700_000_000);
+        }
     }
 }

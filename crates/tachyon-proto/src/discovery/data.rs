@@ -471,6 +471,7 @@ impl PublicationData {
             representation: f
                 .representation
                 .unwrap_or_else(|| vec![DataRepresentation::Xcdr1]),
+            ignore_local: false,
         };
         Ok(PublicationData {
             guid,
@@ -601,6 +602,7 @@ impl SubscriptionData {
                 .representation
                 .unwrap_or_else(|| vec![DataRepresentation::Xcdr1]),
             type_consistency: f.type_consistency.unwrap_or(d.type_consistency),
+            ignore_local: false,
         };
         Ok(SubscriptionData {
             guid,

@@ -380,7 +380,12 @@ impl Participant {
     ) {
         let local_writer = (p.guid.prefix == self.prefix).then_some(p.guid.entity_id);
         let local_reader = (s.guid.prefix == self.prefix).then_some(s.guid.entity_id);
-        let outcome = compat::check(p, s);
+        let same_participant = local_writer.is_some() && local_reader.is_some();
+        let outcome = if same_participant && (p.qos.ignore_local || s.qos.ignore_local) {
+            MatchOutcome::NotRelated
+        } else {
+            compat::check(p, s)
+        };
         tracing::debug!(writer = ?p.guid, reader = ?s.guid, topic = %p.topic_name, ?outcome, "SEDP match");
         match outcome {
             MatchOutcome::Match(_) => {

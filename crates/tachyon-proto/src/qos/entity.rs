@@ -43,6 +43,10 @@ pub struct DataWriterQos {
     /// (written as XCDR1, which Cyclone DDS 0.10 and Fast DDS 2.9 both read and match), XCDR2
     /// for `@appendable` and `@mutable` ones (what Cyclone DDS requires of them).
     pub representation: Vec<DataRepresentation>,
+    /// Tachyon extension, not sent on the wire (Cyclone DDS's `ignorelocal`): never match
+    /// an endpoint of the same participant. Lets a program that both writes and reads a
+    /// topic (a benchmark's ping and pong endpoints) not receive its own samples.
+    pub ignore_local: bool,
 }
 
 impl Default for DataWriterQos {
@@ -66,6 +70,7 @@ impl Default for DataWriterQos {
             ownership_strength: 0,
             autodispose_unregistered_instances: true,
             representation: Vec::new(),
+            ignore_local: false,
         }
     }
 }
@@ -102,6 +107,10 @@ pub struct DataReaderQos {
     pub representation: Vec<DataRepresentation>,
     /// TYPE_CONSISTENCY_ENFORCEMENT (default ALLOW_TYPE_COERCION).
     pub type_consistency: TypeConsistencyKind,
+    /// Tachyon extension, not sent on the wire (Cyclone DDS's `ignorelocal`): never match
+    /// an endpoint of the same participant. Lets a program that both writes and reads a
+    /// topic (a benchmark's ping and pong endpoints) not receive its own samples.
+    pub ignore_local: bool,
 }
 
 impl Default for DataReaderQos {
@@ -121,6 +130,7 @@ impl Default for DataReaderQos {
             reader_data_lifecycle: ReaderDataLifecycle::default(),
             representation: Vec::new(),
             type_consistency: TypeConsistencyKind::AllowTypeCoercion,
+            ignore_local: false,
         }
     }
 }
@@ -278,6 +288,12 @@ macro_rules! builders {
             /// LATENCY_BUDGET.
             pub fn latency_budget(mut self, d: Duration) -> Self {
                 self.latency_budget = d;
+                self
+            }
+            /// Never match endpoints of the same participant (a Tachyon extension, as
+            /// Cyclone DDS's `ignorelocal`; not sent on the wire).
+            pub fn ignore_local(mut self, on: bool) -> Self {
+                self.ignore_local = on;
                 self
             }
         }

@@ -1,0 +1,222 @@
+//! `pub` and `sub`: throughput. The publisher writes as fast as flow control lets it (or at
+//! `--rate`, in bursts of `--burst`), cycling through `--keys` instances; the subscriber
+//! counts samples and payload bytes and finds losses from the sequence numbers, per writer
+//! and key, as `ddsperf` does.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tachyon::prelude::*;
+use tachyon::{InstanceStateMask, SampleStateMask, ViewStateMask};
+use tachyon_wire::Guid;
+
+use super::node::{now_ns, system_time, Node};
+use super::options::{Delivery, PerfArgs};
+use super::types::PerfSample;
+use super::Failure;
+use crate::stats::{live_line, RunResult, ThroughputCounter, Usage};
+
+/// Runs the publisher for `--warmup` + `--duration` seconds once `--subscribers` readers
+/// matched.
+pub fn publish<T: PerfSample>(a: &PerfArgs, node: &Node<T>) -> Result<(), Failure> {
+    let writer = &node.data_writer;
+    let deadline = Instant::now() + Duration::from_secs_f64(a.match_timeout);
+    while writer.get_publication_matched_status().current_count < a.subscribers {
+        if Instant::now() >= deadline {
+            return Err(Failure::NoMatch(format!(
+                "the data writer matched {} of {} readers in {} s",
+                writer.get_publication_matched_status().current_count,
+                a.subscribers,
+                a.match_timeout
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    if let Some(cpu) = a.cpu {
+        super::pin_this_thread(cpu, a.rt_priority);
+    }
+    let mut sample = T::with_size(a.size);
+    let start = Instant::now();
+    let end = start + Duration::from_secs_f64(a.warmup + a.duration);
+    let period = a
+        .rate
+        .map(|r| Duration::from_secs_f64(f64::from(a.burst) / r));
+    let mut next = start;
+    let (mut written, mut blocked) = (0u64, 0u64);
+    let mut seq = 0u32;
+    while Instant::now() < end {
+        for _ in 0..a.burst {
+            sample.set_seq(seq);
+            sample.set_keyval(seq % a.keys);
+            match writer.write_w_timestamp(&sample, system_time(now_ns() & !1)) {
+                Ok(()) => {
+                    seq = seq.wrapping_add(1);
+                    written += 1;
+                }
+                // KEEP_ALL: the readers' acknowledgements did not come within
+                // max_blocking_time; try the same sample again.
+                Err(Error::Timeout) => blocked += 1,
+                Err(e) => return Err(Failure::dds(e)),
+            }
+        }
+        if let Some(p) = period {
+            next += p;
+            let now = Instant::now();
+            if next > now {
+                std::thread::sleep(next - now);
+            } else if now - next > Duration::from_millis(100) {
+                // Fell behind (scheduling): do not try to catch up in one burst.
+                next = now;
+            }
+        }
+    }
+    if !a.quiet {
+        let secs = start.elapsed().as_secs_f64();
+        eprintln!(
+            "pub: wrote {written} samples in {secs:.1} s ({:.0}/s), {blocked} writes timed out",
+            written as f64 / secs
+        );
+    }
+    Ok(())
+}
+
+/// What the subscriber counts, shared with its listener.
+struct Counting {
+    counter: ThroughputCounter<Guid>,
+    first: Option<Instant>,
+    keys: u32,
+}
+
+impl Counting {
+    fn count<T: PerfSample>(&mut self, samples: &[Sample<T>]) {
+        for s in samples {
+            let Some(d) = &s.data else { continue };
+            self.first.get_or_insert_with(Instant::now);
+            self.counter.record(
+                s.info.publication_handle,
+                d.keyval(),
+                d.seq(),
+                self.keys,
+                d.payload_bytes(),
+            );
+        }
+    }
+}
+
+struct DataListener(Arc<Mutex<Counting>>);
+
+impl<T: PerfSample> DataReaderListener<T> for DataListener {
+    fn on_data_available(&self, reader: &DataReader<T>) {
+        if let Ok(s) = reader.take(usize::MAX) {
+            if let Ok(mut c) = self.0.lock() {
+                c.count(&s);
+            }
+        }
+    }
+}
+
+/// Runs the subscriber: from the first sample, `--warmup` seconds not counted, then
+/// `--duration` seconds (or `--count` samples) measured.
+pub fn subscribe<T: PerfSample>(a: &PerfArgs, node: &Node<T>) -> Result<RunResult, Failure> {
+    let reader = node
+        .data_reader
+        .as_ref()
+        .ok_or_else(|| Failure::Other("sub needs a data reader".into()))?;
+    let counting = Arc::new(Mutex::new(Counting {
+        counter: ThroughputCounter::new(),
+        first: None,
+        keys: a.keys,
+    }));
+    let sample = T::with_size(a.size);
+    let mut result = RunResult::new("tachyon", "sub", a.run_config(sample.payload_bytes()));
+    let waitset = match a.delivery {
+        Delivery::Listener => {
+            reader.set_listener(
+                Some(Arc::new(DataListener(Arc::clone(&counting)))),
+                StatusMask::DATA_AVAILABLE,
+            );
+            None
+        }
+        Delivery::Waitset => {
+            let cond = reader.create_readcondition(
+                SampleStateMask::NOT_READ,
+                ViewStateMask::ANY,
+                InstanceStateMask::ANY,
+            );
+            let mut ws = WaitSet::new();
+            ws.attach_condition(&cond).map_err(Failure::dds)?;
+            Some((ws, cond))
+        }
+    };
+    if let Some(cpu) = a.cpu {
+        super::pin_this_thread(cpu, a.rt_priority);
+    }
+    let created = node.created;
+    let no_data_by = Instant::now() + Duration::from_secs_f64(a.match_timeout);
+    let lock = || counting.lock().map_err(|_| Failure::poisoned());
+    let mut measured_from: Option<(Instant, Usage)> = None;
+    let mut last_tick = Instant::now();
+    let mut next_tick = last_tick;
+    loop {
+        match &waitset {
+            Some((ws, cond)) => {
+                match ws.wait(Duration::from_millis(10)) {
+                    Ok(_) | Err(Error::Timeout) => {}
+                    Err(e) => return Err(Failure::dds(e)),
+                }
+                if let Ok(s) = reader.take_w_condition(cond, usize::MAX) {
+                    lock()?.count(&s);
+                }
+            }
+            None => std::thread::sleep(Duration::from_millis(10)),
+        }
+        let now = Instant::now();
+        let first = lock()?.first;
+        let Some(first) = first else {
+            if now >= no_data_by {
+                return Err(Failure::NoMatch(format!(
+                    "no data within {} s (matched writers: {})",
+                    a.match_timeout,
+                    reader.get_subscription_matched_status().current_count
+                )));
+            }
+            continue;
+        };
+        if result.discovery_ns.is_none() {
+            result.discovery_ns = Some(first.duration_since(created).as_nanos() as u64);
+        }
+        let Some((from, _)) = measured_from else {
+            if now >= first + Duration::from_secs_f64(a.warmup) {
+                lock()?.counter.reset();
+                measured_from = Some((now, Usage::now()));
+                last_tick = now;
+                next_tick = now + Duration::from_secs(1);
+            }
+            continue;
+        };
+        let done_count = a
+            .count
+            .is_some_and(|c| lock().is_ok_and(|l| l.counter.samples() >= c));
+        let done = done_count || now >= from + Duration::from_secs_f64(a.duration);
+        if now >= next_tick || done {
+            let t = now.duration_since(from).as_secs_f64();
+            let secs = now.duration_since(last_tick).as_secs_f64();
+            let i = lock()?.counter.end_interval(t, secs);
+            if !a.quiet {
+                eprintln!("{}", live_line("sub", &i));
+            }
+            result.timeline.push(i);
+            last_tick = now;
+            next_tick += Duration::from_secs(1);
+        }
+        if done {
+            let (from, usage) = (from, measured_from.map(|m| m.1).unwrap_or_else(Usage::now));
+            let secs = from.elapsed().as_secs_f64();
+            result.process = usage.since();
+            result.config.duration_s = secs;
+            result.throughput = Some(lock()?.counter.summary(secs));
+            reader.set_listener(None, StatusMask::NONE);
+            return Ok(result);
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! `tachyon perf`: latency and throughput of Tachyon, compatible with Cyclone DDS's
+//! `ddsperf` on the wire (see [`node`]): `tachyon perf ping` measures against `ddsperf pong`
+//! and the other way round, and the same for `pub`/`sub`.
+
+mod data;
+mod node;
+mod options;
+mod ping;
+mod pong;
+mod types;
+
+use std::fmt;
+
+pub use options::PerfArgs;
+use options::{Mode, TypeKind};
+use types::{KeyedSeq, PerfComplex, PerfSample};
+
+use crate::stats::{print_table, write_json, RunResult};
+
+/// Why a run failed, and its exit status.
+#[derive(Debug)]
+pub enum Failure {
+    /// The peers did not show up in time (exit status 1).
+    NoMatch(String),
+    /// Anything else (exit status 3).
+    Other(String),
+}
+
+impl Failure {
+    pub fn dds(e: tachyon::Error) -> Failure {
+        Failure::Other(e.to_string())
+    }
+
+    fn poisoned() -> Failure {
+        Failure::Other("a benchmark thread panicked".into())
+    }
+
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Failure::NoMatch(_) => 1,
+            Failure::Other(_) => 3,
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::NoMatch(m) => write!(f, "no peer: {m}"),
+            Failure::Other(m) => f.write_str(m),
+        }
+    }
+}
+
+/// Pins the calling thread to `cpu`, with SCHED_FIFO `priority` if given; says so when the
+/// system refuses, and goes on.
+fn pin_this_thread(cpu: u16, priority: Option<u8>) {
+    if let Err(e) = tachyon_transport::thread::set_affinity(&[cpu]) {
+        eprintln!("perf: cannot pin this thread to CPU {cpu}: {e}");
+    }
+    if let Some(p) = priority {
+        if let Err(e) = tachyon_transport::thread::set_fifo_priority(p) {
+            eprintln!("perf: cannot set SCHED_FIFO priority {p}: {e}");
+        }
+    }
+}
+
+/// Runs `tachyon perf` as the arguments say.
+pub fn run(a: &PerfArgs) -> Result<(), Failure> {
+    a.validate().map_err(Failure::Other)?;
+    let result = match a.type_kind {
+        TypeKind::Simple => run_with::<KeyedSeq>(a)?,
+        TypeKind::Complex => run_with::<PerfComplex>(a)?,
+    };
+    if let Some(r) = result {
+        if !a.quiet {
+            let _ = print_table(&r, &mut std::io::stderr());
+        }
+        if let Some(path) = &a.json {
+            write_json(&r, path)
+                .map_err(|e| Failure::Other(format!("cannot write {path}: {e}")))?;
+        }
+    }
+    Ok(())
+}
+
+fn run_with<T: PerfSample>(a: &PerfArgs) -> Result<Option<RunResult>, Failure> {
+    let node = |data_reader| {
+        node::Node::<T>::new(a, data_reader).map_err(|e| Failure::Other(e.to_string()))
+    };
+    match a.mode {
+        Mode::Ping => Ok(Some(ping::run(a, &node(false)?, "ping")?)),
+        Mode::Pong => pong::run(a, &node(false)?).map(|()| None),
+        Mode::Pub => data::publish(a, &node(false)?).map(|()| None),
+        Mode::Sub => Ok(Some(data::subscribe(a, &node(true)?)?)),
+        Mode::Intra => {
+            let ponger = node(false)?;
+            let _responder = pong::start(a, &ponger)?;
+            Ok(Some(ping::run(a, &node(false)?, "intra")?))
+        }
+    }
+}

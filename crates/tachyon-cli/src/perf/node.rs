@@ -1,0 +1,333 @@
+//! A participant that behaves as Cyclone DDS's `ddsperf` does on the wire, so each answers
+//! the other:
+//!
+//! - USER_DATA `DDSPerf:<has data reader>:<pid>:<hostname>` marks a benchmark participant;
+//! - ping, pong and data topics `DDSPerf{R,U}{Ping,Pong,Data}KS`, type `KeyedSeq`;
+//! - the ping writer and reader, the data writer (and reader, in `sub`) are in the default
+//!   partition; pongs for participant P go through a writer in a publisher whose partition
+//!   is P's GUID (`xxxxxxxx_xxxxxxxx_xxxxxxxx_xxxxxxxx`), and each participant reads pongs in
+//!   a subscriber whose partition is its own GUID;
+//! - a pong carries the ping's source timestamp with the lowest bit set (the bit tells a
+//!   pong of a ping from a pong of a data sample); the pinger measures on its own clock.
+//!
+//! Every endpoint `ddsperf` expects of a peer exists (it reports a peer that lacks one), and
+//! none matches another of the same participant (`ignore_local`, as `ddsperf`'s
+//! `ignorelocal`).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime};
+
+use tachyon::prelude::*;
+use tachyon::qos::History;
+use tachyon::{Config, InstanceState, MulticastMode, Sample};
+use tachyon_wire::{EntityId, Guid, GuidPrefix};
+
+use super::options::PerfArgs;
+use super::types::{topic_name, PerfSample};
+
+/// `ddsperf`'s USER_DATA prefix.
+const UDATA_MAGIC: &str = "DDSPerf:";
+
+/// A participant's GUID as `ddsperf` writes it for partition names.
+pub fn guid_partition(prefix: GuidPrefix) -> String {
+    let g = Guid::new(prefix, EntityId::PARTICIPANT);
+    let mut bytes = [0u8; 16];
+    bytes[..12].copy_from_slice(&g.prefix.0);
+    bytes[12..].copy_from_slice(&g.entity_id.0);
+    bytes
+        .chunks(4)
+        .map(|c| c.iter().map(|b| format!("{b:02x}")).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
+/// The USER_DATA a benchmark participant announces.
+fn user_data(has_reader: bool) -> Vec<u8> {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_else(|_| "?".to_owned());
+    format!(
+        "{UDATA_MAGIC}{}:{}:{host}",
+        u8::from(has_reader),
+        std::process::id()
+    )
+    .into_bytes()
+}
+
+/// Whether USER_DATA is a `ddsperf` participant's: `DDSPerf:<0|1>:<pid>:<host>`.
+pub fn is_benchmark_participant(user_data: &[u8]) -> bool {
+    let Ok(s) = std::str::from_utf8(user_data) else {
+        return false;
+    };
+    let Some(rest) = s.strip_prefix(UDATA_MAGIC) else {
+        return false;
+    };
+    let mut parts = rest.splitn(3, ':');
+    matches!(
+        (parts.next(), parts.next(), parts.next()),
+        (Some(r), Some(pid), Some(_)) if r.parse::<i32>().is_ok() && pid.parse::<i64>().is_ok()
+    )
+}
+
+/// A timestamp in nanoseconds since the epoch as a `SystemTime`.
+pub fn system_time(ns: u64) -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_nanos(ns)
+}
+
+/// Now, in nanoseconds since the epoch.
+pub fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// The pong writers, one per benchmark participant discovered, created by the discovery
+/// thread (never from a listener: creating entities is not for the driver thread).
+pub struct PongWriters<T> {
+    writers: Mutex<HashMap<GuidPrefix, Arc<DataWriter<T>>>>,
+}
+
+impl<T: PerfSample> PongWriters<T> {
+    /// The pong writer for the participant of writer `publication`.
+    pub fn for_writer(&self, publication: Guid) -> Option<Arc<DataWriter<T>>> {
+        self.writers.lock().ok()?.get(&publication.prefix).cloned()
+    }
+
+    /// Answers `pings`: each valid one goes back to its sender's participant with its
+    /// source timestamp, lowest bit set. Returns how many were answered.
+    pub fn answer(&self, pings: &[Sample<T>]) -> usize {
+        let mut answered = 0;
+        for s in pings {
+            let Some(data) = &s.data else { continue };
+            let Some(w) = self.for_writer(s.info.publication_handle) else {
+                continue;
+            };
+            let ts = &s.info.source_timestamp;
+            let ns = (u64::try_from(ts.seconds).unwrap_or(0) * 1_000_000_000
+                + u64::from(ts.nanos()))
+                | 1;
+            if w.write_w_timestamp(data, system_time(ns)).is_ok() {
+                answered += 1;
+            }
+        }
+        answered
+    }
+}
+
+/// QoS of the endpoints, from the command line.
+pub struct EndpointQos {
+    pub ping_writer: DataWriterQos,
+    pub ping_reader: DataReaderQos,
+    pub data_writer: DataWriterQos,
+    pub data_reader: DataReaderQos,
+}
+
+impl EndpointQos {
+    pub fn from_args(a: &PerfArgs) -> EndpointQos {
+        let reliable = a.reliable();
+        let ping_history = a.ping_history();
+        let data_history = a.data_history();
+        let writer = |h: History| {
+            let q = DataWriterQos::default().ignore_local(true);
+            let q = if reliable {
+                q.reliable()
+            } else {
+                q.best_effort()
+            };
+            let q = q.durability(a.durability_kind());
+            match h {
+                History::KeepAll => q.keep_all(),
+                History::KeepLast(d) => q.keep_last(d),
+            }
+        };
+        let reader = |h: History| {
+            let q = DataReaderQos::default().ignore_local(true);
+            let q = if reliable {
+                q.reliable()
+            } else {
+                q.best_effort()
+            };
+            let q = q.durability(a.durability_kind());
+            match h {
+                History::KeepAll => q.keep_all(),
+                History::KeepLast(d) => q.keep_last(d),
+            }
+        };
+        EndpointQos {
+            ping_writer: writer(ping_history),
+            ping_reader: reader(ping_history),
+            data_writer: writer(data_history),
+            data_reader: reader(data_history),
+        }
+    }
+}
+
+/// A benchmark participant with every endpoint `ddsperf` has.
+pub struct Node<T: PerfSample> {
+    /// Shared with the discovery thread; the endpoints below need it alive.
+    #[allow(dead_code)]
+    participant: Arc<DomainParticipant>,
+    /// When the participant was created (discovery time is measured from here).
+    pub created: Instant,
+    pub ping_writer: Arc<DataWriter<T>>,
+    pub ping_reader: DataReader<T>,
+    pub pong_reader: DataReader<T>,
+    pub data_writer: Arc<DataWriter<T>>,
+    pub data_reader: Option<DataReader<T>>,
+    pub pongs: Arc<PongWriters<T>>,
+    stop: Arc<AtomicBool>,
+    discovery: Option<JoinHandle<()>>,
+}
+
+impl<T: PerfSample> Node<T> {
+    /// Joins the domain and creates the endpoints; `data_reader` for `sub`.
+    pub fn new(a: &PerfArgs, data_reader: bool) -> Result<Node<T>, Box<dyn std::error::Error>> {
+        let created = Instant::now();
+        let config = Config::from_env()?;
+        let mut settings = config.settings(a.domain);
+        settings.user_data = user_data(data_reader);
+        settings.entity_name = Some(format!("tachyon perf {}", a.mode.name()));
+        if a.unicast {
+            settings.udp.multicast = MulticastMode::Disabled;
+        }
+        if let Some(cpu) = a.cpu {
+            settings.threads.driver.cpus = vec![cpu];
+        }
+        if let Some(p) = a.rt_priority {
+            settings.threads.driver.priority = Some(p);
+        }
+        let participant = Arc::new(DomainParticipant::with_settings(a.domain, &settings)?);
+        let reliable = a.reliable();
+        let qos = EndpointQos::from_args(a);
+        let ping_topic = participant.create_topic::<T>(&topic_name::<T>("Ping", reliable))?;
+        let pong_topic = participant.create_topic::<T>(&topic_name::<T>("Pong", reliable))?;
+        let data_topic = participant.create_topic::<T>(&topic_name::<T>("Data", reliable))?;
+        let publisher = participant.create_publisher()?;
+        let subscriber = participant.create_subscriber()?;
+        let own = guid_partition(participant.guid_prefix());
+        let pong_subscriber =
+            participant.create_subscriber_with_qos(SubscriberQos::default().partition(&[own]))?;
+        let ping_reader = subscriber.create_datareader(&ping_topic, qos.ping_reader.clone())?;
+        let ping_writer = publisher.create_datawriter(&ping_topic, qos.ping_writer.clone())?;
+        let data_reader = if data_reader {
+            Some(subscriber.create_datareader(&data_topic, qos.data_reader.clone())?)
+        } else {
+            None
+        };
+        let data_writer = publisher.create_datawriter(&data_topic, qos.data_writer.clone())?;
+        let pong_reader = pong_subscriber.create_datareader(&pong_topic, qos.ping_reader)?;
+        let pongs = Arc::new(PongWriters {
+            writers: Mutex::new(HashMap::new()),
+        });
+        let stop = Arc::new(AtomicBool::new(false));
+        let discovery = {
+            let participant = Arc::clone(&participant);
+            let pongs = Arc::clone(&pongs);
+            let stop = Arc::clone(&stop);
+            let qos = qos.ping_writer;
+            std::thread::Builder::new()
+                .name("perf-discovery".into())
+                .spawn(move || make_pong_writers(&participant, &pong_topic, qos, &pongs, &stop))?
+        };
+        Ok(Node {
+            participant,
+            created,
+            ping_writer: Arc::new(ping_writer),
+            ping_reader,
+            pong_reader,
+            data_reader,
+            data_writer: Arc::new(data_writer),
+            pongs,
+            stop,
+            discovery: Some(discovery),
+        })
+    }
+}
+
+impl<T: PerfSample> Drop for Node<T> {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.discovery.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// The discovery thread: a pong writer for every benchmark participant that appears, in a
+/// publisher whose partition is that participant's GUID.
+fn make_pong_writers<T: PerfSample>(
+    participant: &DomainParticipant,
+    topic: &Topic<T>,
+    qos: DataWriterQos,
+    pongs: &PongWriters<T>,
+    stop: &AtomicBool,
+) {
+    let reader = participant.builtin_participants_reader();
+    let mut publishers = HashMap::new();
+    while !stop.load(Ordering::Relaxed) {
+        if !reader.wait_for_data(Duration::from_millis(50)) {
+            continue;
+        }
+        let Ok(samples) = reader.take(usize::MAX) else {
+            continue;
+        };
+        for s in samples {
+            let prefix =
+                tachyon::builtin::BuiltinTopicKey::from_instance_handle(s.info.instance_handle)
+                    .guid()
+                    .prefix;
+            match (&s.data, s.info.instance_state) {
+                (Some(p), InstanceState::Alive) if is_benchmark_participant(&p.user_data) => {
+                    if publishers.contains_key(&prefix) {
+                        continue;
+                    }
+                    let partition = guid_partition(prefix);
+                    let made = participant
+                        .create_publisher_with_qos(PublisherQos::default().partition(&[partition]))
+                        .and_then(|p| Ok((p.create_datawriter(topic, qos.clone())?, p)));
+                    match made {
+                        Ok((w, p)) => {
+                            publishers.insert(prefix, p);
+                            if let Ok(mut m) = pongs.writers.lock() {
+                                m.insert(prefix, Arc::new(w));
+                            }
+                        }
+                        Err(e) => eprintln!("perf: no pong writer for {prefix}: {e}"),
+                    }
+                }
+                (_, InstanceState::Alive) => {}
+                _ => {
+                    if let Ok(mut m) = pongs.writers.lock() {
+                        m.remove(&prefix);
+                    }
+                    publishers.remove(&prefix);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partition_names_are_ddsperfs_guid_strings() {
+        let p = GuidPrefix([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0xab, 0xcd]);
+        assert_eq!(guid_partition(p), "01020304_05060708_090aabcd_000001c1");
+    }
+
+    #[test]
+    fn benchmark_participants_are_told_by_their_user_data() {
+        assert!(is_benchmark_participant(b"DDSPerf:0:4331:vm"));
+        assert!(is_benchmark_participant(b"DDSPerf:1:17:host:with:colons"));
+        assert!(is_benchmark_participant(&user_data(true)));
+        assert!(!is_benchmark_participant(b"DDSPerf:x:1:h"));
+        assert!(!is_benchmark_participant(b"DDSPerf:0:1"));
+        assert!(!is_benchmark_participant(b"something else"));
+        assert!(!is_benchmark_participant(&[0xff, 0xfe]));
+    }
+}

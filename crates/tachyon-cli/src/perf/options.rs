@@ -1,0 +1,252 @@
+//! The command line of `tachyon perf`: the same options for every mode (and for the Fast DDS
+//! and raw-UDP programs the harness runs next to it, see `bench/README.md`).
+
+use clap::{Args, ValueEnum};
+use tachyon::qos::{DurabilityKind, History};
+
+use crate::stats::RunConfig;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    /// Send pings, measure round trips (ddsperf `ping`).
+    Ping,
+    /// Answer pings (ddsperf `pong`).
+    Pong,
+    /// Publish data as fast as allowed (ddsperf `pub`).
+    Pub,
+    /// Receive data, measure throughput and losses (ddsperf `sub`).
+    Sub,
+    /// Ping and pong in one process: two participants.
+    Intra,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Ping => "ping",
+            Mode::Pong => "pong",
+            Mode::Pub => "pub",
+            Mode::Sub => "sub",
+            Mode::Intra => "intra",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TypeKind {
+    /// ddsperf's KeyedSeq: sequence number, key, `size` octets.
+    Simple,
+    /// A sequence of structs holding a string and integers, about `size` octets.
+    Complex,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Reliability {
+    Reliable,
+    BestEffort,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum HistoryKind {
+    KeepLast,
+    KeepAll,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Durability {
+    Volatile,
+    TransientLocal,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Delivery {
+    /// Answer or count in `on_data_available`, on the participant's driver thread.
+    Listener,
+    /// An application thread waits on a WaitSet, takes and answers.
+    Waitset,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TransportKind {
+    /// Kernel UDP sockets (the only transport so far).
+    Udp,
+}
+
+/// `tachyon perf MODE [OPTIONS]`.
+#[derive(Args, Clone, Debug)]
+pub struct PerfArgs {
+    /// What this process does.
+    #[arg(value_enum)]
+    pub mode: Mode,
+    /// DDS domain id.
+    #[arg(long, default_value_t = 0)]
+    pub domain: u32,
+    /// Octets of payload, the sequence number and key's 12 included (ddsperf's `size`):
+    /// 0 (no more than those 12) or at least 12.
+    #[arg(long, default_value_t = 0)]
+    pub size: u32,
+    /// Sample type.
+    #[arg(long = "type", value_enum, default_value = "simple")]
+    pub type_kind: TypeKind,
+    #[arg(long, value_enum, default_value = "reliable")]
+    pub reliability: Reliability,
+    /// History of the endpoints used (default: keep-last for ping/pong, keep-all for data).
+    #[arg(long, value_enum)]
+    pub history: Option<HistoryKind>,
+    /// Depth of a keep-last history (default 1 for ping/pong, as ddsperf; 100 for data).
+    #[arg(long)]
+    pub depth: Option<u32>,
+    #[arg(long, value_enum, default_value = "volatile")]
+    pub durability: Durability,
+    /// Number of instances (key values) data is written to, in turn.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub keys: u32,
+    /// How received samples reach the benchmark.
+    #[arg(long, value_enum, default_value = "listener")]
+    pub delivery: Delivery,
+    /// Pings or samples per second (absent: as fast as possible; a ping waits for its pong).
+    #[arg(long)]
+    pub rate: Option<f64>,
+    /// Samples written back to back at each tick of `--rate`.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub burst: u32,
+    /// Seconds measured, after the warm-up (pong and pub: seconds to run in all).
+    #[arg(long, default_value_t = 10.0)]
+    pub duration: f64,
+    /// Stop after this many measured round trips (ping, intra) or samples (sub).
+    #[arg(long)]
+    pub count: Option<u64>,
+    /// Seconds at the start whose results are discarded.
+    #[arg(long, default_value_t = 1.0)]
+    pub warmup: f64,
+    /// Readers to wait for before starting (ping: pongs answering each ping).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub subscribers: u32,
+    /// Seconds to wait for them; exit status 1 when they do not all come.
+    #[arg(long, default_value_t = 10.0)]
+    pub match_timeout: f64,
+    /// No multicast: discovery and data by unicast only.
+    #[arg(long)]
+    pub unicast: bool,
+    /// Pin the benchmark's threads (application and driver) to this CPU.
+    #[arg(long)]
+    pub cpu: Option<u16>,
+    /// SCHED_FIFO priority (1–99) of the benchmark's threads (needs CAP_SYS_NICE).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=99))]
+    pub rt_priority: Option<u8>,
+    #[arg(long, value_enum, default_value = "udp")]
+    pub transport: TransportKind,
+    /// Write the result (bench/SCHEMA.md) to this file, `-` for standard output.
+    #[arg(long)]
+    pub json: Option<String>,
+    /// No line per second.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl PerfArgs {
+    pub fn reliable(&self) -> bool {
+        self.reliability == Reliability::Reliable
+    }
+
+    pub fn durability_kind(&self) -> DurabilityKind {
+        match self.durability {
+            Durability::Volatile => DurabilityKind::Volatile,
+            Durability::TransientLocal => DurabilityKind::TransientLocal,
+        }
+    }
+
+    fn history_for(&self, default_kind: HistoryKind, default_depth: u32) -> History {
+        match self.history.unwrap_or(default_kind) {
+            HistoryKind::KeepAll => History::KeepAll,
+            HistoryKind::KeepLast => {
+                History::KeepLast(self.depth.unwrap_or(default_depth) as usize)
+            }
+        }
+    }
+
+    /// Ping and pong endpoints: keep-last 1 unless told otherwise (ddsperf's choice).
+    pub fn ping_history(&self) -> History {
+        self.history_for(HistoryKind::KeepLast, 1)
+    }
+
+    /// Data endpoints: keep-all unless told otherwise (ddsperf's default).
+    pub fn data_history(&self) -> History {
+        self.history_for(HistoryKind::KeepAll, 100)
+    }
+
+    /// The configuration as the JSON record states it.
+    pub fn run_config(&self, payload_bytes: u64) -> RunConfig {
+        let history = match self.mode {
+            Mode::Pub | Mode::Sub => self.data_history(),
+            _ => self.ping_history(),
+        };
+        let (history, depth) = match history {
+            History::KeepAll => ("keep-all", 0),
+            History::KeepLast(d) => ("keep-last", d as u32),
+        };
+        RunConfig {
+            size: self.size,
+            payload_bytes,
+            type_: match self.type_kind {
+                TypeKind::Simple => "simple",
+                TypeKind::Complex => "complex",
+            }
+            .to_owned(),
+            reliability: match self.reliability {
+                Reliability::Reliable => "reliable",
+                Reliability::BestEffort => "best-effort",
+            }
+            .to_owned(),
+            history: history.to_owned(),
+            depth,
+            durability: match self.durability {
+                Durability::Volatile => "volatile",
+                Durability::TransientLocal => "transient-local",
+            }
+            .to_owned(),
+            keys: self.keys,
+            rate: self.rate,
+            burst: self.burst,
+            delivery: match self.delivery {
+                Delivery::Listener => "listener",
+                Delivery::Waitset => "waitset",
+            }
+            .to_owned(),
+            multicast: !self.unicast,
+            subscribers: self.subscribers,
+            warmup_s: self.warmup,
+            duration_s: self.duration,
+        }
+    }
+
+    /// Checks what clap cannot.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.duration.is_nan() || self.duration <= 0.0 {
+            return Err(format!("--duration {}: must be above 0", self.duration));
+        }
+        if self.warmup.is_nan() || self.warmup < 0.0 {
+            return Err(format!("--warmup {}: must be 0 or more", self.warmup));
+        }
+        if let Some(r) = self.rate {
+            if !(r > 0.0 && r.is_finite()) {
+                return Err(format!(
+                    "--rate {r}: must be above 0 (omit it for unlimited)"
+                ));
+            }
+        }
+        if (1..12).contains(&self.size) {
+            return Err(format!(
+                "--size {}: too small for the sequence number and key (0, or 12 and more)",
+                self.size
+            ));
+        }
+        if self.depth == Some(0) {
+            return Err("--depth 0: a keep-last history holds at least 1 sample".into());
+        }
+        if self.history == Some(HistoryKind::KeepAll) && self.depth.is_some() {
+            return Err("--depth applies to --history keep-last only".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,106 @@
+//! `pong`: answer every ping with the same sample and the ping's timestamp, to the
+//! participant that sent it (see [`super::node`]).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use tachyon::prelude::*;
+use tachyon::{InstanceStateMask, SampleStateMask, ViewStateMask};
+
+use super::node::{Node, PongWriters};
+use super::options::{Delivery, PerfArgs};
+use super::types::PerfSample;
+use super::Failure;
+
+struct PingListener<T>(Arc<PongWriters<T>>);
+
+impl<T: PerfSample> DataReaderListener<T> for PingListener<T> {
+    fn on_data_available(&self, reader: &DataReader<T>) {
+        if let Ok(s) = reader.take(usize::MAX) {
+            self.0.answer(&s);
+        }
+    }
+}
+
+/// Answers pings until dropped.
+pub struct Responder {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for Responder {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Starts answering the pings `node` receives: from a listener, or from a thread of its own
+/// waiting on a WaitSet.
+pub fn start<T: PerfSample>(a: &PerfArgs, node: &Node<T>) -> Result<Responder, Failure> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let thread = match a.delivery {
+        Delivery::Listener => {
+            node.ping_reader.set_listener(
+                Some(Arc::new(PingListener(Arc::clone(&node.pongs)))),
+                StatusMask::DATA_AVAILABLE,
+            );
+            None
+        }
+        Delivery::Waitset => {
+            let reader = node.ping_reader.clone();
+            let pongs = Arc::clone(&node.pongs);
+            let stop = Arc::clone(&stop);
+            let pin = a.cpu.map(|c| (c, a.rt_priority));
+            let t = std::thread::Builder::new()
+                .name("perf-pong".into())
+                .spawn(move || {
+                    if let Some((cpu, prio)) = pin {
+                        super::pin_this_thread(cpu, prio);
+                    }
+                    let cond = reader.create_readcondition(
+                        SampleStateMask::NOT_READ,
+                        ViewStateMask::ANY,
+                        InstanceStateMask::ANY,
+                    );
+                    let mut ws = WaitSet::new();
+                    if ws.attach_condition(&cond).is_err() {
+                        return;
+                    }
+                    while !stop.load(Ordering::Relaxed) {
+                        match ws.wait(Duration::from_millis(100)) {
+                            Ok(_) => {
+                                if let Ok(s) = reader.take_w_condition(&cond, usize::MAX) {
+                                    pongs.answer(&s);
+                                }
+                            }
+                            Err(Error::Timeout) => {}
+                            Err(_) => return,
+                        }
+                    }
+                })
+                .map_err(|e| Failure::Other(format!("cannot start the pong thread: {e}")))?;
+            Some(t)
+        }
+    };
+    Ok(Responder { stop, thread })
+}
+
+/// Runs the pong side for `--warmup` + `--duration` seconds.
+pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>) -> Result<(), Failure> {
+    let responder = start(a, node)?;
+    if !a.quiet {
+        eprintln!("pong: answering pings for {} s", a.warmup + a.duration);
+    }
+    let end = Instant::now() + Duration::from_secs_f64(a.warmup + a.duration);
+    while Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(50).min(end - Instant::now().min(end)));
+    }
+    node.ping_reader.set_listener(None, StatusMask::NONE);
+    drop(responder);
+    Ok(())
+}
