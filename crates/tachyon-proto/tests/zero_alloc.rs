@@ -23,9 +23,12 @@ fn allocations(reliable: bool, size: usize) -> (usize, usize) {
         assert_eq!(t.step(), 1);
     }
     let c = region.change();
+    // Acknowledgements are asked for every 5 ms or when the history (1024) is half full:
+    // the cache stays bounded, draining at each acknowledgement.
     assert!(
-        t.writer_held() <= 1,
-        "the writer's cache drains as samples are acknowledged"
+        t.writer_held() <= 512,
+        "the writer's cache drains as samples are acknowledged: {} held",
+        t.writer_held()
     );
     (c.allocations + c.reallocations, n)
 }

@@ -597,8 +597,7 @@ impl<T: DdsType> DataWriter<T> {
             match st.participant.write(now, self.inner.id, req.clone()) {
                 Ok(_) => {
                     st.flush(sh, now);
-                    drop(st);
-                    sh.wake();
+                    sh.wake_for_timers(&st);
                     return Ok(());
                 }
                 Err(tachyon_proto::Error::Write(WriteError::WouldBlock { .. })) => {

@@ -218,7 +218,14 @@ impl<T: PerfSample> Node<T> {
             None
         };
         let data_writer = publisher.create_datawriter(&data_topic, qos.data_writer.clone())?;
-        let pong_reader = pong_subscriber.create_datareader(&pong_topic, qos.ping_reader)?;
+        // Every pong of a ping is the same instance (key 0): with several peers answering, a
+        // keep-last history must hold one per peer, or a pong replaces another before it is
+        // taken.
+        let mut pong_qos = qos.ping_reader;
+        if let History::KeepLast(d) = pong_qos.history {
+            pong_qos.history = History::KeepLast(d * a.subscribers.max(1) as usize);
+        }
+        let pong_reader = pong_subscriber.create_datareader(&pong_topic, pong_qos)?;
         let pongs = Arc::new(PongWriters {
             writers: Mutex::new(HashMap::new()),
         });
@@ -268,11 +275,12 @@ fn make_pong_writers<T: PerfSample>(
     let reader = participant.builtin_participants_reader();
     let mut publishers = HashMap::new();
     while !stop.load(Ordering::Relaxed) {
-        if !reader.wait_for_data(Duration::from_millis(50)) {
-            continue;
-        }
-        let Ok(samples) = reader.take(usize::MAX) else {
-            continue;
+        // Polled, not waited for: a thread blocked in `wait_for_data` is woken by every
+        // event of the participant (docs/hot-path.md), here every ping.
+        std::thread::sleep(Duration::from_millis(10));
+        let samples = match reader.take(usize::MAX) {
+            Ok(s) if !s.is_empty() => s,
+            _ => continue,
         };
         for s in samples {
             let prefix =

@@ -6,7 +6,12 @@
 //! repairs and GAPs go to the reader that asked, after the NACK response delay. A HEARTBEAT is
 //! piggybacked on the last datagram of every burst, sent periodically while a reliable reader
 //! has not acknowledged everything, and addressed to a reader after its repairs. Its final flag
-//! is set exactly when nothing is outstanding.
+//! is set when nothing is outstanding, and on a piggybacked one also when an acknowledgement
+//! was asked for less than [`ACK_REQUEST_INTERVAL`] ago and the history is less than half
+//! full: readers then answer only if they miss something (as Cyclone DDS does), so a steady
+//! stream of samples does not draw an ACKNACK each. Losses are still found at once (the
+//! heartbeat announces what was sent); acknowledgements come at least every interval, every
+//! periodic heartbeat, and before a KEEP_ALL history can fill up.
 
 mod proxy;
 mod send;
@@ -27,6 +32,10 @@ use crate::time::Instant;
 use crate::transmit::Destination;
 
 pub(crate) use proxy::ReaderProxy;
+
+/// A piggybacked HEARTBEAT asks for acknowledgements at most this often (unless the history
+/// is filling up): Cyclone DDS's minimum heartbeat interval.
+pub const ACK_REQUEST_INTERVAL: crate::time::Duration = crate::time::Duration::from_millis(5);
 
 /// A change the application writes: data, or a dispose/unregister of an instance.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,6 +106,8 @@ pub(crate) struct Writer {
     heartbeat_frag_count: i32,
     /// When the periodic heartbeat fires next.
     heartbeat_at: Option<Instant>,
+    /// When a HEARTBEAT last asked the readers to acknowledge (final flag clear).
+    ack_requested_at: Option<Instant>,
     /// A heartbeat to every reader is due at the next poll (and whether it asserts liveliness).
     heartbeat_now: bool,
     heartbeat_liveliness: bool,
@@ -130,6 +141,7 @@ impl Writer {
             heartbeat_count: 0,
             heartbeat_frag_count: 0,
             heartbeat_at: None,
+            ack_requested_at: None,
             heartbeat_now: false,
             heartbeat_liveliness: false,
             released: SequenceNumber::ZERO,
@@ -471,6 +483,21 @@ impl Writer {
         self.proxies
             .iter()
             .any(|p| p.is_reliable() && p.acked < last)
+    }
+
+    /// Whether a HEARTBEAT piggybacked now should ask for acknowledgements: none was asked
+    /// for within [`ACK_REQUEST_INTERVAL`], or the history is half full (a KEEP_ALL writer
+    /// blocks when it is full, so acknowledgements must free it before).
+    fn ack_wanted(&self, now: Instant) -> bool {
+        let interval_over = self.ack_requested_at.map_or(true, |t| {
+            now.saturating_duration_since(t) >= ACK_REQUEST_INTERVAL
+        });
+        let limits = &self.history.config().limits;
+        let filling = [limits.max_samples, limits.max_samples_per_instance]
+            .into_iter()
+            .flatten()
+            .any(|max| self.history.len() * 2 >= max);
+        interval_over || filling
     }
 
     /// Whether periodic heartbeats are needed: something is unacknowledged, or a reliable

@@ -13,18 +13,11 @@ use crate::layout;
 use crate::time::Instant;
 use crate::transmit::{Destination, Transmit, TxBuf};
 
-/// Where new data goes: one multicast group every reader listens on, else each reader's first
-/// unicast locator (once per distinct locator).
+/// Where new data goes: the one unicast locator when every reader is reached there; else one
+/// multicast group every reader listens on; else each reader's first unicast locator (once
+/// per distinct locator).
 pub(super) fn fanout(proxies: &[ReaderProxy]) -> Option<Destination> {
     let first = proxies.first()?;
-    let shared = first.remote.multicast_locators.iter().find(|m| {
-        proxies
-            .iter()
-            .all(|p| p.remote.multicast_locators.contains(m))
-    });
-    if let Some(m) = shared {
-        return Some(Destination::Multicast(*m));
-    }
     let mut locs: Vec<Locator> = Vec::new();
     for p in proxies {
         if let Some(l) = p.dest {
@@ -32,6 +25,21 @@ pub(super) fn fanout(proxies: &[ReaderProxy]) -> Option<Destination> {
                 locs.push(l);
             }
         }
+    }
+    // One destination (one reader, or readers of one participant): unicast. A multicast
+    // send would also wake every other member of the group on the way, this process's
+    // own sockets included (multicast loopback), for nothing.
+    let all_unicast = proxies.iter().all(|p| p.dest.is_some());
+    if all_unicast && locs.len() == 1 {
+        return Some(Destination::Unicast(locs[0]));
+    }
+    let shared = first.remote.multicast_locators.iter().find(|m| {
+        proxies
+            .iter()
+            .all(|p| p.remote.multicast_locators.contains(m))
+    });
+    if let Some(m) = shared {
+        return Some(Destination::Multicast(*m));
     }
     match locs.len() {
         0 => None,
@@ -141,10 +149,15 @@ impl Writer {
             return None;
         }
         if self.next_new > last && self.has_reliable() {
-            // End of the burst: ask the reliable readers where they stand.
+            // End of the burst: tell the reliable readers what was sent (so they find a loss
+            // at once), asking them to acknowledge only now and then.
             if mb.remaining() >= HEARTBEAT {
-                self.put_heartbeat(&mut mb, EntityId::UNKNOWN, None, false)
+                let ask = self.ack_wanted(now);
+                self.put_heartbeat_asking(&mut mb, EntityId::UNKNOWN, None, false, ask)
                     .ok()?;
+                if ask {
+                    self.ack_requested_at = Some(now);
+                }
             } else {
                 self.heartbeat_now = true;
             }
@@ -407,6 +420,19 @@ impl Writer {
         proxy: Option<usize>,
         liveliness: bool,
     ) -> Result<(), tachyon_wire::EmitError> {
+        self.put_heartbeat_asking(mb, reader, proxy, liveliness, true)
+    }
+
+    /// [`put_heartbeat`](Self::put_heartbeat), with the final flag also set when `ask` is
+    /// false: readers answer only if they miss something.
+    fn put_heartbeat_asking(
+        &mut self,
+        mb: &mut MessageBuilder<'_>,
+        reader: EntityId,
+        proxy: Option<usize>,
+        liveliness: bool,
+        ask: bool,
+    ) -> Result<(), tachyon_wire::EmitError> {
         let (mut first, last) = self.heartbeat_range();
         let outstanding = match proxy.and_then(|i| self.proxies.get(i)) {
             Some(p) => {
@@ -417,15 +443,17 @@ impl Writer {
             None => self.unacknowledged(),
         };
         let count = self.next_heartbeat_count();
+        let requests_ack = outstanding && ask;
         mb.heartbeat(
             reader,
             self.guid.entity_id,
             first,
             last,
             count,
-            !outstanding,
+            !requests_ack,
             liveliness,
         )?;
+
         self.stats.heartbeats_sent += 1;
         Ok(())
     }

@@ -64,8 +64,21 @@ impl Driver {
         }
         // Listeners queued by a user thread's flush (which woke us).
         shared.dispatch_listeners();
-        // A user call may have armed a timer since we last looked.
-        self.deadlines = shared.lock().participant.poll_timeouts();
+        // A user call may have armed a timer since we last looked. When we will wake is
+        // published under the same lock, so a later call arming an earlier timer wakes us.
+        let now = shared.now();
+        {
+            let st = shared.lock();
+            self.deadlines = st.participant.poll_timeouts();
+            let by_timeout = timeout.and_then(|t| {
+                now.checked_add(tachyon_proto::Duration::from_nanos(t.as_nanos() as u64))
+            });
+            let wakes_at = match (self.deadlines.earliest(), by_timeout) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            shared.set_driver_wakes_at(wakes_at);
+        }
         let mut ready = self.ready(shared.now());
         if ready.is_empty() {
             let until_timer = self.deadlines.earliest().map(|t| {

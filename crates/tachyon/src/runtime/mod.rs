@@ -41,7 +41,7 @@ mod status;
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration as StdDuration;
@@ -75,6 +75,15 @@ pub(crate) struct Shared {
     epoch: std::time::Instant,
     waker: mio::Waker,
     stop: AtomicBool,
+    /// When the driver wakes on its own next (runtime-clock nanoseconds; 0 until it first
+    /// sleeps, so every call wakes it). Written under the state lock before it sleeps: a
+    /// user call that arms an earlier timer (under the same lock) sees it and wakes it.
+    driver_wakes_at: AtomicU64,
+    /// The driver thread, once started (`None` in single-thread mode).
+    driver_thread: std::sync::OnceLock<std::thread::ThreadId>,
+    /// Threads waiting on `changed` (counted under the state lock, so a notifier holding
+    /// it skips the wake-up system call when there are none).
+    changed_waiters: AtomicU64,
 }
 
 /// What a DataReader may hold of data that is not delivered yet (from the participant's
@@ -190,6 +199,9 @@ impl Runtime {
             epoch,
             waker,
             stop: AtomicBool::new(false),
+            driver_wakes_at: AtomicU64::new(0),
+            driver_thread: std::sync::OnceLock::new(),
+            changed_waiters: AtomicU64::new(0),
         });
         let driver = Driver::new(&shared, poll);
         if threads.mode == ThreadMode::Single {
@@ -207,6 +219,7 @@ impl Runtime {
         let thread = std::thread::Builder::new()
             .name("tachyon-driver".into())
             .spawn(move || {
+                let _ = s.driver_thread.set(std::thread::current().id());
                 let applied = apply_thread_settings("driver", &settings);
                 let go = applied.is_ok() || !strict;
                 let _ = started.send((thread::current_id(), applied));
@@ -357,9 +370,19 @@ impl Shared {
         guard: MutexGuard<'a, State>,
         timeout: StdDuration,
     ) -> MutexGuard<'a, State> {
-        match self.changed.wait_timeout(guard, timeout) {
+        self.changed_waiters.fetch_add(1, Ordering::SeqCst);
+        let g = match self.changed.wait_timeout(guard, timeout) {
             Ok((g, _)) => g,
             Err(p) => p.into_inner().0,
+        };
+        self.changed_waiters.fetch_sub(1, Ordering::SeqCst);
+        g
+    }
+
+    /// Wakes the threads waiting on `changed`, if any (call with the state lock held).
+    pub(crate) fn notify_changed(&self) {
+        if self.changed_waiters.load(Ordering::SeqCst) > 0 {
+            self.changed.notify_all();
         }
     }
 
@@ -372,6 +395,37 @@ impl Shared {
     /// call the listeners that have news.
     pub(crate) fn wake(&self) {
         let _ = self.waker.wake();
+    }
+
+    /// Whether the calling thread is the driver thread (which needs no waking: it looks at
+    /// its timers and queued listeners at the start of every turn).
+    pub(crate) fn on_driver_thread(&self) -> bool {
+        self.driver_thread
+            .get()
+            .is_some_and(|&t| t == std::thread::current().id())
+    }
+
+    /// After a user call changed the protocol state (under the lock `st`): wakes the driver
+    /// only if a timer is now due before the driver planned to wake. A write that only
+    /// sends (the usual case) costs the driver no wake-up and no context switch.
+    pub(crate) fn wake_for_timers(&self, st: &State) {
+        if self.on_driver_thread() {
+            return;
+        }
+        let earliest = st
+            .participant
+            .poll_timeouts()
+            .earliest()
+            .map_or(u64::MAX, |t| t.as_nanos());
+        if earliest < self.driver_wakes_at.load(Ordering::SeqCst) {
+            self.wake();
+        }
+    }
+
+    /// The driver records when it will wake on its own (under the state lock).
+    pub(crate) fn set_driver_wakes_at(&self, at: Option<Instant>) {
+        let nanos = at.map_or(u64::MAX, |t| t.as_nanos());
+        self.driver_wakes_at.store(nanos, Ordering::SeqCst);
     }
 
     /// Calls the listeners with news, without holding the state lock (the driver's thread
@@ -456,10 +510,10 @@ impl State {
             self.record(&e);
         }
         if any {
-            shared.changed.notify_all();
+            shared.notify_changed();
             shared.observers.notify();
-            if !self.pending.is_empty() {
-                // Listeners run on the driver thread; this may be a user thread.
+            if !self.pending.is_empty() && !shared.on_driver_thread() {
+                // Listeners run on the driver thread; this is a user thread.
                 shared.wake();
             }
         }

@@ -1,0 +1,130 @@
+//! What a reliable writer sends with new data: to one reader by unicast (a multicast group is
+//! for several), and a piggybacked HEARTBEAT that asks for an acknowledgement (Final flag
+//! clear) only every `ACK_REQUEST_INTERVAL` or when the history is half full, so a steady
+//! stream does not draw one ACKNACK per sample.
+
+use tachyon_cdr::KeyHash;
+use tachyon_proto::history::{Durability, History, Payload, ResourceLimits, WriterHistoryConfig};
+use tachyon_proto::{
+    Destination, Duration, Instant, Participant, ParticipantConfig, Reliability, RemoteReader,
+    TxBuf, WriteRequest, WriterConfig, ACK_REQUEST_INTERVAL,
+};
+use tachyon_wire::{EntityId, Guid, GuidPrefix, Locator, MessageView, SubmessageView, Time};
+
+fn reader(n: u8, multicast: bool) -> RemoteReader {
+    RemoteReader {
+        guid: Guid {
+            prefix: GuidPrefix([n; 12]),
+            entity_id: EntityId([0, 0, 1, 7]),
+        },
+        unicast_locators: vec![Locator::udp(([127, 0, 0, 1], 7400 + u16::from(n)).into())],
+        multicast_locators: if multicast {
+            vec![Locator::udp(([239, 255, 0, 1], 7401).into())]
+        } else {
+            vec![]
+        },
+        reliability: Reliability::Reliable,
+        durability: Durability::Volatile,
+    }
+}
+
+fn writer(history: WriterHistoryConfig, readers: &[RemoteReader]) -> (Participant, EntityId) {
+    let mut p = Participant::new(GuidPrefix([1; 12]), ParticipantConfig::default());
+    let w = p
+        .create_writer(WriterConfig {
+            reliability: Reliability::Reliable,
+            history,
+            ..WriterConfig::default()
+        })
+        .expect("writer");
+    for r in readers {
+        p.match_reader(Instant::ZERO, w, r.clone()).expect("match");
+    }
+    // Whatever matching queued (heartbeats to new readers) is not what is measured.
+    let mut buf = TxBuf::new(65_536);
+    while p.poll_transmit(Instant::ZERO, &mut buf).is_some() {}
+    (p, w)
+}
+
+/// Writes one sample at `now`; returns where its datagram went and whether the piggybacked
+/// heartbeat asks for an acknowledgement.
+fn write(p: &mut Participant, w: EntityId, now: Instant) -> (Destination, bool) {
+    let req = WriteRequest::data(
+        KeyHash::default(),
+        Time::ZERO,
+        Payload::copy_from_slice(&[0, 1, 0, 0, 7, 7, 7, 7]),
+    );
+    p.write(now, w, req).expect("write");
+    let mut buf = TxBuf::new(65_536);
+    let t = p.poll_transmit(now, &mut buf).expect("the data goes out");
+    let m = MessageView::new_checked(buf.datagram(&t)).expect("valid message");
+    let asks = m
+        .submessages()
+        .find_map(|s| match s {
+            Ok(SubmessageView::Heartbeat(h)) => Some(!h.is_final()),
+            _ => None,
+        })
+        .expect("a heartbeat ends the burst");
+    (t.destination, asks)
+}
+
+fn ms(n: u64) -> Instant {
+    Instant::ZERO.saturating_add(Duration::from_millis(n))
+}
+
+#[test]
+fn acknowledgements_are_asked_for_once_per_interval_in_a_steady_stream() {
+    let keep_last = WriterHistoryConfig {
+        history: History::KeepLast(10),
+        ..WriterHistoryConfig::default()
+    };
+    let (mut p, w) = writer(keep_last, &[reader(2, true)]);
+    assert_eq!(ACK_REQUEST_INTERVAL, Duration::from_millis(5));
+    let (_, first) = write(&mut p, w, ms(1));
+    let (_, second) = write(&mut p, w, ms(2));
+    let (_, third) = write(&mut p, w, ms(5));
+    let (_, after_interval) = write(&mut p, w, ms(6));
+    assert_eq!(
+        (first, second, third, after_interval),
+        (true, false, false, true)
+    );
+}
+
+#[test]
+fn a_keep_all_history_half_full_asks_every_time() {
+    let keep_all = WriterHistoryConfig {
+        history: History::KeepAll,
+        limits: ResourceLimits {
+            max_samples: Some(4),
+            ..ResourceLimits::default()
+        },
+        durability: Durability::Volatile,
+    };
+    let (mut p, w) = writer(keep_all, &[reader(2, false)]);
+    let asks: Vec<bool> = (0..3).map(|_| write(&mut p, w, ms(1)).1).collect();
+    // 1 held: first request; 2 held (half of 4): asks again; 3 held: still.
+    assert_eq!(asks, [true, true, true]);
+}
+
+#[test]
+fn one_reader_gets_unicast_and_several_share_the_multicast_group() {
+    let h = WriterHistoryConfig::default();
+    let (mut one, w) = writer(h, &[reader(2, true)]);
+    let (d, _) = write(&mut one, w, ms(1));
+    assert_eq!(
+        d,
+        Destination::Unicast(Locator::udp(([127, 0, 0, 1], 7402).into()))
+    );
+    let (mut two, w) = writer(h, &[reader(2, true), reader(3, true)]);
+    let (d, _) = write(&mut two, w, ms(1));
+    assert_eq!(
+        d,
+        Destination::Multicast(Locator::udp(([239, 255, 0, 1], 7401).into()))
+    );
+    let (mut apart, w) = writer(h, &[reader(2, false), reader(3, false)]);
+    let (d, _) = write(&mut apart, w, ms(1));
+    assert!(
+        matches!(d, Destination::Many(ref l) if l.len() == 2),
+        "{d:?}"
+    );
+}
