@@ -22,6 +22,8 @@ use crate::stats::{print_table, write_json, RunResult};
 pub enum Failure {
     /// The peers did not show up in time (exit status 1).
     NoMatch(String),
+    /// Options that do not go together (exit status 2, as clap's own usage errors).
+    Usage(String),
     /// Anything else (exit status 3).
     Other(String),
 }
@@ -38,6 +40,7 @@ impl Failure {
     pub fn exit_code(&self) -> u8 {
         match self {
             Failure::NoMatch(_) => 1,
+            Failure::Usage(_) => 2,
             Failure::Other(_) => 3,
         }
     }
@@ -47,6 +50,7 @@ impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Failure::NoMatch(m) => write!(f, "no peer: {m}"),
+            Failure::Usage(m) => f.write_str(m),
             Failure::Other(m) => f.write_str(m),
         }
     }
@@ -67,15 +71,14 @@ fn pin_this_thread(cpu: u16, priority: Option<u8>) {
 
 /// Runs `tachyon perf` as the arguments say.
 pub fn run(a: &PerfArgs) -> Result<(), Failure> {
-    a.validate().map_err(Failure::Other)?;
+    a.validate().map_err(Failure::Usage)?;
     let result = match a.type_kind {
         TypeKind::Simple => run_with::<KeyedSeq>(a)?,
         TypeKind::Complex => run_with::<PerfComplex>(a)?,
     };
     if let Some(r) = result {
-        if !a.quiet {
-            let _ = print_table(&r, &mut std::io::stderr());
-        }
+        // The table goes to standard error, so `--json -` keeps standard output clean.
+        let _ = print_table(&r, &mut std::io::stderr());
         if let Some(path) = &a.json {
             write_json(&r, path)
                 .map_err(|e| Failure::Other(format!("cannot write {path}: {e}")))?;

@@ -139,7 +139,7 @@ pub struct PerfArgs {
     /// Write the result (bench/SCHEMA.md) to this file, `-` for standard output.
     #[arg(long)]
     pub json: Option<String>,
-    /// No line per second.
+    /// No line per second (the table at the end is still printed, on standard error).
     #[arg(long)]
     pub quiet: bool,
 }
