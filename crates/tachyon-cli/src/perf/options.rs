@@ -110,6 +110,11 @@ pub struct PerfArgs {
     /// Samples written back to back at each tick of `--rate`.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub burst: u32,
+    /// pub: send every sample at once instead of batching (by default samples wait up to
+    /// 1 ms to fill a datagram, and each burst of `--rate` is flushed: what ddsperf's `pub`
+    /// does with `dds_write_set_batch`).
+    #[arg(long)]
+    pub no_batch: bool,
     /// Seconds measured, after the warm-up (pong and pub: seconds to run in all).
     #[arg(long, default_value_t = 10.0)]
     pub duration: f64,
