@@ -610,7 +610,7 @@ impl<T: DdsType> DataWriter<T> {
             match st.participant.write(now, self.inner.id, req.clone()) {
                 Ok(_) => {
                     st.flush(sh, now);
-                    sh.wake_for_timers(&st);
+                    sh.wake_for_timers(&st, self.inner.id);
                     return Ok(());
                 }
                 Err(tachyon_proto::Error::Write(WriteError::WouldBlock { .. })) => {

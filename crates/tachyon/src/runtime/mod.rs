@@ -420,17 +420,17 @@ impl Shared {
             .is_some_and(|&t| t == std::thread::current().id())
     }
 
-    /// After a user call changed the protocol state (under the lock `st`): wakes the driver
-    /// only if a timer is now due before the driver planned to wake. A write that only
+    /// After a write to `writer` (under the lock `st`): wakes the driver only if one of the
+    /// writer's timers is now due before the driver planned to wake. A write that only
     /// sends (the usual case) costs the driver no wake-up and no context switch.
-    pub(crate) fn wake_for_timers(&self, st: &State) {
+    pub(crate) fn wake_for_timers(&self, st: &State, writer: EntityId) {
         if self.on_driver_thread() {
             return;
         }
+        // Only the written writer's timers can have moved.
         let earliest = st
             .participant
-            .poll_timeouts()
-            .earliest()
+            .writer_timeout(writer)
             .map_or(u64::MAX, |t| t.as_nanos());
         if earliest < self.driver_wakes_at.load(Ordering::SeqCst) {
             self.wake();
