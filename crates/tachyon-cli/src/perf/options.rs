@@ -38,6 +38,8 @@ pub enum TypeKind {
     Simple,
     /// A sequence of structs holding a string and integers, about `size` octets.
     Complex,
+    /// Sequence number and `size` − 8 octets, no key.
+    Unkeyed,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -196,6 +198,7 @@ impl PerfArgs {
             type_: match self.type_kind {
                 TypeKind::Simple => "simple",
                 TypeKind::Complex => "complex",
+                TypeKind::Unkeyed => "unkeyed",
             }
             .to_owned(),
             reliability: match self.reliability {
