@@ -58,8 +58,9 @@ pub struct UdpConfig {
     pub max_auto_participant_index: u32,
     /// The port mapping. Default: the spec's (7400, 250, 2, 0, 10, 1, 11).
     pub ports: PortMapping,
-    /// SO_RCVBUF for every receive socket; `None` keeps the kernel default. The kernel caps it
-    /// at `net.core.rmem_max` (a warning is logged when it does).
+    /// SO_RCVBUF for every receive socket; `None` asks for 4 MiB and takes what the kernel
+    /// grants silently. A configured size is capped at `net.core.rmem_max` too, with a
+    /// warning when it is.
     pub receive_buffer_size: Option<usize>,
     /// SO_SNDBUF for the sending (unicast) sockets; `None` keeps the kernel default.
     pub send_buffer_size: Option<usize>,

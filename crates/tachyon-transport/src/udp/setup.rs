@@ -176,8 +176,23 @@ pub(super) fn open_multicast(
     Ok(socket)
 }
 
-/// SO_RCVBUF / SO_SNDBUF as configured; a warning when the kernel grants less.
+/// What a receive socket asks for when the configuration says nothing: room for a burst of
+/// large datagrams (64 KiB ones on loopback; Cyclone DDS asks for at least 1 MiB). The kernel
+/// caps it at `net.core.rmem_max` without complaint, and so do we (debug log only).
+pub const DEFAULT_RECEIVE_BUFFER: usize = 4 << 20;
+
+/// SO_RCVBUF / SO_SNDBUF as configured (a warning when the kernel grants less), or the
+/// default receive buffer.
 fn set_buffer_sizes(socket: &Socket, config: &UdpConfig) -> Result<(), TransportError> {
+    if config.receive_buffer_size.is_none() {
+        let _ = socket.set_recv_buffer_size(DEFAULT_RECEIVE_BUFFER);
+        let got = socket.recv_buffer_size().unwrap_or(0) / 2;
+        tracing::debug!(
+            asked = DEFAULT_RECEIVE_BUFFER,
+            got,
+            "udp: default receive buffer"
+        );
+    }
     if let Some(size) = config.receive_buffer_size {
         socket
             .set_recv_buffer_size(size)
