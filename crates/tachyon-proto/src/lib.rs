@@ -50,4 +50,4 @@ pub use participant::{
 pub use reader::ReaderStats;
 pub use time::{Duration, Instant};
 pub use transmit::{Destination, Transmit, TxBuf};
-pub use writer::{WriteRequest, WriterStats, ACK_REQUEST_INTERVAL};
+pub use writer::{WriteRequest, WriterStats, ACK_REQUEST_INTERVAL, MAX_UNACKNOWLEDGED_BYTES};

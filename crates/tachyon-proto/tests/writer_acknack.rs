@@ -56,6 +56,11 @@ fn heartbeats_sent(p: &mut Participant, now: Instant) -> usize {
 }
 
 fn acknack(writer: EntityId, count: i32, final_flag: bool) -> Vec<u8> {
+    acknack_from(writer, SequenceNumber(1), count, final_flag)
+}
+
+/// An ACKNACK acknowledging everything before `base`.
+fn acknack_from(writer: EntityId, base: SequenceNumber, count: i32, final_flag: bool) -> Vec<u8> {
     let header = Header {
         protocol_version: ProtocolVersion::V2_5,
         vendor_id: VendorId::TACHYON,
@@ -65,7 +70,7 @@ fn acknack(writer: EntityId, count: i32, final_flag: bool) -> Vec<u8> {
     let mut mb = MessageBuilder::new(&mut buf, &header).expect("header");
     mb.info_dst(GuidPrefix([1; 12])).expect("info_dst");
     let state = SequenceNumberSet {
-        base: SequenceNumber(1),
+        base,
         num_bits: 0,
         bitmap: [0; 8],
     };
@@ -154,4 +159,67 @@ fn a_repeated_preemptive_acknack_is_answered_every_time() {
         0,
         "a final repeat needs no answer"
     );
+}
+
+#[test]
+fn a_keep_all_writer_waits_while_too_much_is_unacknowledged() {
+    use tachyon_proto::history::{History, Limit, Payload, WriteError, WriterHistoryConfig};
+    let mut p = Participant::new(GuidPrefix([1; 12]), ParticipantConfig::default());
+    let w = p
+        .create_writer(WriterConfig {
+            reliability: Reliability::Reliable,
+            history: WriterHistoryConfig {
+                history: History::KeepAll,
+                ..WriterHistoryConfig::default()
+            },
+            ..WriterConfig::default()
+        })
+        .expect("writer");
+    p.match_reader(
+        Instant::ZERO,
+        w,
+        RemoteReader {
+            guid: Guid {
+                prefix: READER_PREFIX,
+                entity_id: READER_ID,
+            },
+            unicast_locators: vec![Locator::udp(([127, 0, 0, 1], 7413).into())],
+            multicast_locators: vec![],
+            reliability: Reliability::Reliable,
+            durability: Durability::Volatile,
+        },
+    )
+    .expect("match");
+    let sample = || {
+        let mut b = vec![0u8; 1024];
+        b[1] = 1;
+        tachyon_proto::WriteRequest::data(
+            Default::default(),
+            Default::default(),
+            Payload::copy_from_slice(&b),
+        )
+    };
+    let mut written = 0usize;
+    let blocked = loop {
+        match p.write(Instant::ZERO, w, sample()) {
+            Ok(_) => written += 1,
+            Err(tachyon_proto::Error::Write(e)) => break e,
+            Err(e) => panic!("{e}"),
+        }
+        assert!(written <= 10_000, "never blocked");
+    };
+    assert_eq!(
+        blocked,
+        WriteError::WouldBlock {
+            limit: Limit::UnacknowledgedBytes
+        }
+    );
+    assert_eq!(written, tachyon_proto::MAX_UNACKNOWLEDGED_BYTES / 1024);
+    // The reader acknowledges everything sent: writing goes on.
+    let mut buf = TxBuf::new(65_536);
+    while p.poll_transmit(Instant::ZERO, &mut buf).is_some() {}
+    let from = Locator::udp(([127, 0, 0, 1], 7413).into());
+    let next = SequenceNumber(written as i64 + 1);
+    p.handle_datagram(Instant::ZERO, &from, &acknack_from(w, next, 1, true));
+    assert!(p.write(Instant::ZERO, w, sample()).is_ok());
 }

@@ -95,6 +95,8 @@ pub enum Limit {
     Instances,
     /// `max_samples_per_instance`.
     SamplesPerInstance,
+    /// The writer's flow control: too many octets not acknowledged yet.
+    UnacknowledgedBytes,
 }
 
 /// Why a writer's cache refused a change or command.
@@ -157,6 +159,8 @@ pub struct WriterHistory {
     last_sn: SequenceNumber,
     acked: SequenceNumber,
     scratch: Vec<SequenceNumber>,
+    /// Payload octets held.
+    bytes: usize,
 }
 
 impl WriterHistory {
@@ -171,6 +175,7 @@ impl WriterHistory {
             last_sn: SequenceNumber::ZERO,
             acked: SequenceNumber::ZERO,
             scratch: Vec::new(),
+            bytes: 0,
         })
     }
 
@@ -204,6 +209,7 @@ impl WriterHistory {
         if let Some(at) = change.expiry {
             self.expiries.insert((at, sn));
         }
+        self.bytes += change.payload.len();
         self.changes.push_back(CacheChange {
             sn,
             kind: change.kind,
@@ -353,6 +359,11 @@ impl WriterHistory {
         self.acked
     }
 
+    /// Payload octets of the held changes.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
     /// Number of held changes.
     pub fn len(&self) -> usize {
         self.changes.len()
@@ -421,6 +432,7 @@ impl WriterHistory {
     fn remove_change(&mut self, sn: SequenceNumber) -> Option<CacheChange> {
         let i = self.changes.binary_search_by_key(&sn, |c| c.sn).ok()?;
         let change = self.changes.remove(i)?;
+        self.bytes -= change.payload.len();
         if let Some(at) = change.expiry {
             self.expiries.remove(&(at, sn));
         }

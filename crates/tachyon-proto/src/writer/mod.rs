@@ -37,6 +37,14 @@ pub(crate) use proxy::ReaderProxy;
 /// is filling up): Cyclone DDS's minimum heartbeat interval.
 pub const ACK_REQUEST_INTERVAL: crate::time::Duration = crate::time::Duration::from_millis(5);
 
+/// Flow control of a reliable KEEP_ALL, VOLATILE writer: a write waits (`WouldBlock`, which
+/// `DataWriter::write` turns into waiting up to `max_blocking_time`) while its history holds
+/// this many payload octets not acknowledged by every reliable reader, so a fast writer cannot
+/// overrun a slow reader's socket buffer into losses and repairs (Cyclone DDS's writer-history
+/// high-water mark is 500 kB). With large samples the bound is four of the largest written,
+/// so a few are always in flight. Acknowledgements are asked for once half of it is out.
+pub const MAX_UNACKNOWLEDGED_BYTES: usize = 2 << 20;
+
 /// What batching counts per sample beyond its payload: INFO_TS, the DATA header and inline
 /// QoS, roughly.
 const BATCH_OVERHEAD: usize = 48;
@@ -116,6 +124,8 @@ pub(crate) struct Writer {
     /// included), and until when it may wait for more.
     unsent_bytes: usize,
     batch_until: Option<Instant>,
+    /// The largest payload written (flow control keeps room for four).
+    largest_payload: usize,
     /// A heartbeat to every reader is due at the next poll (and whether it asserts liveliness).
     heartbeat_now: bool,
     heartbeat_liveliness: bool,
@@ -152,6 +162,7 @@ impl Writer {
             ack_requested_at: None,
             unsent_bytes: 0,
             batch_until: None,
+            largest_payload: 0,
             heartbeat_now: false,
             heartbeat_liveliness: false,
             released: SequenceNumber::ZERO,
@@ -318,6 +329,12 @@ impl Writer {
         let kind = req.kind;
         let instance = req.instance;
         let payload_len = req.payload.len();
+        self.largest_payload = self.largest_payload.max(payload_len);
+        if self.flow_controlled() && self.history.bytes() >= self.max_unacknowledged() {
+            return Err(WriteError::WouldBlock {
+                limit: crate::history::Limit::UnacknowledgedBytes,
+            });
+        }
         let outcome = self.history.add_change(NewChange {
             kind,
             instance,
@@ -520,6 +537,21 @@ impl Writer {
             .any(|p| p.is_reliable() && p.acked < last)
     }
 
+    /// The flow-control bound: [`MAX_UNACKNOWLEDGED_BYTES`], or four of the largest sample.
+    fn max_unacknowledged(&self) -> usize {
+        MAX_UNACKNOWLEDGED_BYTES.max(self.largest_payload.saturating_mul(4))
+    }
+
+    /// Whether the writer's flow control applies: reliable readers, KEEP_ALL (KEEP_LAST
+    /// replaces instead of waiting) and VOLATILE (a TRANSIENT_LOCAL history keeps acknowledged
+    /// samples, which are not in flight).
+    fn flow_controlled(&self) -> bool {
+        let c = self.history.config();
+        self.has_reliable()
+            && c.history == crate::history::History::KeepAll
+            && c.durability == Durability::Volatile
+    }
+
     /// Whether a HEARTBEAT piggybacked now should ask for acknowledgements: none was asked
     /// for within [`ACK_REQUEST_INTERVAL`], or the history is half full (a KEEP_ALL writer
     /// blocks when it is full, so acknowledgements must free it before).
@@ -531,7 +563,8 @@ impl Writer {
         let filling = [limits.max_samples, limits.max_samples_per_instance]
             .into_iter()
             .flatten()
-            .any(|max| self.history.len() * 2 >= max);
+            .any(|max| self.history.len() * 2 >= max)
+            || (self.flow_controlled() && self.history.bytes() * 2 >= self.max_unacknowledged());
         interval_over || filling
     }
 

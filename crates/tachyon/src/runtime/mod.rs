@@ -524,8 +524,12 @@ impl State {
             }
             self.record(&e);
         }
-        if any {
+        // Waiters on `changed` also wait for what makes no event: acknowledgements that free
+        // a blocked KEEP_ALL writer (wait_for_acknowledgments, flow control).
+        if any || shared.changed_waiters.load(Ordering::SeqCst) > 0 {
             shared.notify_changed();
+        }
+        if any {
             shared.observers.notify();
             if !self.pending.is_empty() && !shared.on_driver_thread() {
                 // Listeners run on the driver thread; this is a user thread.
