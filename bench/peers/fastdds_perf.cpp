@@ -104,7 +104,7 @@ Options opt;
 const char* const USAGE =
         "usage: fastdds_perf ping|pong|pub|sub [options]\n"
         "  --domain N                         DDS domain (0)\n"
-        "  --size N                           octets of baggage / approximate complex size (0)\n"
+        "  --size N                           payload octets, 12 of seq and key included (0 or >= 12)\n"
         "  --type simple|complex              KeyedSeq or PerfComplex (simple)\n"
         "  --reliability reliable|best-effort (reliable)\n"
         "  --history keep-last|keep-all       pub/sub data history (keep-last)\n"
@@ -279,6 +279,11 @@ void parse_options(
         else if (name == "--size")
         {
             opt.size = parse_long(n, value, 0, 64L * 1024 * 1024);
+            if (opt.size != 0 && opt.size < 12)
+            {
+                usage_error("--size %ld: too small for the sequence number and key (0, or 12 and more)",
+                        opt.size);
+            }
         }
         else if (name == "--type")
         {
@@ -783,18 +788,25 @@ public:
 
 };
 
-// The sample a ping or pub writes: `size` octets of baggage, or items of a 12-character name,
-// a value and flags (32 octets each in XCDR1) so that the serialized size is 12 + 32*(size/32).
+// The octets of baggage: `size` counts the whole payload, its 12 octets of sequence number,
+// key and sequence length included (ddsperf's and tachyon perf's `size`).
+size_t baggage_octets()
+{
+    return opt.size > 12 ? static_cast<size_t>(opt.size) - 12 : 0;
+}
+
+// The sample a ping or pub writes: `size` octets of payload, or items of a 12-character name,
+// a value and flags (32 octets each in XCDR1) so that the serialized size is about `size`.
 void fill_payload(
         KeyedSeq& s)
 {
-    s.baggage.assign(static_cast<size_t>(opt.size), 0xee);
+    s.baggage.assign(baggage_octets(), 0xee);
 }
 
 void fill_payload(
         PerfComplex& s)
 {
-    size_t n = static_cast<size_t>(opt.size) / 32;
+    size_t n = baggage_octets() / 32;
     s.items.resize(n);
     for (size_t i = 0; i < n; ++i)
     {
@@ -814,7 +826,7 @@ size_t expected_cdr_size()
         fill_payload(s);
         return cdr_size(s);
     }
-    return 12 + static_cast<size_t>(opt.size);
+    return 12 + baggage_octets();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -887,8 +899,13 @@ Entities make_participant()
     // UDPv4 only: the builtin shared-memory transport would carry same-host traffic otherwise
     // (and leave segments in /dev/shm behind killed processes).
     pqos.transport().use_builtin_transports = false;
-    pqos.transport().user_transports.push_back(
-        std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>());
+    // 4 MiB socket buffers, as Tachyon asks for by default (Cyclone DDS asks for at least
+    // 1 MiB): with the kernel's 208 KiB, reliable keep-all throughput collapses to a few
+    // thousand samples/s from losses and repairs, which says nothing about Fast DDS itself.
+    auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
+    udp->receiveBufferSize = 4u << 20;
+    udp->sendBufferSize = 4u << 20;
+    pqos.transport().user_transports.push_back(udp);
     e.t_created = now_ns();
     e.dp = DomainParticipantFactory::get_instance()->create_participant(
         static_cast<DomainId_t>(opt.domain), pqos);
