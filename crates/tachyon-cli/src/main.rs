@@ -1,9 +1,11 @@
 //! The `tachyon` command.
 //!
 //! - `tachyon perf MODE`: latency and throughput, wire-compatible with Cyclone DDS's
-//!   `ddsperf` (see `docs/perf.md`).
+//!   `ddsperf` (see `docs/perf.md`);
+//! - `tachyon floor MODE`: the same measurements on raw UDP sockets, the floor.
 #![forbid(unsafe_code)]
 
+mod floor;
 mod perf;
 mod stats;
 
@@ -22,6 +24,8 @@ struct Cli {
 enum Command {
     /// Measure latency or throughput (ddsperf-compatible: ping, pong, pub, sub, intra).
     Perf(perf::PerfArgs),
+    /// The raw-UDP floor: ping, pong, pub, sub, intra on plain sockets, no protocol.
+    Floor(floor::FloorArgs),
 }
 
 fn main() -> ExitCode {
@@ -32,18 +36,20 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match &cli.command {
         Command::Perf(a) => perf::run(a),
+        Command::Floor(a) => floor::run(a),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("tachyon perf {}: {e}", mode_name(&cli));
+            eprintln!("tachyon {}: {e}", command_name(&cli));
             ExitCode::from(e.exit_code())
         }
     }
 }
 
-fn mode_name(cli: &Cli) -> &'static str {
+fn command_name(cli: &Cli) -> String {
     match &cli.command {
-        Command::Perf(a) => a.mode.name(),
+        Command::Perf(a) => format!("perf {}", a.mode.name()),
+        Command::Floor(_) => "floor".to_owned(),
     }
 }

@@ -58,7 +58,7 @@ impl fmt::Display for Failure {
 
 /// Pins the calling thread to `cpu`, with SCHED_FIFO `priority` if given; says so when the
 /// system refuses, and goes on.
-fn pin_this_thread(cpu: u16, priority: Option<u8>) {
+pub(crate) fn pin_this_thread(cpu: u16, priority: Option<u8>) {
     if let Err(e) = tachyon_transport::thread::set_affinity(&[cpu]) {
         eprintln!("perf: cannot pin this thread to CPU {cpu}: {e}");
     }
