@@ -59,16 +59,14 @@ pub fn subscribe(a: &FloorArgs) -> Result<RunResult, Failure> {
     let mut counter: ThroughputCounter<SocketAddr> = ThroughputCounter::new();
     let mut r = result(a, "sub");
     let first_by = Instant::now() + Duration::from_secs_f64(a.match_timeout);
-    let first = loop {
-        if let Some((n, from)) = ep.recv_until(&mut buf, first_by).map_err(io("recv"))? {
-            count(&mut counter, &buf[..n], from);
-            break Instant::now();
-        }
+    let Some((n, from)) = ep.recv_until(&mut buf, first_by).map_err(io("recv"))? else {
         return Err(Failure::NoMatch(format!(
             "nothing arrived on {} within {} s",
             a.bind, a.match_timeout
         )));
     };
+    count(&mut counter, &buf[..n], from);
+    let first = Instant::now();
     let measure_from = first + Duration::from_secs_f64(a.warmup);
     let end = measure_from + Duration::from_secs_f64(a.duration);
     let mut usage: Option<Usage> = None;
