@@ -80,6 +80,10 @@ pub struct WriterConfig {
     pub liveliness: Liveliness,
     /// TRANSPORT_PRIORITY, handed to the transport with every datagram.
     pub priority: i32,
+    /// Write batching (a Tachyon extension, as Cyclone DDS's `dds_write_set_batch` and RTI's
+    /// BATCH): new data waits up to this long for more to fill a datagram, then goes out
+    /// together; a full datagram's worth goes at once. `None`: every write is sent at once.
+    pub batch_delay: Option<Duration>,
 }
 
 impl Default for WriterConfig {
@@ -98,6 +102,7 @@ impl Default for WriterConfig {
             deadline: None,
             liveliness: Liveliness::default(),
             priority: 0,
+            batch_delay: None,
         }
     }
 }

@@ -194,6 +194,7 @@ fn full_writer_qos() -> DataWriterQos {
         autodispose_unregistered_instances: true,
         representation: vec![DataRepresentation::Xcdr1],
         ignore_local: false,
+        batch_delay: None,
     }
 }
 
@@ -1316,6 +1317,7 @@ fn writer_qos() -> impl Strategy<Value = DataWriterQos> {
             autodispose_unregistered_instances: true,
             representation: c.2,
             ignore_local: false,
+            batch_delay: None,
         })
 }
 

@@ -201,7 +201,7 @@ impl Publisher {
             Some(DataRepresentation::Xcdr1) => XcdrVersion::Xcdr1,
             _ => return Err(Error::Unsupported("the XML data representation")),
         };
-        let config = writer_config(&qos, T::KEYED);
+        let config = writer_config(&qos, T::KEYED, self.runtime.shared.max_datagram);
         let sh = &self.runtime.shared;
         if sh.stopped() {
             return Err(Error::AlreadyDeleted);
@@ -290,7 +290,7 @@ fn default_representation(ext: Extensibility) -> Vec<DataRepresentation> {
 }
 
 /// The protocol configuration a writer's QoS implies.
-fn writer_config(qos: &DataWriterQos, keyed: bool) -> WriterConfig {
+fn writer_config(qos: &DataWriterQos, keyed: bool, max_datagram: usize) -> WriterConfig {
     WriterConfig {
         reliability: qos.reliability.kind,
         history: WriterHistoryConfig {
@@ -307,6 +307,8 @@ fn writer_config(qos: &DataWriterQos, keyed: bool) -> WriterConfig {
         deadline: qos.deadline,
         liveliness: qos.liveliness,
         priority: qos.transport_priority,
+        batch_delay: qos.batch_delay,
+        max_datagram,
         ..WriterConfig::default()
     }
 }
@@ -350,6 +352,17 @@ impl<T: DdsType> DataWriter<T> {
         buf.truncate(n);
         let req = WriteRequest::data(key, wire_time(timestamp), buf.freeze());
         self.submit(req)
+    }
+
+    /// Sends at once what write batching holds back (`DataWriterQos::batch`); nothing to do
+    /// without batching.
+    pub fn flush(&self) -> Result<(), Error> {
+        let sh = &self.inner.runtime.shared;
+        let mut st = sh.lock();
+        let now = sh.now();
+        st.participant.flush_writer(self.inner.id)?;
+        st.flush(sh, now);
+        Ok(())
     }
 
     /// Disposes the instance of `sample` (its key fields).
@@ -597,7 +610,7 @@ impl<T: DdsType> DataWriter<T> {
             match st.participant.write(now, self.inner.id, req.clone()) {
                 Ok(_) => {
                     st.flush(sh, now);
-                    sh.wake_for_timers(&st);
+                    sh.wake_for_timers(&st, self.inner.id);
                     return Ok(());
                 }
                 Err(tachyon_proto::Error::Write(WriteError::WouldBlock { .. })) => {

@@ -60,6 +60,8 @@ pub fn publish<T: PerfSample>(a: &PerfArgs, node: &Node<T>) -> Result<(), Failur
             }
         }
         if let Some(p) = period {
+            // The end of a burst: what batching holds goes now.
+            writer.flush().map_err(Failure::dds)?;
             next += p;
             let now = Instant::now();
             if next > now {
@@ -70,6 +72,7 @@ pub fn publish<T: PerfSample>(a: &PerfArgs, node: &Node<T>) -> Result<(), Failur
             }
         }
     }
+    writer.flush().map_err(Failure::dds)?;
     if !a.quiet {
         let secs = start.elapsed().as_secs_f64();
         eprintln!(

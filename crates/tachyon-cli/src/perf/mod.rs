@@ -13,7 +13,7 @@ use std::fmt;
 
 pub use options::PerfArgs;
 use options::{Mode, TypeKind};
-use types::{KeyedSeq, PerfComplex, PerfSample};
+use types::{KeyedSeq, PerfComplex, PerfSample, UnkeyedSeq};
 
 use crate::stats::{print_table, write_json, RunResult};
 
@@ -75,6 +75,7 @@ pub fn run(a: &PerfArgs) -> Result<(), Failure> {
     let result = match a.type_kind {
         TypeKind::Simple => run_with::<KeyedSeq>(a)?,
         TypeKind::Complex => run_with::<PerfComplex>(a)?,
+        TypeKind::Unkeyed => run_with::<UnkeyedSeq>(a)?,
     };
     if let Some(r) = result {
         // The table goes to standard error, so `--json -` keeps standard output clean.

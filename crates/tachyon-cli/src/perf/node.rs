@@ -25,7 +25,7 @@ use tachyon::qos::History;
 use tachyon::{Config, InstanceState, MulticastMode, Sample};
 use tachyon_wire::{EntityId, Guid, GuidPrefix};
 
-use super::options::PerfArgs;
+use super::options::{Mode, PerfArgs};
 use super::types::{topic_name, PerfSample};
 
 /// `ddsperf`'s USER_DATA prefix.
@@ -156,10 +156,14 @@ impl EndpointQos {
                 History::KeepLast(d) => q.keep_last(d),
             }
         };
+        let mut data_writer = writer(data_history);
+        if a.mode == Mode::Pub && !a.no_batch {
+            data_writer = data_writer.batch(Duration::from_millis(1));
+        }
         EndpointQos {
             ping_writer: writer(ping_history),
             ping_reader: reader(ping_history),
-            data_writer: writer(data_history),
+            data_writer,
             data_reader: reader(data_history),
         }
     }

@@ -38,6 +38,8 @@ pub enum TypeKind {
     Simple,
     /// A sequence of structs holding a string and integers, about `size` octets.
     Complex,
+    /// Sequence number and `size` − 8 octets, no key.
+    Unkeyed,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -110,6 +112,11 @@ pub struct PerfArgs {
     /// Samples written back to back at each tick of `--rate`.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub burst: u32,
+    /// pub: send every sample at once instead of batching (by default samples wait up to
+    /// 1 ms to fill a datagram, and each burst of `--rate` is flushed: what ddsperf's `pub`
+    /// does with `dds_write_set_batch`).
+    #[arg(long)]
+    pub no_batch: bool,
     /// Seconds measured, after the warm-up (pong and pub: seconds to run in all).
     #[arg(long, default_value_t = 10.0)]
     pub duration: f64,
@@ -191,6 +198,7 @@ impl PerfArgs {
             type_: match self.type_kind {
                 TypeKind::Simple => "simple",
                 TypeKind::Complex => "complex",
+                TypeKind::Unkeyed => "unkeyed",
             }
             .to_owned(),
             reliability: match self.reliability {

@@ -1,8 +1,9 @@
 //! The sample types `tachyon perf` sends, and the topic names they travel on.
 //!
 //! `simple` is Cyclone DDS `ddsperf`'s default type, `KeyedSeq`, on `ddsperf`'s topics, so
-//! `tachyon perf` and `ddsperf` answer each other. `complex` (strings and integers in a
-//! sequence of structs, costlier to serialize) is Tachyon's own, as is its topic family.
+//! `tachyon perf` and `ddsperf` answer each other. `unkeyed` (sequence number and octets) and
+//! `complex` (strings and integers in a sequence of structs, costlier to serialize) are
+//! Tachyon's own, as is their topic family.
 
 use tachyon::{DdsType, Decode};
 
@@ -14,6 +15,15 @@ pub struct KeyedSeq {
     pub seq: u32,
     #[dds(key)]
     pub keyval: u32,
+    pub baggage: Vec<u8>,
+}
+
+/// The unkeyed type: `@final struct UnkeyedSeq { unsigned long seq; sequence<octet> baggage; }`
+/// (every sample the same instance, no key hash to compute).
+#[derive(DdsType, Clone, Debug, PartialEq)]
+#[dds(name = "UnkeyedSeq", final)]
+pub struct UnkeyedSeq {
+    pub seq: u32,
     pub baggage: Vec<u8>,
 }
 
@@ -117,6 +127,31 @@ impl PerfSample for KeyedSeq {
     }
 }
 
+impl PerfSample for UnkeyedSeq {
+    const PREFIX: &'static str = "TachyonPerf";
+    const SUFFIX: &'static str = "US";
+
+    fn with_size(size: u32) -> Self {
+        let n = size.saturating_sub(8) as usize;
+        let mut baggage = vec![0xee; n / 2];
+        baggage.extend(random_bytes(n - n / 2, 0x9e37_79b9_7f4a_7c15));
+        UnkeyedSeq { seq: 0, baggage }
+    }
+    fn seq(&self) -> u32 {
+        self.seq
+    }
+    fn set_seq(&mut self, seq: u32) {
+        self.seq = seq;
+    }
+    fn keyval(&self) -> u32 {
+        0
+    }
+    fn set_keyval(&mut self, _key: u32) {}
+    fn payload_bytes(&self) -> u64 {
+        8 + self.baggage.len() as u64
+    }
+}
+
 impl PerfSample for PerfComplex {
     const PREFIX: &'static str = "TachyonPerf";
     const SUFFIX: &'static str = "CX";
@@ -181,6 +216,9 @@ mod tests {
                 let cdr = serialized_size(&s, v).unwrap() as u64;
                 assert_eq!(cdr, padded(s.payload_bytes()), "KeyedSeq size {size}");
             }
+            let u = UnkeyedSeq::with_size(size);
+            let cdr = serialized_size(&u, XcdrVersion::Xcdr2).unwrap() as u64;
+            assert_eq!(cdr, padded(u.payload_bytes()), "UnkeyedSeq size {size}");
             let c = PerfComplex::with_size(size);
             let cdr = serialized_size(&c, XcdrVersion::Xcdr2).unwrap() as u64;
             assert_eq!(cdr, padded(c.payload_bytes()), "PerfComplex size {size}");

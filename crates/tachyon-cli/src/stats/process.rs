@@ -80,15 +80,20 @@ mod tests {
     #[test]
     fn busy_work_shows_as_cpu_time_and_rss_is_read() {
         let start = Usage::now();
-        let t = Instant::now();
+        let (u0, s0) = cpu_times().expect("/proc/self/stat");
+        // Burn CPU until the kernel's count moved by 50 ms (however busy the machine is).
+        let cap = Instant::now();
         let mut x = 0u64;
-        while t.elapsed().as_millis() < 200 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+        while cpu_times().map_or(0.0, |(u, s)| u + s - u0 - s0) < 0.05 {
+            for _ in 0..100_000 {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            }
+            assert!(cap.elapsed().as_secs() < 30, "no CPU time counted");
         }
         std::hint::black_box(x);
         let s = start.since();
-        assert!(s.cpu_user_s + s.cpu_sys_s >= 0.1, "{s:?}");
-        assert!(s.cpu_percent > 40.0, "{s:?}");
+        assert!(s.cpu_user_s + s.cpu_sys_s >= 0.05, "{s:?}");
+        assert!(s.cpu_percent > 0.0, "{s:?}");
         assert!(s.peak_rss_kib.unwrap_or(0) > 0);
     }
 }

@@ -472,6 +472,7 @@ impl PublicationData {
                 .representation
                 .unwrap_or_else(|| vec![DataRepresentation::Xcdr1]),
             ignore_local: false,
+            batch_delay: None,
         };
         Ok(PublicationData {
             guid,

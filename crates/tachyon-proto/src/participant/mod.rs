@@ -526,6 +526,21 @@ impl Participant {
             .write(now, req)?)
     }
 
+    /// When writer `writer` next needs [`handle_timeout`](Self::handle_timeout) (its own
+    /// timers only: what a write to it can have changed).
+    pub fn writer_timeout(&self, writer: EntityId) -> Option<Instant> {
+        self.writer(writer)?.poll_timeout()
+    }
+
+    /// Sends what write batching holds back in `writer` at the next
+    /// [`poll_transmit`](Self::poll_transmit) (`WriterConfig::batch_delay`).
+    pub fn flush_writer(&mut self, writer: EntityId) -> Result<(), Error> {
+        self.writer_mut(writer)
+            .ok_or(Error::UnknownWriter(writer))?
+            .flush_batch();
+        Ok(())
+    }
+
     /// Registers an instance with writer `writer`.
     pub fn register_instance(
         &mut self,

@@ -47,6 +47,11 @@ pub struct DataWriterQos {
     /// an endpoint of the same participant. Lets a program that both writes and reads a
     /// topic (a benchmark's ping and pong endpoints) not receive its own samples.
     pub ignore_local: bool,
+    /// Tachyon extension, not sent on the wire (Cyclone DDS's `dds_write_set_batch`, RTI's
+    /// BATCH): new data waits up to this long for more to fill a datagram, and a datagram's
+    /// worth goes out at once; `DataWriter::flush` sends what waits. `None` (the default):
+    /// every write is sent at once.
+    pub batch_delay: Option<Duration>,
 }
 
 impl Default for DataWriterQos {
@@ -71,6 +76,7 @@ impl Default for DataWriterQos {
             autodispose_unregistered_instances: true,
             representation: Vec::new(),
             ignore_local: false,
+            batch_delay: None,
         }
     }
 }
@@ -304,6 +310,11 @@ builders!(DataWriterQos);
 builders!(DataReaderQos);
 
 impl DataWriterQos {
+    /// Write batching with at most `max_delay` of waiting (a Tachyon extension).
+    pub fn batch(mut self, max_delay: Duration) -> Self {
+        self.batch_delay = Some(max_delay);
+        self
+    }
     /// LIFESPAN.
     pub fn lifespan(mut self, d: Duration) -> Self {
         self.lifespan = Some(d);

@@ -37,6 +37,10 @@ pub(crate) use proxy::ReaderProxy;
 /// is filling up): Cyclone DDS's minimum heartbeat interval.
 pub const ACK_REQUEST_INTERVAL: crate::time::Duration = crate::time::Duration::from_millis(5);
 
+/// What batching counts per sample beyond its payload: INFO_TS, the DATA header and inline
+/// QoS, roughly.
+const BATCH_OVERHEAD: usize = 48;
+
 /// A change the application writes: data, or a dispose/unregister of an instance.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WriteRequest {
@@ -108,6 +112,10 @@ pub(crate) struct Writer {
     heartbeat_at: Option<Instant>,
     /// When a HEARTBEAT last asked the readers to acknowledge (final flag clear).
     ack_requested_at: Option<Instant>,
+    /// Batching: octets of new data written but not sent yet (an estimate, datagram overhead
+    /// included), and until when it may wait for more.
+    unsent_bytes: usize,
+    batch_until: Option<Instant>,
     /// A heartbeat to every reader is due at the next poll (and whether it asserts liveliness).
     heartbeat_now: bool,
     heartbeat_liveliness: bool,
@@ -142,6 +150,8 @@ impl Writer {
             heartbeat_frag_count: 0,
             heartbeat_at: None,
             ack_requested_at: None,
+            unsent_bytes: 0,
+            batch_until: None,
             heartbeat_now: false,
             heartbeat_liveliness: false,
             released: SequenceNumber::ZERO,
@@ -307,6 +317,7 @@ impl Writer {
     ) -> Result<SequenceNumber, WriteError> {
         let kind = req.kind;
         let instance = req.instance;
+        let payload_len = req.payload.len();
         let outcome = self.history.add_change(NewChange {
             kind,
             instance,
@@ -318,8 +329,14 @@ impl Writer {
             // Nobody to send to: the change is "sent" as soon as it is written.
             self.next_new = SequenceNumber(outcome.sn.0 + 1);
             self.release();
-        } else if self.has_reliable() && self.heartbeat_at.is_none() {
-            self.heartbeat_at = Some(now + self.config.heartbeat_period);
+        } else {
+            if self.has_reliable() && self.heartbeat_at.is_none() {
+                self.heartbeat_at = Some(now + self.config.heartbeat_period);
+            }
+            if let Some(delay) = self.config.batch_delay {
+                self.unsent_bytes += payload_len + BATCH_OVERHEAD;
+                self.batch_until.get_or_insert(now + delay);
+            }
         }
         if kind == ChangeKind::Alive {
             self.deadlines.arm(now, instance);
@@ -408,6 +425,23 @@ impl Writer {
         true
     }
 
+    /// Sends what batching holds back at the next poll (`DataWriter::flush`).
+    pub(crate) fn flush_batch(&mut self) {
+        self.batch_until = None;
+    }
+
+    /// Whether batching holds new data back at `now`: the delay has not run out and less than
+    /// a datagram's worth is waiting.
+    pub(crate) fn holding(&self, now: Instant) -> bool {
+        self.batch_until.is_some_and(|t| now < t) && self.unsent_bytes < self.config.max_datagram
+    }
+
+    /// Everything new was sent: the batch starts afresh.
+    fn batch_sent(&mut self) {
+        self.unsent_bytes = 0;
+        self.batch_until = None;
+    }
+
     // ---- outputs ---------------------------------------------------------------------------
 
     /// When [`handle_timeout`](Self::handle_timeout) or a delayed repair is next due.
@@ -419,6 +453,7 @@ impl Writer {
             .filter_map(|p| p.repair_at);
         [
             self.heartbeat_at,
+            self.batch_until,
             self.history.next_expiry(),
             self.deadlines.next(),
             self.lease_expiry.filter(|_| !self.liveliness_lost),
@@ -431,7 +466,7 @@ impl Writer {
 
     /// Whether something is ready to send at `now` (without building it).
     pub(crate) fn wants_to_send(&self, now: Instant) -> bool {
-        (self.next_new <= self.history.last_sn() && self.fanout.is_some())
+        (self.next_new <= self.history.last_sn() && self.fanout.is_some() && !self.holding(now))
             || self.heartbeat_now
             || self
                 .proxies

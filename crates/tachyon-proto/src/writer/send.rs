@@ -79,6 +79,10 @@ impl Writer {
     fn send_new(&mut self, now: Instant, header: &Header, out: &mut [u8]) -> Option<Transmit> {
         let last = self.history.last_sn();
         if self.next_new > last {
+            self.batch_sent();
+            return None;
+        }
+        if self.holding(now) {
             return None;
         }
         let dest = self.fanout.clone()?;
@@ -147,6 +151,9 @@ impl Writer {
         }
         if !wrote {
             return None;
+        }
+        if self.next_new > last {
+            self.batch_sent();
         }
         if self.next_new > last && self.has_reliable() {
             // End of the burst: tell the reliable readers what was sent (so they find a loss

@@ -59,8 +59,14 @@ use crate::status::StatusMask;
 use driver::Driver;
 use notify::Observers;
 
-/// Largest datagram the runtime builds and receives.
+/// Largest datagram the runtime builds on a link with an Ethernet MTU (1500 − IP − UDP).
 pub(crate) const MAX_DATAGRAM: usize = tachyon_proto::DEFAULT_MAX_DATAGRAM;
+
+/// Largest datagram user writers build when the participant's interface is loopback, whose
+/// MTU (65536) needs no IP fragmentation below the UDP limit: a 64 KiB sample goes in two
+/// datagrams instead of fifty, batches hold forty 1 KiB samples. Discovery keeps
+/// [`MAX_DATAGRAM`].
+pub(crate) const LOOPBACK_MAX_DATAGRAM: usize = 65_000;
 
 /// What the user threads and the driver thread share.
 pub(crate) struct Shared {
@@ -84,6 +90,9 @@ pub(crate) struct Shared {
     /// Threads waiting on `changed` (counted under the state lock, so a notifier holding
     /// it skips the wake-up system call when there are none).
     changed_waiters: AtomicU64,
+    /// Largest datagram user writers build: [`LOOPBACK_MAX_DATAGRAM`] on loopback, else
+    /// [`MAX_DATAGRAM`].
+    pub(crate) max_datagram: usize,
 }
 
 /// What a DataReader may hold of data that is not delivered yet (from the participant's
@@ -176,10 +185,15 @@ impl Runtime {
         let poll = mio::Poll::new().map_err(Error::Thread)?;
         let waker = mio::Waker::new(poll.registry(), driver::WAKE).map_err(Error::Thread)?;
         let builtin = builtin::BuiltinTopics::new().map_err(tachyon_proto::Error::Qos)?;
+        let max_datagram = if transport.interface().loopback {
+            LOOPBACK_MAX_DATAGRAM
+        } else {
+            MAX_DATAGRAM
+        };
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 participant,
-                txbuf: TxBuf::new(MAX_DATAGRAM),
+                txbuf: TxBuf::new(max_datagram),
                 statuses: {
                     let mut s = builtin::statuses();
                     s.insert(EntityId::PARTICIPANT);
@@ -202,6 +216,7 @@ impl Runtime {
             driver_wakes_at: AtomicU64::new(0),
             driver_thread: std::sync::OnceLock::new(),
             changed_waiters: AtomicU64::new(0),
+            max_datagram,
         });
         let driver = Driver::new(&shared, poll);
         if threads.mode == ThreadMode::Single {
@@ -405,17 +420,17 @@ impl Shared {
             .is_some_and(|&t| t == std::thread::current().id())
     }
 
-    /// After a user call changed the protocol state (under the lock `st`): wakes the driver
-    /// only if a timer is now due before the driver planned to wake. A write that only
+    /// After a write to `writer` (under the lock `st`): wakes the driver only if one of the
+    /// writer's timers is now due before the driver planned to wake. A write that only
     /// sends (the usual case) costs the driver no wake-up and no context switch.
-    pub(crate) fn wake_for_timers(&self, st: &State) {
+    pub(crate) fn wake_for_timers(&self, st: &State, writer: EntityId) {
         if self.on_driver_thread() {
             return;
         }
+        // Only the written writer's timers can have moved.
         let earliest = st
             .participant
-            .poll_timeouts()
-            .earliest()
+            .writer_timeout(writer)
             .map_or(u64::MAX, |t| t.as_nanos());
         if earliest < self.driver_wakes_at.load(Ordering::SeqCst) {
             self.wake();
