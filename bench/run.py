@@ -12,7 +12,9 @@ Scenarios (--scenarios takes names or numbers):
   1 latency     round trip, 2 processes on loopback, RELIABLE KEEP_LAST(1),
                 32 B, 1 KiB, 64 KiB, 1 MiB (short: 32 B, 1 KiB; 2 s each)
   2 bound       32 B at 1000 pings/s, RELIABLE KEEP_ALL: 1,000,000 round trips
-                (about 17 min per run!; short: 5 s); max and max/mean
+                (about 17 min per run!; short: 5 s); max and max/mean. It makes most of the
+                long form's hours: run it apart, e.g. --scenarios 2 --reps 1, and the rest
+                with --scenarios 1,3,4,5,6
   3 throughput  pub -> sub, unlimited rate, RELIABLE KEEP_ALL, 32 B, 1 KiB, 64 KiB
   4 fanout      one pub, 1/4/8 sub processes (short: 4), 1 KiB, multicast vs --unicast
   5 variants    1 KiB round trip: simple vs complex type x listener vs waitset
@@ -264,7 +266,8 @@ def write_report(out_dir, args, plan, skipped, elapsed_s, command):
     agg = report.aggregate(load_records(out_dir))
     target_rows = report.targets(scenarios, agg)
     info = report.machine_info(ROOT)
-    options = {"form": "short" if args.short else "long", "reps": args.reps, "command": command}
+    options = {"form": "short" if args.short else "long", "reps": args.reps, "command": command,
+               "elapsed_s": round(elapsed_s, 1)}
     order = [i for name in IMPL_ORDER for i in agg_impls(agg) if i.split("-")[0] == name]
     md = report.markdown(info, options, scenarios, agg, skipped, unsupported, target_rows, order, elapsed_s)
     with open(os.path.join(out_dir, "summary.md"), "w", encoding="utf-8") as f:
@@ -274,6 +277,15 @@ def write_report(out_dir, args, plan, skipped, elapsed_s, command):
         json.dump(summary, f, indent=1)
         f.write("\n")
     return md
+
+
+def previous_elapsed(out_dir):
+    """The running time recorded by the run that made `out_dir` (for --report)."""
+    try:
+        with open(os.path.join(out_dir, "summary.json"), encoding="utf-8") as f:
+            return json.load(f)["options"].get("elapsed_s", 0.0)
+    except (OSError, ValueError, KeyError):
+        return 0.0
 
 
 def agg_impls(agg):
@@ -311,7 +323,7 @@ def main():
     impls, available, skipped = select_impls(args)
     plan = make_plan(scenarios, available)
     if args.report:
-        print(write_report(args.report, args, plan, skipped, 0.0, command))
+        print(write_report(args.report, args, plan, skipped, previous_elapsed(args.report), command))
         if not args.no_plot:
             plot(args.report)
         return

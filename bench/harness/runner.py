@@ -65,7 +65,7 @@ class Runner:
                 p = Proc(spec.role, argv, env=env, log_path=log_path)
                 p.spec = spec
                 procs.append(p)
-            deadline = time.monotonic() + case.spec.warmup + case.spec.measured_seconds() + RUN_SLACK_S
+            deadline = time.monotonic() + case.spec.warmup + case.spec.duration + RUN_SLACK_S
             if not wait_measuring(procs, deadline):
                 late = ", ".join(p.role for p in procs if p.spec.measuring and p.running)
                 error = f"timeout: {late} still running after {RUN_SLACK_S} s of slack"

@@ -271,9 +271,12 @@ fn step(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
 
 // --- throughput against size -----------------------------------------------------------------
 
+/// (payload size, samples/s, Mbit/s) of one case.
+type ThroughputPoint = (f64, f64, f64);
+
 fn throughput_plot(scenario: &Value, out: &Path) -> Res<bool> {
-    // implementation -> [(size, samples/s, Mbit/s)]
-    let mut series: BTreeMap<String, Vec<(f64, f64, f64)>> = BTreeMap::new();
+    // implementation -> its points
+    let mut series: BTreeMap<String, Vec<ThroughputPoint>> = BTreeMap::new();
     for case in array(&scenario["cases"]) {
         let size = case["spec"]["size"].as_f64().unwrap_or(0.0).max(1.0);
         for (name, result) in results(case) {
@@ -290,7 +293,7 @@ fn throughput_plot(scenario: &Value, out: &Path) -> Res<bool> {
     let root = canvas(out, 2, title)?;
     let areas = panels(&root, 2);
     for (which, area) in areas.iter().enumerate() {
-        let (desc, pick): (&str, fn(&(f64, f64, f64)) -> f64) = if which == 0 {
+        let (desc, pick): (&str, fn(&ThroughputPoint) -> f64) = if which == 0 {
             ("samples/s", |p| p.1)
         } else {
             ("Mbit/s", |p| p.2)
