@@ -84,6 +84,9 @@ def parse_args(argv=None):
     ap.add_argument("--warmup", type=float, help="warm-up seconds of every run (overrides the form's)")
     ap.add_argument("--udp-wake", default="blocking",
                     help="wake modes of the raw-UDP floor, comma-separated: blocking, busy-poll")
+    ap.add_argument("--bin", action="append", default=[], metavar="IMPL=PATH",
+                    help="run this program for an implementation instead of the default "
+                         "(e.g. --bin fastdds=/tmp/fastdds_perf, --bin cyclone=/opt/bin/ddsperf); repeatable")
     ap.add_argument("--build", action="store_true",
                     help="build tachyon (cargo build --release -p tachyon-cli) and the peers "
                          "(bench/build-peers.sh, if present) first")
@@ -100,7 +103,15 @@ def parse_args(argv=None):
     a.udp_wake = _pick(a.udp_wake, ["blocking", "busy-poll"], "wake mode")
     if a.reps < 1:
         ap.error("--reps must be at least 1")
+    a.bin = dict(_binary(ap, b) for b in a.bin)
     return a
+
+
+def _binary(ap, text):
+    name, sep, path = text.partition("=")
+    if not sep or name not in IMPL_ORDER or not path:
+        ap.error(f"--bin {text!r}: expected IMPL=PATH with IMPL one of {', '.join(IMPL_ORDER)}")
+    return name, path
 
 
 def _pick(text, known, what, numbered=False):
@@ -138,7 +149,7 @@ def _override(spec, args):
 
 
 def select_impls(args):
-    impls = [i for i in all_impls(ROOT, args.udp_wake) if i.name.split("-")[0] in args.impls]
+    impls = [i for i in all_impls(ROOT, args.udp_wake, args.bin) if i.name.split("-")[0] in args.impls]
     impls.sort(key=lambda i: args.impls.index(i.name.split("-")[0]))
     available, skipped = [], {}
     for impl in impls:

@@ -350,7 +350,15 @@ class Cyclone(Impl):
         return merge_subscribers(records)
 
 
-def all_impls(root, udp_wakes=("blocking",)):
+def all_impls(root, udp_wakes=("blocking",), binaries=None):
+    """Every adapter; `binaries` ({"tachyon": path, ...}) replaces the default programs
+    (the udp floor is `tachyon floor`: it follows "tachyon" unless "udp" is given)."""
+    binaries = binaries or {}
     impls = [Tachyon(root), Cyclone(), FastDds(root)]
     impls += [UdpFloor(root, wake) for wake in udp_wakes]
+    for impl in impls:
+        family = impl.name.split("-")[0]
+        path = binaries.get(family) or (binaries.get("tachyon") if family == "udp" else None)
+        if path:
+            impl.binary = os.path.abspath(path)
     return impls

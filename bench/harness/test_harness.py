@@ -3,7 +3,8 @@ medians, ratios and targets. `python3 -m unittest discover -s bench/harness -t b
 import unittest
 
 from harness import ddsperf, report
-from harness.impls import merge_subscribers
+from harness.impls import Cyclone, RunContext, Tachyon, UdpFloor, merge_subscribers
+from harness.netns import Loopback
 from harness.scenarios import SAME, SPLIT, Case, Scenario, Spec, build_matrix, estimate
 
 PING = """\
@@ -109,6 +110,39 @@ class ReportTest(unittest.TestCase):
                              {}, {}, report.targets([self.scenario], agg), ["tachyon", "cyclone"], 1.0)
         self.assertIn("| 32 B, same vCPU | cyclone | ~20.0 |", md)
         self.assertIn("*tachyon / cyclone* | ~0.50 |", md)
+
+
+class PlanTest(unittest.TestCase):
+    def ctx(self):
+        return RunContext(domain=7, port=20014, net=Loopback(), path_prefix="/r/raw/x")
+
+    def test_tachyon_ping_pong(self):
+        case = Case("latency", "l", "l", Spec("latency", 32, duration=2.0, warmup=0.5), SAME)
+        pong, ping = Tachyon("/repo").plan(case, self.ctx())
+        self.assertEqual(pong.argv[:3], ["/repo/target/release/tachyon", "perf", "pong"])
+        self.assertEqual((pong.side, pong.measuring, ping.side, ping.measuring), ("b", False, "a", True))
+        self.assertIn("--json", ping.argv)
+        self.assertEqual(ping.json_path, "/r/raw/x-ping.json")
+        self.assertEqual(ping.argv[ping.argv.index("--domain") + 1], "7")
+        self.assertEqual(ping.argv[ping.argv.index("--depth") + 1], "1")
+
+    def test_cyclone_fanout_waits_for_its_subscribers(self):
+        spec = Spec("throughput", 1024, history="keep-all", subscribers=4, unicast=True)
+        procs = Cyclone().plan(Case("fanout", "f", "f", spec, SPLIT), self.ctx())
+        self.assertEqual([p.role for p in procs], ["sub0", "sub1", "sub2", "sub3", "pub"])
+        pub = procs[-1].argv
+        self.assertIn("-Qminmatch:4", pub)
+        self.assertEqual(pub[pub.index("-k") + 1], "all")
+        self.assertIn("AllowMulticast", procs[0].env["CYCLONEDDS_URI"])
+
+    def test_udp_floor_addresses(self):
+        case = Case("latency", "l", "l", Spec("latency", 32), SAME)
+        pong, ping = UdpFloor("/repo").plan(case, self.ctx())
+        self.assertEqual(ping.argv[1], "floor")
+        self.assertEqual(ping.argv[-4:], ["--bind", "127.0.0.1:20014", "--peer", "127.0.0.1:20015"])
+        self.assertEqual(pong.argv[-4:], ["--bind", "127.0.0.1:20015", "--peer", "127.0.0.1:20014"])
+        self.assertNotIn("--subscribers", ping.argv)
+        self.assertIsNotNone(UdpFloor("/repo").unsupported(Case("latency", "l", "l", Spec("latency", 1 << 20), SAME)))
 
 
 class MatrixTest(unittest.TestCase):
