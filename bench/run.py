@@ -268,7 +268,7 @@ def load_records(out_dir):
     return records
 
 
-def write_report(out_dir, args, plan, skipped, elapsed_s, command):
+def write_report(out_dir, args, plan, skipped, elapsed_s, command, load_start=None):
     scenarios = []
     for s, _, _, _ in plan:
         if s not in scenarios:
@@ -278,7 +278,7 @@ def write_report(out_dir, args, plan, skipped, elapsed_s, command):
     target_rows = report.targets(scenarios, agg)
     info = report.machine_info(ROOT)
     options = {"form": "short" if args.short else "long", "reps": args.reps, "command": command,
-               "elapsed_s": round(elapsed_s, 1)}
+               "elapsed_s": round(elapsed_s, 1), "load_start": load_start}
     order = [i for name in IMPL_ORDER for i in agg_impls(agg) if i.split("-")[0] == name]
     md = report.markdown(info, options, scenarios, agg, skipped, unsupported, target_rows, order, elapsed_s)
     with open(os.path.join(out_dir, "summary.md"), "w", encoding="utf-8") as f:
@@ -351,12 +351,12 @@ def main():
     out_dir = os.path.abspath(args.out or os.path.join(ROOT, "report", time.strftime("%Y%m%d-%H%M%S")))
     runner = Runner(out_dir)
     print(f"report folder: {out_dir}", flush=True)
-    started = time.monotonic()
+    started, load_start = time.monotonic(), report.load_average()
     try:
         run_matrix(plan, runner, args.reps)
     except KeyboardInterrupt:
         print("interrupted: the report covers the runs done so far", flush=True)
-    md = write_report(out_dir, args, plan, skipped, time.monotonic() - started, command)
+    md = write_report(out_dir, args, plan, skipped, time.monotonic() - started, command, load_start)
     if not args.no_plot:
         plot(out_dir)
     print()

@@ -55,8 +55,9 @@ def aggregate(records):
         h = rec["harness"]
         cell = out.setdefault(h["case_id"], {}).setdefault(h["implementation"], {
             "label": h["label"], "metrics": [], "runs": [], "errors": [], "approximate": set(),
-            "deviations": h.get("deviations", [])})
+            "deviations": h.get("deviations", []), "payload_bytes": None})
         cell["runs"].append(rec["_file"])
+        cell["payload_bytes"] = (rec.get("config") or {}).get("payload_bytes", cell["payload_bytes"])
         m = run_metrics(rec)
         if m is None:
             cell["errors"].append(h["error"])
@@ -143,6 +144,13 @@ def targets(scenarios, agg):
 
 # --- machine ---------------------------------------------------------------------------------
 
+def load_average():
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
+
+
 def machine_info(root):
     def git(*args):
         r = subprocess.run(["git", "-C", root, *args], capture_output=True, text=True, check=False)
@@ -155,7 +163,7 @@ def machine_info(root):
     except OSError:
         pass
     dirty = " (with uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
-    return {"cpu": cpu, "vcpus": os.cpu_count(), "kernel": platform.release(),
+    return {"cpu": cpu, "vcpus": os.cpu_count(), "kernel": platform.release(), "load_end": load_average(),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "commit": git("rev-parse", "--short=12", "HEAD") + dirty, "branch": git("rev-parse", "--abbrev-ref", "HEAD")}
 
@@ -177,6 +185,10 @@ def _fmt_value(key, v):
     return f"{v:g}"
 
 
+def _load(v):
+    return "?" if v is None else f"{v:.2f}"
+
+
 def _fmt_ratio(v):
     return "–" if v is None else f"{v:.2f}"
 
@@ -187,6 +199,19 @@ def _columns(scenario):
     else:
         cols = THROUGHPUT_COLUMNS + (FANOUT_EXTRA if scenario.id == "fanout" else [])
     return cols + PROCESS_COLUMNS
+
+
+def payload_mismatches(scenario, agg):
+    """Cases whose implementations sent payloads of different sizes for the same --size (the
+    programs disagree on what "size" counts): one line each."""
+    lines = []
+    for case in scenario.cases:
+        sizes = {name: cell["payload_bytes"] for name, cell in agg.get(case.case_id, {}).items()
+                 if cell.get("payload_bytes") is not None}
+        if len(set(sizes.values())) > 1:
+            lines.append(f"- {case.label}: payloads differ: "
+                         + ", ".join(f"{n} {b} B" for n, b in sorted(sizes.items())))
+    return lines
 
 
 def scenario_table(scenario, agg, order, reps):
@@ -228,6 +253,8 @@ def markdown(info, options, scenarios, agg, skipped, unsupported, target_rows, o
            f"- form: {options['form']}, {options['reps']} repetitions per figure, implementations "
            f"alternating in each repetition; every figure is the **median over the repetitions**",
            f"- took {elapsed_s / 60:.1f} min; command: `{options['command']}`",
+           f"- load average (1 min) at the start {_load(options.get('load_start'))}, at the end "
+           f"{_load(info.get('load_end'))}: other work on the machine shows in the figures",
            "- every process pinned with `taskset`; all traffic inside private network namespaces",
            ""]
     if skipped:
@@ -250,6 +277,10 @@ def markdown(info, options, scenarios, agg, skipped, unsupported, target_rows, o
         lines, notes = scenario_table(s, agg, order, options["reps"])
         all_notes |= notes
         out += lines + [""]
+        mismatches = payload_mismatches(s, agg)
+        if mismatches:
+            out += ["**Not comparable as they stand** (serialized payload per sample, from each "
+                    "record's `config.payload_bytes`):"] + mismatches + [""]
         for why, impls in sorted(per_case.items()):
             out.append(f"- not run: {', '.join(sorted(impls))}: {why}")
         if per_case:

@@ -105,7 +105,7 @@ class ReportTest(unittest.TestCase):
         records = [run_record(self.case, "tachyon", 10_000),
                    run_record(self.case, "cyclone", 20_000, approximate=["p50"])]
         agg = report.aggregate(records)
-        md = report.markdown({"date": "d", "cpu": "c", "vcpus": 2, "kernel": "k", "commit": "x", "branch": "b"},
+        md = report.markdown({"date": "d", "cpu": "c", "vcpus": 2, "kernel": "k", "commit": "x", "branch": "b", "load_end": 1.0},
                              {"form": "short", "reps": 1, "command": "run.py"}, [self.scenario], agg,
                              {}, {}, report.targets([self.scenario], agg), ["tachyon", "cyclone"], 1.0)
         self.assertIn("| 32 B, same vCPU | cyclone | ~20.0 |", md)
