@@ -201,6 +201,18 @@ def _columns(scenario):
     return cols + PROCESS_COLUMNS
 
 
+def failures(scenario, agg):
+    """One line per implementation and case with failed runs (the first error), then a blank."""
+    lines = []
+    for case in scenario.cases:
+        for name, cell in agg.get(case.case_id, {}).items():
+            if cell["errors"]:
+                n = len(cell["errors"])
+                lines.append(f"- failed: {name}, {case.label}, {n} of {len(cell['runs'])} runs: "
+                             + cell["errors"][0].replace("|", "/")[:300])
+    return lines + [""] if lines else []
+
+
 def payload_mismatches(scenario, agg):
     """Cases whose implementations sent payloads of different sizes for the same --size (the
     programs disagree on what "size" counts): one line each."""
@@ -277,6 +289,7 @@ def markdown(info, options, scenarios, agg, skipped, unsupported, target_rows, o
         lines, notes = scenario_table(s, agg, order, options["reps"])
         all_notes |= notes
         out += lines + [""]
+        out += failures(s, agg)
         mismatches = payload_mismatches(s, agg)
         if mismatches:
             out += ["**Not comparable as they stand** (serialized payload per sample, from each "

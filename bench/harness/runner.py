@@ -30,7 +30,29 @@ class Runner:
         return domain
 
     def run(self, case, impl, rep, net):
+        """Runs it and writes runs/<name>.json; a failure of any kind is recorded there as the
+        run's error (the matrix goes on)."""
         name = f"{case.case_id}-{impl.name}-r{rep + 1}"
+        try:
+            return self._run(name, case, impl, rep, net)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as e:  # noqa: BLE001 - a harness bug must not lose the other runs
+            record = {"schema": "tachyon-perf/1", "implementation": impl.name, "latency": None,
+                      "histogram": None, "throughput": None, "timeline": [], "process": None,
+                      "harness": {"scenario": case.scenario, "case_id": case.case_id, "case": case.label,
+                                  "implementation": impl.name, "label": impl.label, "rep": rep + 1,
+                                  "deviations": [], "error": f"harness error: {type(e).__name__}: {e}"}}
+            self._write(name, record)
+            return record
+
+    def _write(self, name, record):
+        path = os.path.join(self.report_dir, "runs", name + ".json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(record, f, indent=1)
+            f.write("\n")
+
+    def _run(self, name, case, impl, rep, net):
         domain = self.next_domain()
         ctx = RunContext(domain=domain, port=20000 + 2 * domain, net=net,
                          path_prefix=os.path.join(self.report_dir, "raw", name))
@@ -45,10 +67,7 @@ class Runner:
                 error = "no result: " + _tail(next(p for p in procs if p.spec.measuring).output())
         impl.cleanup()
         record = self._annotate(record, case, impl, rep, domain, net, procs, wall, error)
-        path = os.path.join(self.report_dir, "runs", name + ".json")
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(record, f, indent=1)
-            f.write("\n")
+        self._write(name, record)
         return record
 
     def _execute(self, case, specs, net, name):
@@ -101,11 +120,14 @@ class Runner:
             "processes": usages, "commands": [p.argv for p in procs],
             # All processes of the run together, over the run's wall time (200 % = both vCPUs busy).
             "cpu_percent_total": round(100.0 * cpu_s / max(wall, 1e-9), 1),
-            "peak_rss_kib_max": max((u["peak_rss_kib"] for u in usages), default=None),
+            "peak_rss_kib_max": max((u["peak_rss_kib"] for u in usages if u["peak_rss_kib"]), default=None),
         }
         return record
 
 
 def _tail(text, lines=3):
-    rows = [r for r in text.strip().splitlines() if r.strip()]
-    return " | ".join(rows[-lines:]) if rows else "(no output)"
+    """What a failed process said: its lines naming an error if there are any, else its last."""
+    rows = [r.strip() for r in text.strip().splitlines() if r.strip()]
+    errors = [r for r in rows if any(w in r.lower() for w in ("error", "unknown", "invalid", "failed", "panic"))]
+    picked = errors[:lines] if errors else rows[-lines:]
+    return " | ".join(picked) if picked else "(no output)"
