@@ -45,6 +45,12 @@ fi
 say "cargo fmt --check"
 cargo fmt --all --check
 
+say "bench harness: unit tests, plotter formatting"
+# bench/run.py's converter of ddsperf output, medians, ratios, targets and the short form's time
+# budget (standard-library Python); bench/plot is a crate of its own, outside the workspace.
+(cd bench && python3 -m unittest discover -s harness -t .)
+cargo fmt --manifest-path bench/plot/Cargo.toml --check
+
 say "cargo clippy --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 

@@ -1,0 +1,1 @@
+"""bench/run.py's parts: processes, namespaces, implementations, scenarios, runner, report."""

@@ -1,0 +1,364 @@
+"""One adapter per implementation: which processes a case needs (command lines) and how to get the
+`tachyon-perf/1` record out of them. The runner does the rest (namespaces, pinning, timeouts)."""
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from typing import Optional
+
+from . import ddsperf
+
+# Seconds a passive side (pong, pub) is told to run beyond the measuring side's warm-up and
+# measured part; it is stopped with SIGTERM as soon as the measuring side is done.
+PASSIVE_SLACK_S = 15
+
+
+@dataclass
+class ProcSpec:
+    """A process of a run. `side` is "a" (measuring: ping, sub) or "b" (pong, pub); the runner
+    pins it to the placement's CPU for that side and puts it in that side's namespace."""
+
+    role: str
+    argv: list
+    side: str
+    measuring: bool
+    json_path: Optional[str] = None
+    env: dict = field(default_factory=dict)
+
+
+@dataclass
+class RunContext:
+    domain: int
+    port: int  # first of two free UDP ports (raw-UDP floor)
+    net: object  # netns.Loopback or netns.VethPair
+    path_prefix: str  # runs/<run name>, to which the adapter appends "-ping.json" etc.
+
+
+def _fmt(x):
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+class Impl:
+    name = "?"
+    label = "?"
+
+    def unavailable(self):
+        """Why this implementation cannot run at all (None: it can)."""
+        return None
+
+    def unsupported(self, case):
+        """Why this implementation cannot run `case` (None: it can)."""
+        return None
+
+    def deviations(self, case):
+        """What of the case this implementation runs differently (listed in the report)."""
+        return []
+
+    def plan(self, case, ctx):
+        raise NotImplementedError
+
+    def record(self, case, ctx, procs):
+        """The run's record from the finished processes (None when there is none)."""
+        raise NotImplementedError
+
+    def cleanup(self):
+        pass
+
+
+# --- tachyon perf and programs with the same command line -----------------------------------------
+
+class PerfProgram(Impl):
+    """`tachyon perf` and `fastdds_perf`: the same options, the same JSON (docs/perf.md)."""
+
+    build_hint = ""
+
+    def __init__(self, root):
+        self.root = root
+
+    @property
+    def argv0(self):
+        raise NotImplementedError
+
+    def unavailable(self):
+        if not os.access(self.binary, os.X_OK):
+            return f"{self.binary} not built{self.build_hint}"
+        return None
+
+    def common_options(self, spec, ctx):
+        o = ["--domain", str(ctx.domain), "--size", str(spec.size), "--type", spec.type,
+             "--reliability", spec.reliability, "--history", spec.history,
+             "--delivery", spec.delivery, "--keys", str(spec.keys), "--quiet"]
+        if spec.history == "keep-last":
+            o += ["--depth", str(spec.depth)]
+        if spec.unicast:
+            o.append("--unicast")
+        return o
+
+    def measuring_options(self, spec, json_path):
+        o = ["--duration", _fmt(spec.duration), "--warmup", _fmt(spec.warmup), "--json", json_path]
+        if spec.count is not None:
+            o += ["--count", str(spec.count)]
+        return o
+
+    def passive_options(self, spec):
+        seconds = spec.warmup + spec.measured_seconds() + PASSIVE_SLACK_S
+        return ["--duration", _fmt(float(seconds)), "--warmup", _fmt(spec.warmup)]
+
+    def subscriber_options(self, n):
+        return ["--subscribers", str(n)]
+
+    def rate_options(self, spec):
+        o = []
+        if spec.rate:
+            o += ["--rate", _fmt(spec.rate)]
+        if spec.burst != 1:
+            o += ["--burst", str(spec.burst)]
+        return o
+
+    def plan(self, case, ctx):
+        spec = case.spec
+        common = self.common_options(spec, ctx)
+        if spec.kind == "latency":
+            ping_json = f"{ctx.path_prefix}-ping.json"
+            return [
+                ProcSpec("pong", self.argv0 + ["pong"] + common + self.passive_options(spec), "b", False),
+                ProcSpec("ping", self.argv0 + ["ping"] + common + self.rate_options(spec)
+                         + self.subscriber_options(1) + self.measuring_options(spec, ping_json),
+                         "a", True, ping_json),
+            ]
+        subs = []
+        for i in range(spec.subscribers):
+            path = f"{ctx.path_prefix}-sub{i}.json"
+            subs.append(ProcSpec(f"sub{i}", self.argv0 + ["sub"] + common
+                                 + self.measuring_options(spec, path), "a", True, path))
+        pub = ProcSpec("pub", self.argv0 + ["pub"] + common + self.rate_options(spec)
+                       + self.subscriber_options(spec.subscribers) + self.passive_options(spec), "b", False)
+        return subs + [pub]
+
+    def record(self, case, ctx, procs):
+        records = []
+        for p in procs:
+            if p.spec.measuring:
+                rec = _load_json(p.spec.json_path)
+                if rec is None:
+                    return None
+                records.append(rec)
+        return merge_subscribers(records)
+
+
+class Tachyon(PerfProgram):
+    name = "tachyon"
+    label = "Tachyon"
+    build_hint = " (cargo build --release -p tachyon-cli, or run.py --build)"
+
+    def __init__(self, root):
+        super().__init__(root)
+        self.binary = os.path.join(root, "target/release/tachyon")
+
+    @property
+    def argv0(self):
+        return [self.binary, "perf"]
+
+
+class FastDds(PerfProgram):
+    name = "fastdds"
+    label = "Fast DDS"
+    build_hint = " (bench/build-peers.sh)"
+
+    def __init__(self, root):
+        super().__init__(root)
+        self.binary = os.path.join(root, "target/bench/fastdds_perf")
+
+    @property
+    def argv0(self):
+        return [self.binary]
+
+    def cleanup(self):
+        # Killed Fast DDS processes leave shared-memory segments behind (shared/FACTS.md).
+        if shutil.which("fastdds"):
+            subprocess.run(["fastdds", "shm", "clean"], capture_output=True, check=False)
+
+
+class UdpFloor(PerfProgram):
+    """`tachyon floor`: raw UDP ping/pong and flood, no DDS: the floor under every DDS figure."""
+
+    name = "udp"
+    label = "raw UDP"
+    MAX_DATAGRAM = 65507
+
+    def __init__(self, root, wake="blocking"):
+        super().__init__(root)
+        self.binary = os.path.join(root, "target/release/tachyon")
+        self.wake = wake
+        if wake != "blocking":
+            self.name = f"udp-{wake}"
+            self.label = f"raw UDP ({wake})"
+
+    @property
+    def argv0(self):
+        return [self.binary, "floor"]
+
+    def unavailable(self):
+        missing = super().unavailable()
+        if missing:
+            return missing
+        r = subprocess.run([self.binary, "floor", "--help"], capture_output=True, check=False)
+        if r.returncode != 0:
+            return f"{self.binary} has no `floor` command yet"
+        return None
+
+    def unsupported(self, case):
+        if case.scenario in ("fanout", "variants"):
+            return "no DDS: no subscribers to fan out to, no types or delivery modes"
+        if case.spec.size > self.MAX_DATAGRAM:
+            return f"{case.spec.size} B does not fit one UDP datagram"
+        return None
+
+    def common_options(self, spec, ctx):
+        return ["--size", str(spec.size), "--wake", self.wake, "--quiet"]
+
+    def subscriber_options(self, n):
+        return []
+
+    def plan(self, case, ctx):
+        procs = super().plan(case, ctx)
+        net = ctx.net
+        a = f"{net.address('a')}:{ctx.port}"
+        b = f"{net.address('b')}:{ctx.port + 1}"
+        for p in procs:
+            p.argv += ["--bind", a, "--peer", b] if p.side == "a" else ["--bind", b, "--peer", a]
+        return procs
+
+
+def _load_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def merge_subscribers(records):
+    """One record for a run: the ping's, or the subscribers' merged (throughput per subscriber
+    is the mean over them; samples, bytes and lost are summed; each is kept in `per_subscriber`)."""
+    if not records:
+        return None
+    if len(records) == 1:
+        return records[0]
+    first = dict(records[0])
+    tps = [r.get("throughput") for r in records]
+    if any(t is None for t in tps):
+        return None
+    n = len(tps)
+    first["throughput"] = {
+        "samples": sum(t["samples"] for t in tps),
+        "lost": sum(t["lost"] for t in tps),
+        "bytes": sum(t["bytes"] for t in tps),
+        "seconds": max(t["seconds"] for t in tps),
+        "samples_per_s": sum(t["samples_per_s"] for t in tps) / n,
+        "mbit_per_s": sum(t["mbit_per_s"] for t in tps) / n,
+        "aggregate_samples_per_s": sum(t["samples_per_s"] for t in tps),
+        "aggregate_mbit_per_s": sum(t["mbit_per_s"] for t in tps),
+        "per_subscriber": tps,
+    }
+    return first
+
+
+# --- Cyclone DDS's ddsperf ---------------------------------------------------------------------
+
+class Cyclone(Impl):
+    name = "cyclone"
+    label = "Cyclone DDS"
+    binary = "/usr/bin/ddsperf"
+
+    def unavailable(self):
+        if not os.access(self.binary, os.X_OK):
+            return f"{self.binary} not installed (apt-get install cyclonedds-tools)"
+        return None
+
+    def unsupported(self, case):
+        if case.spec.type != "simple":
+            return "ddsperf has no equivalent of the complex type"
+        return None
+
+    def deviations(self, case):
+        spec = case.spec
+        if spec.kind == "latency" and spec.history != "keep-last":
+            return ["ddsperf's ping and pong are always KEEP_LAST(1)"]
+        return []
+
+    def env(self, spec, subscribers):
+        if not spec.unicast:
+            return {}
+        # No multicast: unicast discovery to this host's participant ports.
+        uri = ("<CycloneDDS><Domain id=\"any\"><General><AllowMulticast>false</AllowMulticast></General>"
+               "<Discovery><ParticipantIndex>auto</ParticipantIndex>"
+               f"<MaxAutoParticipantIndex>{subscribers + 10}</MaxAutoParticipantIndex>"
+               "<Peers><Peer address=\"localhost\"/></Peers></Discovery></Domain></CycloneDDS>")
+        return {"CYCLONEDDS_URI": uri}
+
+    def global_options(self, spec, ctx, seconds):
+        o = [self.binary, "-i", str(ctx.domain), "-D", str(int(seconds))]
+        if spec.reliability == "best-effort":
+            o.append("-u")
+        if spec.kind == "throughput":
+            o += ["-k", "all"] if spec.history == "keep-all" else ["-k", str(spec.depth)]
+        return o
+
+    def plan(self, case, ctx):
+        spec = case.spec
+        env = self.env(spec, spec.subscribers)
+        measuring_s = ddsperf.run_seconds(spec)
+        passive_s = measuring_s + PASSIVE_SLACK_S
+        if spec.kind == "latency":
+            rate = [f"{_fmt(spec.rate)}Hz"] if spec.rate else []
+            return [
+                ProcSpec("pong", self.global_options(spec, ctx, passive_s) + ["pong", spec.delivery],
+                         "b", False, env=env),
+                ProcSpec("ping", self.global_options(spec, ctx, measuring_s)
+                         + ["ping"] + rate + ["size", str(spec.size), spec.delivery], "a", True, env=env),
+            ]
+        subs = [ProcSpec(f"sub{i}", self.global_options(spec, ctx, measuring_s + 1) + ["sub", spec.delivery],
+                         "a", True, env=env) for i in range(spec.subscribers)]
+        wait = [f"-Qminmatch:{spec.subscribers}", "-Qinitwait:10"]
+        rate = [f"{_fmt(spec.rate)}Hz"] if spec.rate else []
+        burst = ["burst", str(spec.burst)] if spec.burst != 1 else []
+        pub = ProcSpec("pub", self.global_options(spec, ctx, passive_s) + wait
+                       + ["pub"] + rate + ["size", str(spec.size)] + burst, "b", False, env=env)
+        return subs + [pub]
+
+    def config(self, case):
+        spec = case.spec
+        history = "keep-last" if spec.kind == "latency" else spec.history
+        return {"size": spec.size, "payload_bytes": max(spec.size, 12), "type": spec.type,
+                "reliability": spec.reliability, "history": history,
+                "depth": 1 if spec.kind == "latency" else spec.depth, "durability": "volatile",
+                "keys": spec.keys, "rate": spec.rate, "burst": spec.burst, "delivery": spec.delivery,
+                "multicast": not spec.unicast, "subscribers": spec.subscribers,
+                "warmup_s": spec.warmup, "duration_s": spec.measured_seconds()}
+
+    def record(self, case, ctx, procs):
+        role = "ping" if case.spec.kind == "latency" else "sub"
+        records = []
+        for p in procs:
+            if p.spec.measuring:
+                rec = ddsperf.record(role, case.spec, self.config(case), p.output())
+                if rec is None:
+                    return None
+                records.append(rec)
+        return merge_subscribers(records)
+
+
+def all_impls(root, udp_wakes=("blocking",), binaries=None):
+    """Every adapter; `binaries` ({"tachyon": path, ...}) replaces the default programs
+    (the udp floor is `tachyon floor`: it follows "tachyon" unless "udp" is given)."""
+    binaries = binaries or {}
+    impls = [Tachyon(root), Cyclone(), FastDds(root)]
+    impls += [UdpFloor(root, wake) for wake in udp_wakes]
+    for impl in impls:
+        family = impl.name.split("-")[0]
+        path = binaries.get(family) or (binaries.get("tachyon") if family == "udp" else None)
+        if path:
+            impl.binary = os.path.abspath(path)
+    return impls

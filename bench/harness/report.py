@@ -1,0 +1,323 @@
+"""From the run records to summary.json and summary.md: medians over repetitions, ratios of Tachyon
+to each other implementation, the targets, machine information."""
+import datetime
+import os
+import platform
+import statistics
+import subprocess
+from dataclasses import asdict
+
+from .scenarios import size_label
+
+# Columns of the tables: key, header, unit kind. Latency values are ns in the records, µs here.
+LATENCY_COLUMNS = [("p50", "p50"), ("p90", "p90"), ("p99", "p99"), ("p99_9", "p99.9"),
+                   ("max", "max"), ("mean", "mean"), ("stddev", "stddev")]
+BOUND_EXTRA = [("max_over_mean", "max/mean")]
+THROUGHPUT_COLUMNS = [("samples_per_s", "samples/s"), ("mbit_per_s", "Mbit/s"), ("lost", "lost")]
+FANOUT_EXTRA = [("aggregate_samples_per_s", "all subs samples/s")]
+PROCESS_COLUMNS = [("cpu_percent", "CPU %"), ("rss_mib", "RSS MiB")]
+REFERENCE = "tachyon"
+OTHERS = ["cyclone", "fastdds", "udp"]
+
+
+# --- per run ---------------------------------------------------------------------------------
+
+def run_metrics(record):
+    """The figures of one run the tables use (None when the run failed)."""
+    h = record["harness"]
+    if h.get("error"):
+        return None
+    m = {"cpu_percent": h.get("cpu_percent_total"),
+         "rss_mib": (h["peak_rss_kib_max"] / 1024) if h.get("peak_rss_kib_max") else None}
+    lat = record.get("latency")
+    if lat:
+        for key, _ in LATENCY_COLUMNS:
+            m[key] = lat.get(key)
+        m["max_over_mean"] = lat["max"] / lat["mean"] if lat.get("max") and lat.get("mean") else None
+        m["count"] = lat.get("count")
+    tp = record.get("throughput")
+    if tp:
+        for key, _ in THROUGHPUT_COLUMNS:
+            m[key] = tp.get(key)
+        m["aggregate_samples_per_s"] = tp.get("aggregate_samples_per_s", tp.get("samples_per_s"))
+    return m
+
+
+def _median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def aggregate(records):
+    """{case_id: {impl: {"medians", "approximate", "runs", "ok", "errors", "deviations"}}}"""
+    out = {}
+    for rec in records:
+        h = rec["harness"]
+        cell = out.setdefault(h["case_id"], {}).setdefault(h["implementation"], {
+            "label": h["label"], "metrics": [], "runs": [], "errors": [], "approximate": set(),
+            "deviations": h.get("deviations", []), "payload_bytes": None})
+        cell["runs"].append(rec["_file"])
+        cell["payload_bytes"] = (rec.get("config") or {}).get("payload_bytes", cell["payload_bytes"])
+        m = run_metrics(rec)
+        if m is None:
+            cell["errors"].append(h["error"])
+        else:
+            cell["metrics"].append(m)
+            cell["approximate"].update(rec.get("approximate") or [])
+    for cells in out.values():
+        for cell in cells.values():
+            keys = sorted({k for m in cell["metrics"] for k in m})
+            cell["medians"] = {k: _median([m.get(k) for m in cell["metrics"]]) for k in keys}
+            cell["ok"] = len(cell["metrics"])
+            cell["approximate"] = sorted(cell["approximate"])
+            del cell["metrics"]
+    return out
+
+
+def ratios(cells):
+    """{"tachyon / cyclone": {metric: ratio}} for every other implementation with results."""
+    ref = cells.get(REFERENCE)
+    out = {}
+    if not ref or not ref["ok"]:
+        return out
+    for other, cell in cells.items():
+        if other == REFERENCE or not cell["ok"]:
+            continue
+        r = {}
+        for k, v in ref["medians"].items():
+            w = cell["medians"].get(k)
+            r[k] = v / w if v is not None and w else None
+        out[f"{REFERENCE} / {other}"] = {"ratios": r, "approximate": cell["approximate"]}
+    return out
+
+
+# --- targets ---------------------------------------------------------------------------------
+
+def _target_rows(scenarios, agg):
+    """(what, case_id, metric, other impl, bound, "le"|"ge")."""
+    rows = []
+    lat = next((s for s in scenarios if s.id == "latency"), None)
+    if lat:
+        for case in lat.cases:
+            if case.spec.size in (32, 1024):
+                for metric, name in (("p50", "p50"), ("p99_9", "p99.9")):
+                    rows.append((f"round trip {name}, {case.label}", case.case_id, metric, "cyclone", 0.7, "le"))
+                    rows.append((f"round trip {name}, {case.label}", case.case_id, metric, "udp", 1.15, "le"))
+    bound = next((s for s in scenarios if s.id == "bound"), None)
+    if bound:
+        for case in bound.cases:
+            rows.append((f"latency bound (max), {case.label}", case.case_id, "max", "cyclone", 0.5, "le"))
+    thr = next((s for s in scenarios if s.id == "throughput"), None)
+    if thr:
+        for case in thr.cases:
+            bound_ = 1.5 if case.spec.size == 32 else 1.2
+            rows.append((f"throughput (samples/s), {case.label}", case.case_id, "samples_per_s",
+                         "cyclone", bound_, "ge"))
+    return rows
+
+
+def targets(scenarios, agg):
+    out = []
+    for what, case_id, metric, other, bound, sense in _target_rows(scenarios, agg):
+        cells = agg.get(case_id, {})
+        ref, oth = cells.get(REFERENCE), cells.get(other)
+        row = {"target": what, "against": other, "metric": metric,
+               "bound": f"{'≤' if sense == 'le' else '≥'} {bound:g}×", "ratio": None, "status": None}
+        if not ref or not ref["ok"] or not oth or not oth["ok"]:
+            missing = REFERENCE if not ref or not ref["ok"] else other
+            row["status"] = f"not measured ({missing} has no result)"
+        elif ref["medians"].get(metric) is None or oth["medians"].get(metric) is None:
+            row["status"] = f"not measurable ({other} does not report {metric.replace('_', '.')})"
+        else:
+            ratio = ref["medians"][metric] / oth["medians"][metric]
+            row["ratio"] = ratio
+            row["approximate"] = metric in oth["approximate"]
+            if (ratio <= bound) if sense == "le" else (ratio >= bound):
+                row["status"] = "met"
+            elif sense == "le":
+                row["status"] = f"missed: {100 * (ratio / bound - 1):.0f} % too slow"
+            else:
+                row["status"] = f"missed: {100 * (1 - ratio / bound):.0f} % short"
+        out.append(row)
+    return out
+
+
+# --- machine ---------------------------------------------------------------------------------
+
+def load_average():
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
+
+
+def machine_info(root):
+    def git(*args):
+        r = subprocess.run(["git", "-C", root, *args], capture_output=True, text=True, check=False)
+        return r.stdout.strip()
+
+    cpu = "?"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "?")
+    except OSError:
+        pass
+    dirty = " (with uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
+    return {"cpu": cpu, "vcpus": os.cpu_count(), "kernel": platform.release(), "load_end": load_average(),
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "commit": git("rev-parse", "--short=12", "HEAD") + dirty, "branch": git("rev-parse", "--abbrev-ref", "HEAD")}
+
+
+# --- Markdown --------------------------------------------------------------------------------
+
+def _fmt_value(key, v):
+    if v is None:
+        return "–"
+    if key in dict(LATENCY_COLUMNS):
+        us = v / 1000
+        return f"{us:.1f}" if us < 1000 else f"{us:,.0f}"
+    if key in ("samples_per_s", "aggregate_samples_per_s"):
+        return f"{v:,.0f}"
+    if key == "lost":
+        return f"{v:,.0f}"
+    if key in ("mbit_per_s", "cpu_percent", "rss_mib", "max_over_mean"):
+        return f"{v:,.1f}"
+    return f"{v:g}"
+
+
+def _load(v):
+    return "?" if v is None else f"{v:.2f}"
+
+
+def _fmt_ratio(v):
+    return "–" if v is None else f"{v:.2f}"
+
+
+def _columns(scenario):
+    if scenario.kind == "latency":
+        cols = LATENCY_COLUMNS + (BOUND_EXTRA if scenario.id == "bound" else [])
+    else:
+        cols = THROUGHPUT_COLUMNS + (FANOUT_EXTRA if scenario.id == "fanout" else [])
+    return cols + PROCESS_COLUMNS
+
+
+def failures(scenario, agg):
+    """One line per implementation and case with failed runs (the first error), then a blank."""
+    lines = []
+    for case in scenario.cases:
+        for name, cell in agg.get(case.case_id, {}).items():
+            if cell["errors"]:
+                n = len(cell["errors"])
+                lines.append(f"- failed: {name}, {case.label}, {n} of {len(cell['runs'])} runs: "
+                             + cell["errors"][0].replace("|", "/")[:300])
+    return lines + [""] if lines else []
+
+
+def payload_mismatches(scenario, agg):
+    """Cases whose implementations sent payloads of different sizes for the same --size (the
+    programs disagree on what "size" counts): one line each."""
+    lines = []
+    for case in scenario.cases:
+        sizes = {name: cell["payload_bytes"] for name, cell in agg.get(case.case_id, {}).items()
+                 if cell.get("payload_bytes") is not None}
+        if len(set(sizes.values())) > 1:
+            lines.append(f"- {case.label}: payloads differ: "
+                         + ", ".join(f"{n} {b} B" for n, b in sorted(sizes.items())))
+    return lines
+
+
+def scenario_table(scenario, agg, order, reps):
+    cols = _columns(scenario)
+    lines = ["| case | implementation | " + " | ".join(h for _, h in cols) + " | runs ok |",
+             "|---|---|" + "---:|" * len(cols) + "---:|"]
+    notes = set()
+    for case in scenario.cases:
+        cells = agg.get(case.case_id, {})
+        for impl in order:
+            cell = cells.get(impl)
+            if not cell:
+                continue
+            mark = " †" if cell["deviations"] else ""
+            notes.update(cell["deviations"])
+            vals = []
+            for key, _ in cols:
+                s = _fmt_value(key, cell["medians"].get(key)) if cell["ok"] else "–"
+                if key in cell["approximate"] and s != "–":
+                    s = "~" + s
+                vals.append(s)
+            lines.append(f"| {case.label} | {cell['label']}{mark} | " + " | ".join(vals)
+                         + f" | {cell['ok']}/{len(cell['runs'])} |")
+        for name, r in ratios(cells).items():
+            vals = []
+            for key, _ in cols:
+                s = _fmt_ratio(r["ratios"].get(key))
+                if key in r["approximate"] and s != "–":
+                    s = "~" + s
+                vals.append(s)
+            lines.append(f"| {case.label} | *{name}* | " + " | ".join(vals) + " | |")
+    return lines, notes
+
+
+def markdown(info, options, scenarios, agg, skipped, unsupported, target_rows, order, elapsed_s):
+    out = [f"# Tachyon DDS benchmark — {info['date']}", "",
+           f"- machine: {info['cpu']}, {info['vcpus']} vCPUs, kernel {info['kernel']}",
+           f"- commit: {info['commit']} ({info['branch']})",
+           f"- form: {options['form']}, {options['reps']} repetitions per figure, implementations "
+           f"alternating in each repetition; every figure is the **median over the repetitions**",
+           f"- took {elapsed_s / 60:.1f} min; command: `{options['command']}`",
+           f"- load average (1 min) at the start {_load(options.get('load_start'))}, at the end "
+           f"{_load(info.get('load_end'))}: other work on the machine shows in the figures",
+           "- every process pinned with `taskset`; all traffic inside private network namespaces",
+           ""]
+    if skipped:
+        out.append("Not run:")
+        out += [f"- {name}: {why}" for name, why in skipped.items()]
+        out.append("")
+    out += ["Latency: **round trip** in µs (the ping side's clock); ratios `tachyon / X` "
+            "**below 1 = Tachyon faster**. Throughput: samples/s and Mbit/s of payload counted at "
+            "the subscriber; ratios **above 1 = Tachyon faster**. CPU % = CPU time of all processes "
+            "of a run over its wall time (200 % = both vCPUs busy); RSS = the largest peak RSS of "
+            "them. `~` = approximate (ddsperf prints per-second percentiles only: the figure is their "
+            "count-weighted median), `–` = not measured.", ""]
+    all_notes = set()
+    for s in scenarios:
+        out += [f"## {s.number}. {s.title}", "", f"{s.note}.", ""]
+        per_case = {}
+        for case in s.cases:
+            for impl, why in unsupported.get(case.case_id, {}).items():
+                per_case.setdefault(why, set()).add(impl)
+        lines, notes = scenario_table(s, agg, order, options["reps"])
+        all_notes |= notes
+        out += lines + [""]
+        out += failures(s, agg)
+        mismatches = payload_mismatches(s, agg)
+        if mismatches:
+            out += ["**Not comparable as they stand** (serialized payload per sample, from each "
+                    "record's `config.payload_bytes`):"] + mismatches + [""]
+        for why, impls in sorted(per_case.items()):
+            out.append(f"- not run: {', '.join(sorted(impls))}: {why}")
+        if per_case:
+            out.append("")
+    if all_notes:
+        out += ["† " + "; ".join(sorted(all_notes)) + ".", ""]
+    out += ["## Targets", "",
+            "| target | against | bound | ratio (median) | status |", "|---|---|---:|---:|---|"]
+    for t in target_rows:
+        ratio = "–" if t["ratio"] is None else (("~" if t.get("approximate") else "") + f"{t['ratio']:.2f}")
+        out.append(f"| {t['target']} | {t['against']} | {t['bound']} | {ratio} | {t['status']} |")
+    out.append("")
+    return "\n".join(out)
+
+
+def summary_json(info, options, scenarios, agg, skipped, unsupported, target_rows):
+    out = {"machine": info, "options": options, "skipped": skipped, "scenarios": [], "targets": target_rows}
+    for s in scenarios:
+        cases = []
+        for case in s.cases:
+            cells = agg.get(case.case_id, {})
+            cases.append({"case_id": case.case_id, "label": case.label, "placement": case.placement.name,
+                          "network": case.net, "spec": asdict(case.spec), "results": cells,
+                          "ratios": ratios(cells), "not_run": unsupported.get(case.case_id, {})})
+        out["scenarios"].append({"id": s.id, "number": s.number, "title": s.title, "kind": s.kind,
+                                 "note": s.note, "cases": cases})
+    return out

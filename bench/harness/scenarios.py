@@ -1,0 +1,161 @@
+"""The matrix: scenarios, their cases (one table block each) and the time they take."""
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+KIB = 1024
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What one run measures; maps one to one onto `tachyon perf`'s options."""
+
+    kind: str  # "latency" (ping/pong) or "throughput" (pub/sub)
+    size: int
+    type: str = "simple"
+    reliability: str = "reliable"
+    history: str = "keep-last"
+    depth: int = 1
+    delivery: str = "listener"
+    rate: Optional[float] = None
+    burst: int = 1
+    duration: float = 5.0
+    warmup: float = 1.0
+    count: Optional[int] = None
+    subscribers: int = 1
+    unicast: bool = False
+    keys: int = 1
+
+    def measured_seconds(self):
+        """Seconds the measured part is expected to take."""
+        if self.count is not None and self.rate:
+            return min(self.count / self.rate, self.duration)
+        return self.duration
+
+
+@dataclass(frozen=True)
+class Placement:
+    """CPUs of the measuring side (ping, sub) and of the other side (pong, pub)."""
+
+    name: str
+    label: str
+    active_cpu: int
+    passive_cpu: int
+
+
+SAME = Placement("same", "same vCPU", 0, 0)
+SPLIT = Placement("split", "two vCPUs", 0, 1)
+PLACEMENTS = {"same": SAME, "split": SPLIT}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One row group of a summary table: a spec, a placement and a network."""
+
+    scenario: str
+    case_id: str
+    label: str
+    spec: Spec
+    placement: Placement
+    net: str = "lo"  # "lo" or "veth"
+
+
+@dataclass
+class Scenario:
+    id: str
+    number: int
+    title: str
+    kind: str  # latency | throughput
+    note: str
+    cases: list = field(default_factory=list)
+
+
+def size_label(size):
+    if size >= KIB * KIB and size % (KIB * KIB) == 0:
+        return f"{size // (KIB * KIB)} MiB"
+    if size >= KIB and size % KIB == 0:
+        return f"{size // KIB} KiB"
+    return f"{size} B"
+
+
+def _latency_cases(sid, sizes, placements, base, net="lo", extra_label=""):
+    cases = []
+    for size in sizes:
+        for p in placements:
+            spec = replace(base, size=size)
+            label = f"{size_label(size)}{extra_label}, {p.label}"
+            cases.append(Case(sid, f"{sid}-{size}-{p.name}", label, spec, p, net))
+    return cases
+
+
+def build_matrix(short, placements):
+    """All six scenarios, long or short form. `placements` applies to the latency scenarios."""
+    dur, warm = (2.0, 0.5) if short else (10.0, 1.0)
+    lat = Spec("latency", 32, history="keep-last", depth=1, duration=dur, warmup=warm)
+    thr = Spec("throughput", 32, history="keep-all", depth=1, duration=dur, warmup=warm)
+    scenarios = []
+
+    s = Scenario("latency", 1, "Latency, 2 processes on loopback, RELIABLE KEEP_LAST(1)", "latency",
+                 "round trip in µs")
+    sizes = [32, KIB] if short else [32, KIB, 64 * KIB, KIB * KIB]
+    s.cases = _latency_cases(s.id, sizes, placements, lat)
+    scenarios.append(s)
+
+    s = Scenario("bound", 2, "Latency bound: 32 B at 1000 pings/s, RELIABLE KEEP_ALL", "latency",
+                 "round trip in µs; max/mean is the spread of the worst case")
+    bound = replace(lat, history="keep-all", rate=1000.0)
+    # Long form: 1,000,000 round trips (1000 s); the duration only bounds it should pings fall behind.
+    bound = replace(bound, duration=5.0) if short else replace(bound, count=1_000_000, duration=1060.0)
+    s.cases = _latency_cases(s.id, [32], placements, bound, extra_label=" at 1000/s")
+    scenarios.append(s)
+
+    s = Scenario("throughput", 3, "Throughput, unlimited rate, RELIABLE KEEP_ALL, pub → sub", "throughput",
+                 "pub on vCPU 1, sub on vCPU 0")
+    s.cases = [Case(s.id, f"{s.id}-{size}", size_label(size), replace(thr, size=size), SPLIT)
+               for size in (32, KIB, 64 * KIB)]
+    scenarios.append(s)
+
+    s = Scenario("fanout", 4, "1 to n: one pub, n sub processes, 1 KiB, RELIABLE KEEP_ALL, multicast vs unicast",
+                 "throughput", "samples/s and Mbit/s per subscriber; pub on vCPU 1, subs on vCPU 0")
+    counts = [4] if short else [1, 4, 8]
+    s.cases = []
+    for n in counts:
+        for unicast in (False, True):
+            cast = "unicast" if unicast else "multicast"
+            spec = replace(thr, size=KIB, subscribers=n, unicast=unicast, duration=dur + (1 if short else 0))
+            s.cases.append(Case(s.id, f"{s.id}-{n}-{cast}", f"{n} sub, {cast}", spec, SPLIT))
+    scenarios.append(s)
+
+    s = Scenario("variants", 5, "Type and delivery: simple vs complex type, listener vs waitset, 1 KiB, RELIABLE KEEP_LAST(1)",
+                 "latency", "round trip in µs")
+    s.cases = []
+    for p in ([SAME] if short else placements):
+        for type_ in ("simple", "complex"):
+            for delivery in ("listener", "waitset"):
+                spec = replace(lat, size=KIB, type=type_, delivery=delivery)
+                s.cases.append(Case(s.id, f"{s.id}-{type_}-{delivery}-{p.name}",
+                                    f"{type_}, {delivery}, {p.label}", spec, p))
+    scenarios.append(s)
+
+    s = Scenario("veth", 6, "Latency across two network namespaces (veth pair), RELIABLE KEEP_LAST(1)",
+                 "latency", "round trip in µs; veth MTU 1500")
+    vsizes = [32] if short else [32, KIB, 64 * KIB, KIB * KIB]
+    s.cases = _latency_cases(s.id, vsizes, placements, lat, net="veth", extra_label=" veth")
+    scenarios.append(s)
+    return scenarios
+
+
+SCENARIO_IDS = ["latency", "bound", "throughput", "fanout", "variants", "veth"]
+
+# Seconds a run costs beyond its warm-up and measured part: process start, discovery, the pause
+# between starting the two sides, reading the result (measured here: about 1 s for two processes).
+RUN_OVERHEAD_S = 1.2
+
+
+def run_seconds(case):
+    spec = case.spec
+    return RUN_OVERHEAD_S + spec.warmup + spec.measured_seconds() + 0.1 * spec.subscribers
+
+
+def estimate(cases_by_impl, reps):
+    """Seconds for the given {impl name: [cases]}."""
+    return sum(run_seconds(c) for cases in cases_by_impl.values() for c in cases) * reps
