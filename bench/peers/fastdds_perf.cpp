@@ -104,6 +104,7 @@ Options opt;
 const char* const USAGE =
         "usage: fastdds_perf ping|pong|pub|sub [options]\n"
         "  --domain N                         DDS domain (0)\n"
+        "  --unicast                          accepted: Fast DDS sends user data by unicast anyway\n"
         "  --size N                           payload octets, 12 of seq and key included (0 or >= 12)\n"
         "  --type simple|complex              KeyedSeq or PerfComplex (simple)\n"
         "  --reliability reliable|best-effort (reliable)\n"
@@ -236,6 +237,16 @@ void parse_options(
             value = inline_value.c_str();
         }
         const char* n = name.c_str();
+        if (name == "--unicast")
+        {
+            // User data is unicast already (see "multicast" in the JSON); discovery stays as
+            // Fast DDS does it. Accepted so the harness passes the same options everywhere.
+            if (value != nullptr)
+            {
+                usage_error("%s takes no value", n);
+            }
+            continue;
+        }
         if (name == "--quiet")
         {
             if (value != nullptr)

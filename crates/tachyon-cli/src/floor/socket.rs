@@ -37,6 +37,15 @@ impl Endpoint {
         })
     }
 
+    /// Another handle on the same socket (for a thread that sends while this one receives).
+    pub fn try_clone(&self) -> io::Result<Endpoint> {
+        Ok(Endpoint {
+            socket: self.socket.try_clone()?,
+            wake: self.wake,
+            timeout: Cell::new(self.timeout.get()),
+        })
+    }
+
     pub fn send_to(&self, buf: &[u8], to: SocketAddr) -> io::Result<()> {
         loop {
             match self.socket.send_to(buf, to) {
