@@ -16,7 +16,7 @@ use std::net::SocketAddr;
 use clap::{Args, ValueEnum};
 
 use crate::perf::Failure;
-use crate::stats::{print_table, write_json, RunConfig, RunResult};
+use crate::stats::{emit, RunConfig, RunResult};
 
 /// Largest UDP payload on IPv4.
 const MAX_UDP: u32 = 65_507;
@@ -178,11 +178,7 @@ pub fn run(a: &FloorArgs) -> Result<(), Failure> {
         }
     };
     if let Some(r) = result {
-        let _ = print_table(&r, &mut std::io::stderr());
-        if let Some(path) = &a.json {
-            write_json(&r, path)
-                .map_err(|e| Failure::Other(format!("cannot write {path}: {e}")))?;
-        }
+        emit(&r, a.json.as_deref()).map_err(Failure::Other)?;
     }
     Ok(())
 }

@@ -15,7 +15,7 @@ pub use options::PerfArgs;
 use options::{Mode, TypeKind};
 use types::{KeyedSeq, PerfComplex, PerfSample, UnkeyedSeq};
 
-use crate::stats::{print_table, write_json, RunResult};
+use crate::stats::{emit, RunResult};
 
 /// Why a run failed, and its exit status.
 #[derive(Debug)]
@@ -78,12 +78,7 @@ pub fn run(a: &PerfArgs) -> Result<(), Failure> {
         TypeKind::Unkeyed => run_with::<UnkeyedSeq>(a)?,
     };
     if let Some(r) = result {
-        // The table goes to standard error, so `--json -` keeps standard output clean.
-        let _ = print_table(&r, &mut std::io::stderr());
-        if let Some(path) = &a.json {
-            write_json(&r, path)
-                .map_err(|e| Failure::Other(format!("cannot write {path}: {e}")))?;
-        }
+        emit(&r, a.json.as_deref()).map_err(Failure::Other)?;
     }
     Ok(())
 }

@@ -117,6 +117,24 @@ impl<T: PerfSample> PongWriters<T> {
     }
 }
 
+/// The QoS every benchmark endpoint has, writer or reader (their builders have the same
+/// methods but no trait in common): reliability and durability from the command line, history
+/// `$h`, and no matching within the participant.
+macro_rules! endpoint_qos {
+    ($default:expr, $a:expr, $h:expr) => {{
+        let q = $default.ignore_local(true).durability($a.durability_kind());
+        let q = if $a.reliable() {
+            q.reliable()
+        } else {
+            q.best_effort()
+        };
+        match $h {
+            History::KeepAll => q.keep_all(),
+            History::KeepLast(d) => q.keep_last(d),
+        }
+    }};
+}
+
 /// QoS of the endpoints, from the command line.
 pub struct EndpointQos {
     pub ping_writer: DataWriterQos,
@@ -127,35 +145,10 @@ pub struct EndpointQos {
 
 impl EndpointQos {
     pub fn from_args(a: &PerfArgs) -> EndpointQos {
-        let reliable = a.reliable();
         let ping_history = a.ping_history();
         let data_history = a.data_history();
-        let writer = |h: History| {
-            let q = DataWriterQos::default().ignore_local(true);
-            let q = if reliable {
-                q.reliable()
-            } else {
-                q.best_effort()
-            };
-            let q = q.durability(a.durability_kind());
-            match h {
-                History::KeepAll => q.keep_all(),
-                History::KeepLast(d) => q.keep_last(d),
-            }
-        };
-        let reader = |h: History| {
-            let q = DataReaderQos::default().ignore_local(true);
-            let q = if reliable {
-                q.reliable()
-            } else {
-                q.best_effort()
-            };
-            let q = q.durability(a.durability_kind());
-            match h {
-                History::KeepAll => q.keep_all(),
-                History::KeepLast(d) => q.keep_last(d),
-            }
-        };
+        let writer = |h| endpoint_qos!(DataWriterQos::default(), a, h);
+        let reader = |h| endpoint_qos!(DataReaderQos::default(), a, h);
         let mut data_writer = writer(data_history);
         if a.mode == Mode::Pub && !a.no_batch {
             data_writer = data_writer.batch(Duration::from_millis(1));

@@ -95,19 +95,22 @@ fn random_bytes(n: usize, seed: u64) -> impl Iterator<Item = u8> {
     })
 }
 
+/// `n` octets of baggage: the first half 0xee as ddsperf fills it, the second half random.
+fn baggage(n: usize) -> Vec<u8> {
+    let mut b = vec![0xee; n / 2];
+    b.extend(random_bytes(n - n / 2, 0x9e37_79b9_7f4a_7c15));
+    b
+}
+
 impl PerfSample for KeyedSeq {
     const PREFIX: &'static str = "DDSPerf";
     const SUFFIX: &'static str = "KS";
 
     fn with_size(size: u32) -> Self {
-        // ddsperf fills with 0xee; the second half is random here.
-        let n = size.saturating_sub(12) as usize;
-        let mut baggage = vec![0xee; n / 2];
-        baggage.extend(random_bytes(n - n / 2, 0x9e37_79b9_7f4a_7c15));
         KeyedSeq {
             seq: 0,
             keyval: 0,
-            baggage,
+            baggage: baggage(size.saturating_sub(12) as usize),
         }
     }
     fn seq(&self) -> u32 {
@@ -132,10 +135,10 @@ impl PerfSample for UnkeyedSeq {
     const SUFFIX: &'static str = "US";
 
     fn with_size(size: u32) -> Self {
-        let n = size.saturating_sub(8) as usize;
-        let mut baggage = vec![0xee; n / 2];
-        baggage.extend(random_bytes(n - n / 2, 0x9e37_79b9_7f4a_7c15));
-        UnkeyedSeq { seq: 0, baggage }
+        UnkeyedSeq {
+            seq: 0,
+            baggage: baggage(size.saturating_sub(8) as usize),
+        }
     }
     fn seq(&self) -> u32 {
         self.seq

@@ -9,5 +9,5 @@ mod throughput;
 
 pub use latency::{Interval, LatencyRecorder, LatencySummary};
 pub use process::{ProcessSummary, Usage};
-pub use report::{live_line, print_table, write_json, RunConfig, RunResult};
+pub use report::{emit, live_line, RunConfig, RunResult};
 pub use throughput::{ThroughputCounter, ThroughputSummary};

@@ -166,3 +166,13 @@ pub fn print_table(r: &RunResult, out: &mut impl Write) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// The end of a run: the table on standard error (so `--json -` keeps standard output clean)
+/// and, when asked, the JSON record.
+pub fn emit(result: &RunResult, json: Option<&str>) -> Result<(), String> {
+    let _ = print_table(result, &mut std::io::stderr());
+    match json {
+        Some(path) => write_json(result, path).map_err(|e| format!("cannot write {path}: {e}")),
+        None => Ok(()),
+    }
+}
