@@ -2,11 +2,14 @@
 //!
 //! - `tachyon perf MODE`: latency and throughput, wire-compatible with Cyclone DDS's
 //!   `ddsperf` (see `docs/perf.md`);
-//! - `tachyon floor MODE`: the same measurements on raw UDP sockets, the floor.
+//! - `tachyon floor MODE`: the same measurements on raw UDP sockets, the floor;
+//! - `tachyon shape OPTIONS`: the OMG interoperability suite's `shape_main` (also built as
+//!   the `shape_main` binary, see `docs/interop.md`).
 #![forbid(unsafe_code)]
 
 mod floor;
 mod perf;
+mod shape;
 mod stats;
 
 use std::process::ExitCode;
@@ -26,6 +29,13 @@ enum Command {
     Perf(perf::PerfArgs),
     /// The raw-UDP floor: ping, pong, pub, sub, intra on plain sockets, no protocol.
     Floor(floor::FloorArgs),
+    /// The OMG DDS-RTPS interoperability suite's shape_main (its options, as `-P -t Square`).
+    #[command(disable_help_flag = true)]
+    Shape {
+        /// shape_main's options, passed through unparsed (`tachyon shape -h` lists them).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -34,9 +44,13 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
+    if let Command::Shape { args } = &cli.command {
+        return ExitCode::from(shape::main_with("tachyon shape", args));
+    }
     let outcome = match &cli.command {
         Command::Perf(a) => perf::run(a),
         Command::Floor(a) => floor::run(a),
+        Command::Shape { .. } => return ExitCode::SUCCESS,
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -51,5 +65,6 @@ fn command_name(cli: &Cli) -> String {
     match &cli.command {
         Command::Perf(a) => format!("perf {}", a.mode.name()),
         Command::Floor(_) => "floor".to_owned(),
+        Command::Shape { .. } => "shape".to_owned(),
     }
 }

@@ -1,0 +1,49 @@
+//! The suite's `ShapeType` (dds-rtps `shape.idl`): `@appendable struct ShapeType { @key
+//! string<128> color; int32 x; int32 y; int32 shapesize; sequence<uint8>
+//! additional_payload_size; };`.
+
+use tachyon::DdsType;
+
+/// One shape: its color is the instance key.
+#[derive(DdsType, Clone, Debug, Default, PartialEq)]
+#[dds(name = "ShapeType", appendable)]
+pub struct ShapeType {
+    #[dds(key)]
+    pub color: String,
+    pub x: i32,
+    pub y: i32,
+    pub shapesize: i32,
+    pub additional_payload_size: Vec<u8>,
+}
+
+impl ShapeType {
+    /// The line shape_main prints for a sample: `%-10s %-10s %03d %03d [%d]`, and ` {%u}`
+    /// with the last octet of the additional payload when there is one.
+    pub fn line(&self, topic: &str) -> String {
+        let mut s = format!(
+            "{topic:<10} {:<10} {:03} {:03} [{}]",
+            self.color, self.x, self.y, self.shapesize
+        );
+        if let Some(last) = self.additional_payload_size.last() {
+            s.push_str(&format!(" {{{last}}}"));
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printed_as_shape_main_prints() {
+        let s = ShapeType {
+            color: "BLUE".into(),
+            x: 5,
+            y: 120,
+            shapesize: 30,
+            additional_payload_size: vec![255; 3],
+        };
+        assert_eq!(s.line("Square"), "Square     BLUE       005 120 [30] {255}");
+    }
+}
