@@ -136,6 +136,9 @@ pub struct ReaderConfig {
     pub deadline: Option<Duration>,
     /// TIME_BASED_FILTER minimum separation (`None` = every sample).
     pub time_based_filter: Option<Duration>,
+    /// OWNERSHIP EXCLUSIVE: each instance takes changes from one writer at a time, its owner
+    /// (the strongest writer writing it).
+    pub exclusive_ownership: bool,
 }
 
 impl Default for ReaderConfig {
@@ -153,6 +156,7 @@ impl Default for ReaderConfig {
             reassembly_timeout: Duration::from_secs(10),
             deadline: None,
             time_based_filter: None,
+            exclusive_ownership: false,
         }
     }
 }
@@ -172,6 +176,7 @@ impl PartialEq for ReaderConfig {
             && self.reassembly_timeout == other.reassembly_timeout
             && self.deadline == other.deadline
             && self.time_based_filter == other.time_based_filter
+            && self.exclusive_ownership == other.exclusive_ownership
     }
 }
 
@@ -229,4 +234,6 @@ pub struct RemoteWriter {
     pub durability: Durability,
     /// Its LIVELINESS offer: the reader declares it not alive when the lease runs out.
     pub liveliness: Liveliness,
+    /// Its OWNERSHIP_STRENGTH (used by readers with EXCLUSIVE ownership).
+    pub ownership_strength: i32,
 }

@@ -180,6 +180,7 @@ impl Harness {
                 kind: crate::endpoint::LivelinessKind::ManualByTopic,
                 lease_duration: Some(Duration::from_millis(100)),
             },
+            ownership_strength: 0,
         };
         let _ = p.match_writer(now, reliable, rw.clone());
         let _ = p.match_writer(now, best_effort, rw);

@@ -31,6 +31,7 @@ pub mod frag;
 pub mod fuzzing;
 pub mod history;
 mod layout;
+mod ownership;
 pub mod participant;
 pub mod qos;
 mod reader;

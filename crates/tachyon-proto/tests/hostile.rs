@@ -77,6 +77,7 @@ fn out_of_order_samples_are_bounded_in_bytes() {
             reliability: Reliability::Reliable,
             durability: Durability::Volatile,
             liveliness: Liveliness::default(),
+            ownership_strength: 0,
         },
     )
     .expect("match");
@@ -193,6 +194,7 @@ fn a_never_completing_sample_expires_on_the_readers_timer() {
             reliability: Reliability::BestEffort,
             durability: Durability::Volatile,
             liveliness: Liveliness::default(),
+            ownership_strength: 0,
         },
     )
     .expect("match");

@@ -11,7 +11,9 @@ use tachyon_proto::history::{
     Durability, InstanceSelector, InstanceStateMask, Query, ReaderHistoryConfig, SampleInfo,
     SampleStateMask, ViewStateMask,
 };
-use tachyon_proto::qos::{DataReaderQos, DataRepresentation, DurabilityKind, SubscriberQos};
+use tachyon_proto::qos::{
+    DataReaderQos, DataRepresentation, DurabilityKind, OwnershipKind, SubscriberQos,
+};
 use tachyon_proto::{ReaderConfig, ReaderUpdate};
 use tachyon_wire::{EntityId, Guid};
 
@@ -137,6 +139,7 @@ impl Subscriber {
             key_hash_of: T::KEYED.then_some(key_hash_of::<T> as _),
             deadline: qos.deadline,
             time_based_filter: (!qos.time_based_filter.is_zero()).then_some(qos.time_based_filter),
+            exclusive_ownership: qos.ownership == OwnershipKind::Exclusive,
             reassembly: self.runtime.shared.reader_limits.reassembly,
             max_pending_bytes: self.runtime.shared.reader_limits.max_pending_bytes,
             ..ReaderConfig::default()

@@ -426,6 +426,7 @@ impl Participant {
                             reliability: p.qos.reliability.kind,
                             durability: durability(p.qos.durability),
                             liveliness: p.qos.liveliness,
+                            ownership_strength: p.qos.ownership_strength,
                         },
                     );
                 }

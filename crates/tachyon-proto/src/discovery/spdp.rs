@@ -293,6 +293,7 @@ impl Participant {
                         reliability: Reliability::Reliable,
                         durability: Durability::TransientLocal,
                         liveliness: Liveliness::default(),
+                        ownership_strength: 0,
                     },
                 );
             }

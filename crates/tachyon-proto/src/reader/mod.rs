@@ -30,6 +30,8 @@ use crate::time::Instant;
 
 use proxy::{FragMeta, Pending, Received, WriterProxy, MAX_SN};
 
+use crate::ownership::Owners;
+
 /// PID_KEY_HASH.
 const PID_KEY_HASH: u16 = 0x0070;
 /// PID_STATUS_INFO.
@@ -50,6 +52,8 @@ pub struct ReaderStats {
     pub rejected: u64,
     /// Samples dropped by TIME_BASED_FILTER.
     pub filtered: u64,
+    /// Changes dropped by OWNERSHIP EXCLUSIVE: their writer did not own the instance.
+    pub not_owner: u64,
     /// DATA / DATA_FRAG that could not be used (no key hash, bad flags, refused fragments).
     pub malformed: u64,
     /// Submessages from writers this reader is not matched with.
@@ -85,6 +89,8 @@ pub(crate) struct Reader {
     /// Requested deadline per instance.
     deadlines: Deadlines,
     last_accepted: HashMap<KeyHash, Instant>,
+    /// OWNERSHIP EXCLUSIVE: the owner of each instance (`None` for SHARED).
+    owners: Option<Owners>,
     events: VecDeque<Event>,
     stats: ReaderStats,
 }
@@ -105,6 +111,7 @@ impl Reader {
             participant_leases: false,
             deadlines: Deadlines::new(config.deadline),
             last_accepted: HashMap::new(),
+            owners: config.exclusive_ownership.then(Owners::default),
             events: VecDeque::new(),
             stats: ReaderStats::default(),
         })
@@ -359,12 +366,19 @@ impl Reader {
                 p.lease_expiry = None;
                 let writer = p.remote.guid;
                 self.history.writer_lost(now, writer);
+                if let Some(o) = &mut self.owners {
+                    o.writer_gone(writer);
+                }
                 self.data_available = true;
                 self.liveliness_changed(writer, false);
             }
         }
         let (events, reader) = (&mut self.events, self.guid.entity_id);
+        let owners = &mut self.owners;
         self.deadlines.fire(now, |instance| {
+            if let Some(o) = owners.as_mut() {
+                o.deadline_missed(&instance);
+            }
             events.push_back(Event::RequestedDeadlineMissed { reader, instance });
         });
         if self.history.next_purge().is_some_and(|at| at <= now) {
@@ -395,6 +409,9 @@ impl Reader {
         if let Some(i) = self.proxy_index(&remote.guid) {
             let p = &mut self.proxies[i];
             p.dest = remote.unicast_locators.first().copied();
+            if let Some(o) = &mut self.owners {
+                o.strength_changed(remote.guid, remote.ownership_strength);
+            }
             p.remote = remote;
             self.update_participant_leases();
             return;
@@ -442,6 +459,9 @@ impl Reader {
         }
         self.reassembly.discard_writer(*writer);
         self.history.writer_lost(now, *writer);
+        if let Some(o) = &mut self.owners {
+            o.writer_gone(*writer);
+        }
         self.data_available = true;
         self.events.push_back(Event::SubscriptionMatched {
             reader: self.guid.entity_id,
@@ -763,7 +783,16 @@ impl Reader {
         reliable: bool,
     ) -> Result<(), Received> {
         let instance = c.instance;
-        match c.kind {
+        let mut kind = c.kind;
+        if kind != ChangeKind::NotAliveUnregistered && !self.owns(writer, instance) {
+            if kind != ChangeKind::NotAliveDisposedUnregistered {
+                self.stats.not_owner += 1;
+                return Ok(());
+            }
+            // A non-owner's dispose is dropped, its unregistration still counts.
+            kind = ChangeKind::NotAliveUnregistered;
+        }
+        match kind {
             ChangeKind::Alive => {
                 if let Some(min) = self.config.time_based_filter {
                     if self
@@ -807,16 +836,36 @@ impl Reader {
                 self.history
                     .unregister(now, writer, instance, c.source_timestamp);
                 self.deadlines.remove(&instance);
+                if let Some(o) = &mut self.owners {
+                    o.unregistered(&instance, writer);
+                }
             }
             ChangeKind::NotAliveDisposedUnregistered => {
                 self.dispose(now, writer, &c);
                 self.history
                     .unregister(now, writer, instance, c.source_timestamp);
+                if let Some(o) = &mut self.owners {
+                    o.unregistered(&instance, writer);
+                }
             }
         }
         self.stats.delivered += 1;
         self.data_available = true;
         Ok(())
+    }
+
+    /// OWNERSHIP: whether a change of `instance` from `writer` is accepted (always with
+    /// SHARED ownership); with EXCLUSIVE, `writer` owns the instance when it is.
+    fn owns(&mut self, writer: Guid, instance: KeyHash) -> bool {
+        let Some(owners) = &mut self.owners else {
+            return true;
+        };
+        let strength = self
+            .proxies
+            .iter()
+            .find(|p| p.remote.guid == writer)
+            .map_or(0, |p| p.remote.ownership_strength);
+        owners.admit(instance, writer, strength)
     }
 
     fn dispose(&mut self, now: Instant, writer: Guid, c: &Received) {

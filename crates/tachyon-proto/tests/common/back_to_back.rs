@@ -83,6 +83,7 @@ impl BackToBack {
                 reliability,
                 durability: Durability::Volatile,
                 liveliness: Liveliness::default(),
+                ownership_strength: 0,
             },
         )
         .expect("match");

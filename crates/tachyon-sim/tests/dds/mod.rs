@@ -86,6 +86,7 @@ pub fn remote_writer(guid: Guid, n: u8, cfg: &WriterConfig) -> RemoteWriter {
         reliability: cfg.reliability,
         durability: cfg.history.durability,
         liveliness: cfg.liveliness,
+        ownership_strength: 0,
     }
 }
 
