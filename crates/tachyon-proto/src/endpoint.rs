@@ -139,6 +139,10 @@ pub struct ReaderConfig {
     /// OWNERSHIP EXCLUSIVE: each instance takes changes from one writer at a time, its owner
     /// (the strongest writer writing it).
     pub exclusive_ownership: bool,
+    /// DESTINATION_ORDER BY_SOURCE_TIMESTAMP: a change older (by source timestamp) than
+    /// the newest one the instance took is dropped, so every reader ends with the same value
+    /// whatever the arrival order across writers.
+    pub by_source_timestamp: bool,
 }
 
 impl Default for ReaderConfig {
@@ -157,6 +161,7 @@ impl Default for ReaderConfig {
             deadline: None,
             time_based_filter: None,
             exclusive_ownership: false,
+            by_source_timestamp: false,
         }
     }
 }
@@ -177,6 +182,7 @@ impl PartialEq for ReaderConfig {
             && self.deadline == other.deadline
             && self.time_based_filter == other.time_based_filter
             && self.exclusive_ownership == other.exclusive_ownership
+            && self.by_source_timestamp == other.by_source_timestamp
     }
 }
 
@@ -236,4 +242,7 @@ pub struct RemoteWriter {
     pub liveliness: Liveliness,
     /// Its OWNERSHIP_STRENGTH (used by readers with EXCLUSIVE ownership).
     pub ownership_strength: i32,
+    /// Its LIFESPAN: a sample it sent leaves the reader's cache this long after reception
+    /// (`None`: never).
+    pub lifespan: Option<Duration>,
 }

@@ -12,7 +12,8 @@ use tachyon_proto::history::{
     SampleStateMask, ViewStateMask,
 };
 use tachyon_proto::qos::{
-    DataReaderQos, DataRepresentation, DurabilityKind, OwnershipKind, SubscriberQos,
+    DataReaderQos, DataRepresentation, DestinationOrderKind, DurabilityKind, OwnershipKind,
+    SubscriberQos,
 };
 use tachyon_proto::{ReaderConfig, ReaderUpdate};
 use tachyon_wire::{EntityId, Guid};
@@ -140,6 +141,7 @@ impl Subscriber {
             deadline: qos.deadline,
             time_based_filter: (!qos.time_based_filter.is_zero()).then_some(qos.time_based_filter),
             exclusive_ownership: qos.ownership == OwnershipKind::Exclusive,
+            by_source_timestamp: qos.destination_order == DestinationOrderKind::BySourceTimestamp,
             reassembly: self.runtime.shared.reader_limits.reassembly,
             max_pending_bytes: self.runtime.shared.reader_limits.max_pending_bytes,
             ..ReaderConfig::default()

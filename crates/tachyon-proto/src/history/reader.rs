@@ -191,6 +191,8 @@ pub struct ReaderHistory {
     instances: BTreeMap<KeyHash, ReaderInstance>,
     /// Valid samples over all instances (what `max_samples` bounds).
     sample_count: usize,
+    /// The earliest LIFESPAN expiry of a held sample (`None`: none expires).
+    next_expiry: Option<Instant>,
 }
 
 impl ReaderHistory {
@@ -201,6 +203,7 @@ impl ReaderHistory {
             config,
             instances: BTreeMap::new(),
             sample_count: 0,
+            next_expiry: None,
         })
     }
 
@@ -213,6 +216,20 @@ impl ReaderHistory {
         instance: KeyHash,
         source_timestamp: Time,
         payload: Payload,
+    ) -> Result<(), Rejected> {
+        self.insert_expiring(now, writer, instance, source_timestamp, payload, None)
+    }
+
+    /// [`insert_sample`](Self::insert_sample) for a sample that LIFESPAN removes at
+    /// `expiry` ([`expire`](Self::expire)) if the application has not taken it by then.
+    pub fn insert_expiring(
+        &mut self,
+        now: Instant,
+        writer: Guid,
+        instance: KeyHash,
+        source_timestamp: Time,
+        payload: Payload,
+        expiry: Option<Instant>,
     ) -> Result<(), Rejected> {
         let reject = |reason| Rejected { reason, instance };
         let limits = self.config.limits;
@@ -250,9 +267,40 @@ impl ReaderHistory {
             disposed_generation_count: inst.disposed_generation_count,
             no_writers_generation_count: inst.no_writers_generation_count,
             payload: Some(payload),
+            expiry,
         });
         self.sample_count += 1;
+        if let Some(at) = expiry {
+            self.next_expiry = Some(self.next_expiry.map_or(at, |n| n.min(at)));
+        }
         Ok(())
+    }
+
+    /// Removes the samples whose LIFESPAN ended by `now`; returns how many.
+    pub fn expire(&mut self, now: Instant) -> usize {
+        if self.next_expiry.map_or(true, |at| at > now) {
+            return 0;
+        }
+        let mut removed = 0;
+        let mut next: Option<Instant> = None;
+        self.instances.retain(|_, inst| {
+            let before = inst.samples.len();
+            inst.samples
+                .retain(|s| s.expiry.map_or(true, |at| at > now));
+            removed += before - inst.samples.len();
+            for at in inst.samples.iter().filter_map(|s| s.expiry) {
+                next = Some(next.map_or(at, |n| n.min(at)));
+            }
+            !inst.is_unused()
+        });
+        self.sample_count -= removed;
+        self.next_expiry = next;
+        removed
+    }
+
+    /// When [`expire`](Self::expire) next has work, for the reader's timer.
+    pub fn next_expiry(&self) -> Option<Instant> {
+        self.next_expiry
     }
 
     /// `writer` disposed `instance`. An unknown instance is created (disposed) so the

@@ -54,6 +54,9 @@ pub struct ReaderStats {
     pub filtered: u64,
     /// Changes dropped by OWNERSHIP EXCLUSIVE: their writer did not own the instance.
     pub not_owner: u64,
+    /// Changes dropped by DESTINATION_ORDER BY_SOURCE_TIMESTAMP: older than what the
+    /// instance already took.
+    pub out_of_order_source: u64,
     /// DATA / DATA_FRAG that could not be used (no key hash, bad flags, refused fragments).
     pub malformed: u64,
     /// Submessages from writers this reader is not matched with.
@@ -91,6 +94,8 @@ pub(crate) struct Reader {
     last_accepted: HashMap<KeyHash, Instant>,
     /// OWNERSHIP EXCLUSIVE: the owner of each instance (`None` for SHARED).
     owners: Option<Owners>,
+    /// DESTINATION_ORDER BY_SOURCE_TIMESTAMP: the newest source timestamp each instance took.
+    newest_source: HashMap<KeyHash, Time>,
     events: VecDeque<Event>,
     stats: ReaderStats,
 }
@@ -112,6 +117,7 @@ impl Reader {
             deadlines: Deadlines::new(config.deadline),
             last_accepted: HashMap::new(),
             owners: config.exclusive_ownership.then(Owners::default),
+            newest_source: HashMap::new(),
             events: VecDeque::new(),
             stats: ReaderStats::default(),
         })
@@ -384,6 +390,7 @@ impl Reader {
         if self.history.next_purge().is_some_and(|at| at <= now) {
             self.history.purge(now);
         }
+        self.history.expire(now);
         self.reassembly.expire(now, self.config.reassembly_timeout);
         self.flush_data_available();
     }
@@ -489,6 +496,7 @@ impl Reader {
         query: &Query,
         out: &mut Vec<Sample>,
     ) -> Result<usize, ReadError> {
+        self.history.expire(now);
         let n = self.history.take(query, out)?;
         if self.blocked && n > 0 {
             self.blocked = false;
@@ -514,11 +522,16 @@ impl Reader {
             .reassembly
             .next_expiry(self.config.reassembly_timeout)
             .and_then(|t| t.checked_add(crate::time::Duration::from_nanos(1)));
-        [self.deadlines.next(), self.history.next_purge(), reassembly]
-            .into_iter()
-            .flatten()
-            .chain(proxies)
-            .min()
+        [
+            self.deadlines.next(),
+            self.history.next_purge(),
+            self.history.next_expiry(),
+            reassembly,
+        ]
+        .into_iter()
+        .flatten()
+        .chain(proxies)
+        .min()
     }
 
     /// The next event.
@@ -792,6 +805,21 @@ impl Reader {
             // A non-owner's dispose is dropped, its unregistration still counts.
             kind = ChangeKind::NotAliveUnregistered;
         }
+        if self.config.by_source_timestamp
+            && kind != ChangeKind::NotAliveUnregistered
+            && c.source_timestamp != Time::INVALID
+        {
+            match self.newest_source.get_mut(&instance) {
+                Some(newest) if c.source_timestamp < *newest => {
+                    self.stats.out_of_order_source += 1;
+                    return Ok(());
+                }
+                Some(newest) => *newest = c.source_timestamp,
+                None => {
+                    self.newest_source.insert(instance, c.source_timestamp);
+                }
+            }
+        }
         match kind {
             ChangeKind::Alive => {
                 if let Some(min) = self.config.time_based_filter {
@@ -805,10 +833,18 @@ impl Reader {
                     }
                 }
                 let ts = c.source_timestamp;
-                match self
-                    .history
-                    .insert_sample(now, writer, instance, ts, c.payload.clone())
-                {
+                let expiry = self
+                    .remote(writer)
+                    .and_then(|r| r.lifespan)
+                    .and_then(|d| now.checked_add(d));
+                match self.history.insert_expiring(
+                    now,
+                    writer,
+                    instance,
+                    ts,
+                    c.payload.clone(),
+                    expiry,
+                ) {
                     Ok(()) => {
                         if self.config.time_based_filter.is_some() {
                             self.last_accepted.insert(instance, now);
@@ -866,6 +902,14 @@ impl Reader {
             .find(|p| p.remote.guid == writer)
             .map_or(0, |p| p.remote.ownership_strength);
         owners.admit(instance, writer, strength)
+    }
+
+    /// What discovery said of matched writer `writer`.
+    fn remote(&self, writer: Guid) -> Option<&RemoteWriter> {
+        self.proxies
+            .iter()
+            .find(|p| p.remote.guid == writer)
+            .map(|p| &p.remote)
     }
 
     fn dispose(&mut self, now: Instant, writer: Guid, c: &Received) {
