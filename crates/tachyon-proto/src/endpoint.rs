@@ -2,7 +2,7 @@
 //! what is known about a matched remote one (the record discovery produces).
 
 use tachyon_cdr::KeyHash;
-use tachyon_wire::{Guid, Locator};
+use tachyon_wire::{EntityId, Guid, Locator};
 
 use crate::frag::{ReassemblyLimits, DEFAULT_FRAGMENT_SIZE};
 use crate::history::{Durability, ReaderHistoryConfig, WriterHistoryConfig};
@@ -84,6 +84,9 @@ pub struct WriterConfig {
     /// BATCH): new data waits up to this long for more to fill a datagram, then goes out
     /// together; a full datagram's worth goes at once. `None`: every write is sent at once.
     pub batch_delay: Option<Duration>,
+    /// Its publisher's PRESENTATION has `coherent_access`: its samples may carry
+    /// coherent-set inline QoS, which the fragment size must leave room for.
+    pub coherent_sets: bool,
 }
 
 impl Default for WriterConfig {
@@ -103,6 +106,7 @@ impl Default for WriterConfig {
             liveliness: Liveliness::default(),
             priority: 0,
             batch_delay: None,
+            coherent_sets: false,
         }
     }
 }
@@ -139,6 +143,13 @@ pub struct ReaderConfig {
     /// OWNERSHIP EXCLUSIVE: each instance takes changes from one writer at a time, its owner
     /// (the strongest writer writing it).
     pub exclusive_ownership: bool,
+    /// PRESENTATION of its subscriber: with `coherent_access`, coherent sets become visible
+    /// whole or not at all; with `ordered_access` and scope TOPIC or GROUP, `read`/`take`
+    /// return samples in reception order across instances.
+    pub presentation: crate::qos::Presentation,
+    /// Its subscriber (readers of one subscriber assemble a remote publisher's coherent sets
+    /// together); `EntityId::UNKNOWN` for none.
+    pub subscriber: EntityId,
 }
 
 impl Default for ReaderConfig {
@@ -157,6 +168,8 @@ impl Default for ReaderConfig {
             deadline: None,
             time_based_filter: None,
             exclusive_ownership: false,
+            presentation: crate::qos::Presentation::default(),
+            subscriber: EntityId::UNKNOWN,
         }
     }
 }
@@ -177,6 +190,8 @@ impl PartialEq for ReaderConfig {
             && self.deadline == other.deadline
             && self.time_based_filter == other.time_based_filter
             && self.exclusive_ownership == other.exclusive_ownership
+            && self.presentation == other.presentation
+            && self.subscriber == other.subscriber
     }
 }
 
@@ -236,4 +251,7 @@ pub struct RemoteWriter {
     pub liveliness: Liveliness,
     /// Its OWNERSHIP_STRENGTH (used by readers with EXCLUSIVE ownership).
     pub ownership_strength: i32,
+    /// Its publisher (PID_GROUP_ENTITYID), if announced: readers of one subscriber assemble
+    /// the coherent sets of one publisher from all its writers.
+    pub group: Option<EntityId>,
 }

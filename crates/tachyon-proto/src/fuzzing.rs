@@ -181,6 +181,7 @@ impl Harness {
                 lease_duration: Some(Duration::from_millis(100)),
             },
             ownership_strength: 0,
+            group: None,
         };
         let _ = p.match_writer(now, reliable, rw.clone());
         let _ = p.match_writer(now, best_effort, rw);

@@ -78,6 +78,7 @@ fn out_of_order_samples_are_bounded_in_bytes() {
             durability: Durability::Volatile,
             liveliness: Liveliness::default(),
             ownership_strength: 0,
+            group: None,
         },
     )
     .expect("match");
@@ -195,6 +196,7 @@ fn a_never_completing_sample_expires_on_the_readers_timer() {
             durability: Durability::Volatile,
             liveliness: Liveliness::default(),
             ownership_strength: 0,
+            group: None,
         },
     )
     .expect("match");

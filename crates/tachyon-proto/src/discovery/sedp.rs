@@ -427,6 +427,7 @@ impl Participant {
                             durability: durability(p.qos.durability),
                             liveliness: p.qos.liveliness,
                             ownership_strength: p.qos.ownership_strength,
+                            group: p.group_entity_id,
                         },
                     );
                 }

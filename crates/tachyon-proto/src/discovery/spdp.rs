@@ -294,6 +294,7 @@ impl Participant {
                         durability: Durability::TransientLocal,
                         liveliness: Liveliness::default(),
                         ownership_strength: 0,
+                        group: None,
                     },
                 );
             }

@@ -20,6 +20,8 @@ pub(crate) struct StoredSample {
     pub no_writers_generation_count: u32,
     /// `None` for the invalid-data sample that reports a state change.
     pub payload: Option<Payload>,
+    /// Reception order over the whole cache (ordered access); 0 until the cache numbers it.
+    pub seq: u64,
 }
 
 impl StoredSample {
@@ -150,6 +152,7 @@ impl ReaderInstance {
             disposed_generation_count: self.disposed_generation_count,
             no_writers_generation_count: self.no_writers_generation_count,
             payload: None,
+            seq: 0,
         });
     }
 }

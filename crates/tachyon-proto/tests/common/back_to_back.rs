@@ -84,6 +84,7 @@ impl BackToBack {
                 durability: Durability::Volatile,
                 liveliness: Liveliness::default(),
                 ownership_strength: 0,
+                group: None,
             },
         )
         .expect("match");

@@ -87,6 +87,7 @@ pub fn remote_writer(guid: Guid, n: u8, cfg: &WriterConfig) -> RemoteWriter {
         durability: cfg.history.durability,
         liveliness: cfg.liveliness,
         ownership_strength: 0,
+        group: None,
     }
 }
 
