@@ -332,3 +332,27 @@ fn an_unbalanced_end_and_an_empty_set_are_harmless() {
         "an empty set sends nothing"
     );
 }
+
+#[test]
+fn a_malformed_coherent_set_parameter_is_counted_and_drops_the_set() {
+    let mut n = net(1, AccessScope::Topic, History::KeepAll);
+    n.begin(false);
+    n.write(0, 1, 1);
+    n.write(0, 2, 2);
+    n.end();
+    // Sequence number 1 in PID_COHERENT_SET becomes 0, which no set can have.
+    let pid = PID_COHERENT_SET.to_le_bytes();
+    let needle = [pid[0], pid[1], 8, 0, 0, 0, 0, 0, 1, 0, 0, 0];
+    while let Some(t) = n.a.poll_transmit(n.now, &mut n.buf) {
+        let mut bytes = n.buf.datagram(&t).to_vec();
+        if let Some(at) = bytes.windows(12).position(|w| w == needle) {
+            bytes[at + 8] = 0;
+        }
+        n.b.handle_datagram(n.now, &loc(1), &bytes);
+    }
+    n.run(|_| true);
+    let stats = n.b.reader_stats(n.readers[0]).expect("stats");
+    assert!(stats.malformed >= 1);
+    assert_eq!(stats.coherent_sets_discarded, 1);
+    assert_eq!(n.take_all(), 0);
+}

@@ -324,7 +324,9 @@ pub struct Sample<T> {
 /// Reads samples of `T`.
 ///
 /// Every read and take returns samples grouped by instance, instances in handle order,
-/// samples of an instance in reception order, each with its [`SampleInfo`]. `read` leaves
+/// samples of an instance in reception order, each with its [`SampleInfo`] — except that
+/// with its subscriber's PRESENTATION `ordered_access` and access scope TOPIC or GROUP,
+/// reading all instances returns samples in reception order across instances. `read` leaves
 /// the samples in the reader (marked READ), `take` removes them. Both reset DATA_AVAILABLE.
 ///
 /// Clones share the reader (its cache, conditions and listener); it is deleted when the
