@@ -2,7 +2,7 @@
 //! what is known about a matched remote one (the record discovery produces).
 
 use tachyon_cdr::KeyHash;
-use tachyon_wire::{Guid, Locator};
+use tachyon_wire::{EntityId, Guid, Locator};
 
 use crate::frag::{ReassemblyLimits, DEFAULT_FRAGMENT_SIZE};
 use crate::history::{Durability, ReaderHistoryConfig, WriterHistoryConfig};
@@ -84,6 +84,9 @@ pub struct WriterConfig {
     /// BATCH): new data waits up to this long for more to fill a datagram, then goes out
     /// together; a full datagram's worth goes at once. `None`: every write is sent at once.
     pub batch_delay: Option<Duration>,
+    /// Its publisher's PRESENTATION has `coherent_access`: its samples may carry
+    /// coherent-set inline QoS, which the fragment size must leave room for.
+    pub coherent_sets: bool,
 }
 
 impl Default for WriterConfig {
@@ -103,6 +106,7 @@ impl Default for WriterConfig {
             liveliness: Liveliness::default(),
             priority: 0,
             batch_delay: None,
+            coherent_sets: false,
         }
     }
 }
@@ -143,6 +147,13 @@ pub struct ReaderConfig {
     /// the newest one the instance took is dropped, so every reader ends with the same value
     /// whatever the arrival order across writers.
     pub by_source_timestamp: bool,
+    /// PRESENTATION of its subscriber: with `coherent_access`, coherent sets become visible
+    /// whole or not at all; with `ordered_access` and scope TOPIC or GROUP, `read`/`take`
+    /// return samples in reception order across instances.
+    pub presentation: crate::qos::Presentation,
+    /// Its subscriber (readers of one subscriber assemble a remote publisher's coherent sets
+    /// together); `EntityId::UNKNOWN` for none.
+    pub subscriber: EntityId,
 }
 
 impl Default for ReaderConfig {
@@ -162,6 +173,8 @@ impl Default for ReaderConfig {
             time_based_filter: None,
             exclusive_ownership: false,
             by_source_timestamp: false,
+            presentation: crate::qos::Presentation::default(),
+            subscriber: EntityId::UNKNOWN,
         }
     }
 }
@@ -183,6 +196,8 @@ impl PartialEq for ReaderConfig {
             && self.time_based_filter == other.time_based_filter
             && self.exclusive_ownership == other.exclusive_ownership
             && self.by_source_timestamp == other.by_source_timestamp
+            && self.presentation == other.presentation
+            && self.subscriber == other.subscriber
     }
 }
 
@@ -245,4 +260,7 @@ pub struct RemoteWriter {
     /// Its LIFESPAN: a sample it sent leaves the reader's cache this long after reception
     /// (`None`: never).
     pub lifespan: Option<Duration>,
+    /// Its publisher (PID_GROUP_ENTITYID), if announced: readers of one subscriber assemble
+    /// the coherent sets of one publisher from all its writers.
+    pub group: Option<EntityId>,
 }

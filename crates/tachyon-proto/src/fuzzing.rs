@@ -182,6 +182,7 @@ impl Harness {
             },
             ownership_strength: 0,
             lifespan: None,
+            group: None,
         };
         let _ = p.match_writer(now, reliable, rw.clone());
         let _ = p.match_writer(now, best_effort, rw);

@@ -42,21 +42,60 @@ pub(crate) const fn acknack(state: &SequenceNumberSet) -> usize {
 }
 
 /// The inline QoS a change carries: the key hash for keyed topics, the status info for
-/// dispose/unregister.
+/// dispose/unregister, and the coherent-set parameters of a change in a set.
 pub(crate) fn inline_qos(keyed: bool, change: &CacheChange) -> Option<InlineQos> {
-    let status = match change.kind {
+    use crate::history::coherent::{
+        PID_COHERENT_SET, PID_GROUP_COHERENT_SET, PID_GROUP_SEQ_NUM, PID_TACHYON_COHERENT_GROUP,
+    };
+    use crate::history::Coherence;
+    match change.coherent {
+        None => {}
+        Some(Coherence::Member { set, group }) => {
+            let mut q = InlineQos::open(keyed.then_some(change.instance.0), status_info(change));
+            q.sequence_number(PID_COHERENT_SET, set);
+            if let Some(g) = group {
+                q.sequence_number(PID_GROUP_COHERENT_SET, g.set);
+                q.sequence_number(PID_GROUP_SEQ_NUM, g.sn);
+            }
+            q.close();
+            return Some(q);
+        }
+        Some(Coherence::End {
+            set,
+            group_set,
+            publisher,
+        }) => {
+            let mut q = InlineQos::open(None, None);
+            q.sequence_number(PID_COHERENT_SET, tachyon_wire::SequenceNumber::UNKNOWN);
+            if let Some(g) = group_set {
+                q.sequence_number(PID_GROUP_COHERENT_SET, g);
+            }
+            q.raw(PID_TACHYON_COHERENT_GROUP, &publisher.encode(set));
+            q.close();
+            return Some(q);
+        }
+    }
+    let status = status_info(change);
+    (keyed || status.is_some()).then(|| InlineQos::new(keyed.then_some(change.instance.0), status))
+}
+
+/// PID_STATUS_INFO of a dispose or unregister.
+fn status_info(change: &CacheChange) -> Option<u32> {
+    match change.kind {
         ChangeKind::Alive => None,
         ChangeKind::NotAliveDisposed => Some(InlineQos::DISPOSED),
         ChangeKind::NotAliveUnregistered => Some(InlineQos::UNREGISTERED),
         ChangeKind::NotAliveDisposedUnregistered => {
             Some(InlineQos::DISPOSED | InlineQos::UNREGISTERED)
         }
-    };
-    (keyed || status.is_some()).then(|| InlineQos::new(keyed.then_some(change.instance.0), status))
+    }
 }
 
 /// What the payload of a change is on the wire.
 pub(crate) fn payload_kind(change: &CacheChange) -> PayloadKind {
+    if change.is_coherent_end() {
+        return PayloadKind::None;
+    }
     match change.kind {
         ChangeKind::Alive => PayloadKind::Data,
         _ if change.payload.is_empty() => PayloadKind::None,

@@ -46,7 +46,7 @@ pub use endpoint::{
 pub use event::Event;
 pub use participant::{
     Error, Participant, ParticipantConfig, ParticipantStats, ReadersSummary, TimerClass,
-    TimerDeadlines,
+    TimerDeadlines, MAX_COHERENT_INLINE_QOS,
 };
 pub use reader::ReaderStats;
 pub use time::{Duration, Instant};

@@ -242,6 +242,10 @@ fn full_publication() -> PublicationData {
             coherent_access: true,
             ordered_access: true,
         },
+        group_entity_id: Some(tachyon_wire::EntityId::new(
+            [0, 0, 9],
+            tachyon_wire::EntityKind::USER_WRITER_GROUP,
+        )),
         partition: vec!["p1".to_owned(), "x*".to_owned(), String::new()],
         group_data: vec![0xaa; 5],
         topic_data: vec![0xbb; 3],
@@ -1393,6 +1397,7 @@ fn publication() -> impl Strategy<Value = PublicationData> {
             multicast_locators: a.5,
             qos,
             presentation: c.0,
+            group_entity_id: None,
             partition: c.1,
             group_data: c.2,
             topic_data: c.3,

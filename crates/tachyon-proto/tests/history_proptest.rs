@@ -265,6 +265,7 @@ proptest! {
                         source_timestamp: Time::ZERO,
                         expiry: lifespan.map(|l| now + Duration::from_nanos(l)),
                         payload: Payload::from(vec![k]),
+                        coherent: None,
                     };
                     if let Ok(out) = w.add_change(change) {
                         prop_assert_eq!(out.sn.0, last.0 + 1);

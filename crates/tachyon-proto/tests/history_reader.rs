@@ -435,3 +435,43 @@ fn newest_payload_is_the_last_valid_sample() {
     r.take(&Query::ANY, &mut out).expect("take");
     assert!(r.newest_payload(&key(1)).is_none());
 }
+
+#[test]
+fn ordered_access_returns_reception_order_across_instances() {
+    let mut r = reader(History::KeepAll, ResourceLimits::default());
+    r.set_ordered(true);
+    for v in 0..3 {
+        put(&mut r, 1, 2, v * 10);
+        put(&mut r, 1, 1, v * 10 + 1);
+    }
+    r.dispose(at(1), writer(1), key(3), ts(9)).expect("dispose");
+    let mut out = Vec::new();
+    // The two oldest, whatever their instance; ranks stay per instance.
+    r.read(&Query::ANY.max_samples(2), &mut out).expect("read");
+    assert_eq!(ids(&out), vec![(2, Some(0)), (1, Some(1))]);
+    assert!(out.iter().all(|s| s.info.sample_rank == 0));
+    r.take(&Query::ANY, &mut out).expect("take");
+    assert_eq!(
+        ids(&out),
+        vec![
+            (2, Some(0)),
+            (1, Some(1)),
+            (2, Some(10)),
+            (1, Some(11)),
+            (2, Some(20)),
+            (1, Some(21)),
+            (3, None),
+        ]
+    );
+    assert_eq!(
+        out[0].info.sample_rank, 2,
+        "two later samples of instance 2 follow"
+    );
+    assert!(r.is_empty());
+    // Without ordered access: instance by instance, in handle order.
+    r.set_ordered(false);
+    put(&mut r, 1, 2, 1);
+    put(&mut r, 1, 1, 2);
+    r.take(&Query::ANY, &mut out).expect("take");
+    assert_eq!(ids(&out), vec![(1, Some(2)), (2, Some(1))]);
+}

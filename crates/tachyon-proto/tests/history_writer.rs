@@ -26,6 +26,7 @@ fn change(kind: ChangeKind, k: u8, expiry: Option<u64>) -> NewChange {
         source_timestamp: Time::ZERO,
         expiry: expiry.map(Instant::from_nanos),
         payload: Payload::from(vec![k]),
+        coherent: None,
     }
 }
 

@@ -79,6 +79,7 @@ fn out_of_order_samples_are_bounded_in_bytes() {
             liveliness: Liveliness::default(),
             ownership_strength: 0,
             lifespan: None,
+            group: None,
         },
     )
     .expect("match");
@@ -197,6 +198,7 @@ fn a_never_completing_sample_expires_on_the_readers_timer() {
             liveliness: Liveliness::default(),
             ownership_strength: 0,
             lifespan: None,
+            group: None,
         },
     )
     .expect("match");

@@ -319,14 +319,19 @@ impl<'b> MessageBuilder<'b> {
     }
 }
 
-/// Builds the common inline QoS of a DATA (key hash, status info) on the stack.
+/// Builds the inline QoS of a DATA (key hash, status info, coherent-set parameters) on the
+/// stack.
 #[derive(Clone, Copy, Debug)]
 pub struct InlineQos {
-    buf: [u8; 40],
+    buf: [u8; InlineQos::CAPACITY],
     len: usize,
 }
 
 impl InlineQos {
+    /// The most bytes an inline QoS list holds (sentinel included): key hash, status info,
+    /// PID_COHERENT_SET, PID_GROUP_COHERENT_SET, PID_GROUP_SEQ_NUM and a 16-byte
+    /// vendor-specific parameter fit.
+    pub const CAPACITY: usize = 96;
     /// PID_KEY_HASH.
     const PID_KEY_HASH: u16 = 0x0070;
     /// PID_STATUS_INFO.
@@ -339,8 +344,17 @@ impl InlineQos {
     /// A little-endian parameter list with the key hash and/or status info present, then the
     /// sentinel. (PID_STATUS_INFO's value is big-endian bytes, as the spec defines it.)
     pub fn new(key_hash: Option<[u8; 16]>, status_info: Option<u32>) -> InlineQos {
+        let mut q = InlineQos::open(key_hash, status_info);
+        q.close();
+        q
+    }
+
+    /// As [`new`](Self::new) without the sentinel: add parameters with
+    /// [`sequence_number`](Self::sequence_number) and [`raw`](Self::raw), then
+    /// [`close`](Self::close) the list.
+    pub fn open(key_hash: Option<[u8; 16]>, status_info: Option<u32>) -> InlineQos {
         let mut q = InlineQos {
-            buf: [0; 40],
+            buf: [0; InlineQos::CAPACITY],
             len: 0,
         };
         if let Some(kh) = key_hash {
@@ -349,8 +363,29 @@ impl InlineQos {
         if let Some(s) = status_info {
             q.param(Self::PID_STATUS_INFO, &s.to_be_bytes());
         }
-        q.param(0x0001, &[]);
         q
+    }
+
+    /// Appends a SequenceNumber_t parameter (high, then low, little-endian), such as
+    /// PID_COHERENT_SET.
+    pub fn sequence_number(&mut self, pid: u16, sn: crate::SequenceNumber) {
+        let mut v = [0u8; 8];
+        v[..4].copy_from_slice(&((sn.0 >> 32) as i32).to_le_bytes());
+        v[4..].copy_from_slice(&(sn.0 as u32).to_le_bytes());
+        self.param(pid, &v);
+    }
+
+    /// Appends a parameter whose value is already encoded (little-endian, length a multiple
+    /// of 4). Dropped if the list has no room left for it and the sentinel.
+    pub fn raw(&mut self, pid: u16, value: &[u8]) {
+        if self.len + 4 + value.len() + 4 <= InlineQos::CAPACITY {
+            self.param(pid, value);
+        }
+    }
+
+    /// Ends the list with the sentinel.
+    pub fn close(&mut self) {
+        self.param(0x0001, &[]);
     }
 
     fn param(&mut self, pid: u16, value: &[u8]) {

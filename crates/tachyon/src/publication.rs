@@ -10,8 +10,8 @@ use tachyon_proto::history::{
     ChangeKind, Durability, PayloadPool, WriteError, WriterHistoryConfig,
 };
 use tachyon_proto::qos::{
-    check_partitions, DataRepresentation, DataWriterQos, DurabilityKind, PublisherQos, QosPolicyId,
-    SubscriberQos,
+    check_partitions, AccessScope, DataRepresentation, DataWriterQos, DurabilityKind, PublisherQos,
+    QosPolicyId, SubscriberQos,
 };
 use tachyon_proto::{Instant, Participant, WriteRequest, WriterConfig, WriterUpdate};
 use tachyon_wire::{EntityId, Guid, Time};
@@ -28,11 +28,19 @@ use crate::status::{
 use crate::topic::Topic;
 
 /// Groups writers sharing PARTITION and PRESENTATION.
+///
+/// With PRESENTATION `coherent_access`, what its writers write between
+/// [`begin_coherent_changes`](Self::begin_coherent_changes) and
+/// [`end_coherent_changes`](Self::end_coherent_changes) is one coherent set per writer (and
+/// one publisher-wide set with access scope GROUP): subscribers with coherent access see all
+/// of it or none of it.
 pub struct Publisher {
     runtime: Arc<Runtime>,
     group: EntityId,
     condition: StatusCondition,
     state: Mutex<Group<PublisherQos>>,
+    /// Nesting depth of `begin_coherent_changes`.
+    coherent_depth: Mutex<u32>,
 }
 
 /// A publisher's or subscriber's QoS and the endpoints it created (some may be deleted since:
@@ -135,7 +143,60 @@ impl Publisher {
                 qos,
                 members: Vec::new(),
             }),
+            coherent_depth: Mutex::new(0),
         }
+    }
+
+    /// Begins a coherent set (DDS `begin_coherent_changes`): the changes its writers make
+    /// until the matching [`end_coherent_changes`](Self::end_coherent_changes) are
+    /// delivered together. Calls nest: the set ends with the outermost end. Writers created
+    /// while a set is open are not part of it. Without PRESENTATION `coherent_access` the
+    /// calls are only counted (samples go out as usual).
+    pub fn begin_coherent_changes(&self) -> Result<(), Error> {
+        let sh = &self.runtime.shared;
+        if sh.stopped() {
+            return Err(Error::AlreadyDeleted);
+        }
+        let mut st = sh.lock();
+        let g = lock(&self.state);
+        let mut depth = lock(&self.coherent_depth);
+        if *depth == 0 && g.qos.presentation.coherent_access {
+            let group_scope = g.qos.presentation.access_scope == AccessScope::Group;
+            st.participant
+                .begin_coherent_set(self.group, &g.members, group_scope)?;
+        }
+        *depth += 1;
+        Ok(())
+    }
+
+    /// Ends a coherent set (DDS `end_coherent_changes`): at the outermost call, every
+    /// writer of the set sends its end marker and the set becomes visible to subscribers.
+    /// [`Error::PreconditionNotMet`] without a matching `begin_coherent_changes`.
+    pub fn end_coherent_changes(&self) -> Result<(), Error> {
+        let sh = &self.runtime.shared;
+        if sh.stopped() {
+            return Err(Error::AlreadyDeleted);
+        }
+        let mut st = sh.lock();
+        let g = lock(&self.state);
+        let mut depth = lock(&self.coherent_depth);
+        if *depth == 0 {
+            return Err(Error::PreconditionNotMet(
+                "end_coherent_changes without begin_coherent_changes",
+            ));
+        }
+        *depth -= 1;
+        if *depth > 0 || !g.qos.presentation.coherent_access {
+            return Ok(());
+        }
+        drop(g);
+        drop(depth);
+        let now = sh.now();
+        let result = st.participant.end_coherent_set(now, self.group);
+        st.flush(sh, now);
+        drop(st);
+        sh.wake();
+        result.map_err(Error::from)
     }
 
     /// The publisher's QoS now (the same as [`get_qos`](Self::get_qos)).
@@ -201,7 +262,13 @@ impl Publisher {
             Some(DataRepresentation::Xcdr1) => XcdrVersion::Xcdr1,
             _ => return Err(Error::Unsupported("the XML data representation")),
         };
-        let config = writer_config(&qos, T::KEYED, self.runtime.shared.max_datagram);
+        let presentation = lock(&self.state).qos.presentation;
+        let mut config = writer_config(&qos, T::KEYED, self.runtime.shared.max_datagram);
+        if presentation.coherent_access {
+            config.coherent_sets = true;
+            config.fragment_size =
+                coherent_fragment_size(config.fragment_size, config.max_datagram);
+        }
         let sh = &self.runtime.shared;
         if sh.stopped() {
             return Err(Error::AlreadyDeleted);
@@ -215,6 +282,10 @@ impl Publisher {
         let mut g = lock(&self.state);
         data.partition.clone_from(&g.qos.partition);
         data.presentation = g.qos.presentation;
+        if g.qos.presentation.coherent_access {
+            // Subscribers assemble this publisher's coherent sets from all its writers.
+            data.group_entity_id = Some(self.group);
+        }
         data.group_data.clone_from(&g.qos.group_data);
         st.participant.announce_writer(now, id, data)?;
         g.members.push(id);
@@ -287,6 +358,17 @@ fn default_representation(ext: Extensibility) -> Vec<DataRepresentation> {
         Extensibility::Final => vec![DataRepresentation::Xcdr1, DataRepresentation::Xcdr2],
         _ => vec![DataRepresentation::Xcdr2],
     }
+}
+
+/// The fragment size of a writer whose samples carry coherent-set inline QoS: a DATA_FRAG of
+/// one fragment with the largest such inline QoS must fit `max_datagram` (with RTPS header,
+/// INFO_DST and INFO_TS).
+fn coherent_fragment_size(fragment_size: u16, max_datagram: usize) -> u16 {
+    let overhead = 20 + 16 + 12 + 4 + 32 + tachyon_proto::MAX_COHERENT_INLINE_QOS;
+    let fits = max_datagram.saturating_sub(overhead) & !3;
+    fragment_size
+        .min(u16::try_from(fits).unwrap_or(u16::MAX))
+        .max(4)
 }
 
 /// The protocol configuration a writer's QoS implies.

@@ -31,11 +31,20 @@ use crate::status::{
 use crate::topic::Topic;
 
 /// Groups readers sharing PARTITION and PRESENTATION.
+///
+/// With PRESENTATION `coherent_access`, a coherent set becomes visible in its readers whole
+/// or not at all, and a remote Tachyon publisher's set in all its readers at once; between
+/// [`begin_access`](Self::begin_access) and the last [`end_access`](Self::end_access), sets
+/// that arrive wait, so the reads of one access see the same sets in every reader. With
+/// `ordered_access` and access scope TOPIC or GROUP, `read`/`take` return samples in the
+/// order they were received across instances.
 pub struct Subscriber {
     runtime: Arc<Runtime>,
     group: EntityId,
     condition: StatusCondition,
     state: Mutex<Group<SubscriberQos>>,
+    /// Nesting depth of `begin_access`.
+    access_depth: Mutex<u32>,
 }
 
 impl Subscriber {
@@ -50,7 +59,53 @@ impl Subscriber {
                 qos,
                 members: Vec::new(),
             }),
+            access_depth: Mutex::new(0),
         }
+    }
+
+    /// Begins an access to the subscriber's readers (DDS `begin_access`): with coherent
+    /// access, coherent sets completed from now on stay hidden until the last
+    /// [`end_access`](Self::end_access), so reads of several readers see the same sets.
+    /// Calls nest.
+    pub fn begin_access(&self) -> Result<(), Error> {
+        let sh = &self.runtime.shared;
+        if sh.stopped() {
+            return Err(Error::AlreadyDeleted);
+        }
+        let mut st = sh.lock();
+        let g = lock(&self.state);
+        let mut depth = lock(&self.access_depth);
+        if *depth == 0 && g.qos.presentation.coherent_access {
+            let now = sh.now();
+            st.participant.set_subscriber_access(now, self.group, true);
+        }
+        *depth += 1;
+        Ok(())
+    }
+
+    /// Ends an access (DDS `end_access`): at the outermost call, the coherent sets that
+    /// completed meanwhile become visible together. [`Error::PreconditionNotMet`] without a
+    /// matching `begin_access`.
+    pub fn end_access(&self) -> Result<(), Error> {
+        let sh = &self.runtime.shared;
+        if sh.stopped() {
+            return Err(Error::AlreadyDeleted);
+        }
+        let mut st = sh.lock();
+        let g = lock(&self.state);
+        let mut depth = lock(&self.access_depth);
+        if *depth == 0 {
+            return Err(Error::PreconditionNotMet("end_access without begin_access"));
+        }
+        *depth -= 1;
+        if *depth == 0 && g.qos.presentation.coherent_access {
+            drop(g);
+            drop(depth);
+            let now = sh.now();
+            st.participant.set_subscriber_access(now, self.group, false);
+            st.flush(sh, now);
+        }
+        Ok(())
     }
 
     /// The subscriber's QoS now (the same as [`get_qos`](Self::get_qos)).
@@ -124,6 +179,7 @@ impl Subscriber {
             qos.representation = vec![DataRepresentation::Xcdr1, DataRepresentation::Xcdr2];
         }
         qos.check()?;
+        let presentation = lock(&self.state).qos.presentation;
         let config = ReaderConfig {
             reliability: qos.reliability.kind,
             history: ReaderHistoryConfig {
@@ -144,6 +200,8 @@ impl Subscriber {
             by_source_timestamp: qos.destination_order == DestinationOrderKind::BySourceTimestamp,
             reassembly: self.runtime.shared.reader_limits.reassembly,
             max_pending_bytes: self.runtime.shared.reader_limits.max_pending_bytes,
+            presentation,
+            subscriber: self.group,
             ..ReaderConfig::default()
         };
         let sh = &self.runtime.shared;
@@ -268,7 +326,9 @@ pub struct Sample<T> {
 /// Reads samples of `T`.
 ///
 /// Every read and take returns samples grouped by instance, instances in handle order,
-/// samples of an instance in reception order, each with its [`SampleInfo`]. `read` leaves
+/// samples of an instance in reception order, each with its [`SampleInfo`] — except that
+/// with its subscriber's PRESENTATION `ordered_access` and access scope TOPIC or GROUP,
+/// reading all instances returns samples in reception order across instances. `read` leaves
 /// the samples in the reader (marked READ), `take` removes them. Both reset DATA_AVAILABLE.
 ///
 /// Clones share the reader (its cache, conditions and listener); it is deleted when the

@@ -30,7 +30,6 @@ impl ShapePublisher {
         topics: &[Topic<ShapeType>],
         o: &ShapeOptions,
     ) -> Result<ShapePublisher, String> {
-        coherent::check(o)?;
         let mut pub_qos = PublisherQos::default().presentation(presentation(o));
         if let Some(p) = &o.partition {
             pub_qos = pub_qos.partition(&[p.as_str()]);

@@ -28,7 +28,6 @@ impl ShapeSubscriber {
         topics: &[Topic<ShapeType>],
         o: &ShapeOptions,
     ) -> Result<ShapeSubscriber, String> {
-        coherent::check(o)?;
         let mut sub_qos = SubscriberQos::default().presentation(presentation(o));
         if let Some(p) = &o.partition {
             sub_qos = sub_qos.partition(&[p.as_str()]);

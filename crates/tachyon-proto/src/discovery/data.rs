@@ -124,6 +124,8 @@ pub struct PublicationData {
     pub qos: DataWriterQos,
     /// PRESENTATION of its publisher.
     pub presentation: Presentation,
+    /// PID_GROUP_ENTITYID: its publisher, if sent.
+    pub group_entity_id: Option<EntityId>,
     /// PARTITION of its publisher.
     pub partition: Vec<String>,
     /// GROUP_DATA of its publisher.
@@ -375,6 +377,7 @@ impl PublicationData {
             multicast_locators: Vec::new(),
             qos: DataWriterQos::default(),
             presentation: Presentation::default(),
+            group_entity_id: None,
             partition: Vec::new(),
             group_data: Vec::new(),
             topic_data: Vec::new(),
@@ -429,6 +432,9 @@ impl PublicationData {
         // Empty means the runtime has not chosen from the type; XCDR1 is what an empty
         // list means to the matching rules (and what an absent parameter means to peers).
         l.representation(or_if_empty(&q.representation, &[DataRepresentation::Xcdr1]));
+        if let Some(g) = self.group_entity_id {
+            l.push(pid::GROUP_ENTITYID, V::EntityId(g));
+        }
         l.endpoint_tail(&EndpointTail {
             presentation: self.presentation,
             partition: &self.partition,
@@ -483,6 +489,7 @@ impl PublicationData {
             multicast_locators: f.multicast,
             qos,
             presentation: f.presentation.unwrap_or_default(),
+            group_entity_id: f.group_entity_id,
             partition: f.partition,
             group_data: f.group_data,
             topic_data: f.topic_data,
@@ -838,6 +845,7 @@ struct EndpointFields {
     representation: Option<Vec<DataRepresentation>>,
     type_consistency: Option<TypeConsistencyKind>,
     presentation: Option<Presentation>,
+    group_entity_id: Option<EntityId>,
     partition: Vec<String>,
     group_data: Vec<u8>,
     topic_data: Vec<u8>,
@@ -860,6 +868,7 @@ impl EndpointFields {
                 pid::UNICAST_LOCATOR => f.unicast.push(typed!(pid, value, V::Locator)),
                 pid::MULTICAST_LOCATOR => f.multicast.push(typed!(pid, value, V::Locator)),
                 pid::EXPECTS_INLINE_QOS => f.expects_inline_qos = typed!(pid, value, V::Bool),
+                pid::GROUP_ENTITYID => f.group_entity_id = Some(typed!(pid, value, V::EntityId)),
                 pid::DURABILITY => {
                     f.durability = Some(durability_from_wire(pid, typed!(pid, value, V::U32))?)
                 }

@@ -428,6 +428,7 @@ impl Participant {
                             liveliness: p.qos.liveliness,
                             ownership_strength: p.qos.ownership_strength,
                             lifespan: p.qos.lifespan,
+                            group: p.group_entity_id,
                         },
                     );
                 }

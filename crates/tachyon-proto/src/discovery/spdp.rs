@@ -295,6 +295,7 @@ impl Participant {
                         liveliness: Liveliness::default(),
                         ownership_strength: 0,
                         lifespan: None,
+                        group: None,
                     },
                 );
             }

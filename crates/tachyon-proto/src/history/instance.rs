@@ -22,6 +22,8 @@ pub(crate) struct StoredSample {
     pub payload: Option<Payload>,
     /// When LIFESPAN removes the sample (`None`: never).
     pub expiry: Option<Instant>,
+    /// Reception order over the whole cache (ordered access); 0 until the cache numbers it.
+    pub seq: u64,
 }
 
 impl StoredSample {
@@ -153,6 +155,7 @@ impl ReaderInstance {
             no_writers_generation_count: self.no_writers_generation_count,
             payload: None,
             expiry: None,
+            seq: 0,
         });
     }
 }

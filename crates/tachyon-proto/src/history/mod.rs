@@ -8,6 +8,7 @@
 //!
 //! Semantics follow DDS 1.4 DCPS; where the spec is silent they follow Cyclone DDS.
 
+pub mod coherent;
 mod instance;
 mod payload;
 mod qos;
@@ -15,6 +16,7 @@ mod reader;
 mod sample_info;
 mod writer;
 
+pub use coherent::{Coherence, GroupMember, PublisherSet};
 pub use payload::{Payload, PayloadMut, PayloadPool};
 pub use qos::{Durability, History, QosError, ReaderDataLifecycle, ResourceLimits};
 pub use reader::{

@@ -193,6 +193,11 @@ pub struct ReaderHistory {
     sample_count: usize,
     /// The earliest LIFESPAN expiry of a held sample (`None`: none expires).
     next_expiry: Option<Instant>,
+    /// PRESENTATION ordered access with scope TOPIC or GROUP: `read`/`take` of all
+    /// instances return samples in reception order instead of instance by instance.
+    ordered: bool,
+    /// The reception number of the last sample stored.
+    last_seq: u64,
 }
 
 impl ReaderHistory {
@@ -204,7 +209,36 @@ impl ReaderHistory {
             instances: BTreeMap::new(),
             sample_count: 0,
             next_expiry: None,
+            ordered: false,
+            last_seq: 0,
         })
+    }
+
+    /// Orders `read`/`take` of all instances by reception across instances (PRESENTATION
+    /// `ordered_access` with access scope TOPIC or GROUP); otherwise (the default) they
+    /// return instance by instance, in handle order.
+    pub fn set_ordered(&mut self, ordered: bool) {
+        self.ordered = ordered;
+    }
+
+    /// Whether `read`/`take` of all instances return samples in reception order.
+    pub fn is_ordered(&self) -> bool {
+        self.ordered
+    }
+
+    /// Numbers an invalid-data sample a state change just created.
+    fn number_state_change(&mut self, instance: &KeyHash) {
+        let seq = self.last_seq + 1;
+        let numbered = self
+            .instances
+            .get_mut(instance)
+            .and_then(|i| i.invalid.as_mut())
+            .filter(|s| s.seq == 0)
+            .map(|s| s.seq = seq)
+            .is_some();
+        if numbered {
+            self.last_seq = seq;
+        }
     }
 
     /// Stores a valid sample from `writer`, or says which limit refused it (nothing changes
@@ -258,6 +292,8 @@ impl ReaderHistory {
         if replace && inst.samples.pop_front().is_some() {
             self.sample_count -= 1;
         }
+        self.last_seq += 1;
+        let seq = self.last_seq;
         inst.on_data(writer);
         inst.samples.push_back(StoredSample {
             sample_state: SampleState::NotRead,
@@ -268,6 +304,7 @@ impl ReaderHistory {
             no_writers_generation_count: inst.no_writers_generation_count,
             payload: Some(payload),
             expiry,
+            seq,
         });
         self.sample_count += 1;
         if let Some(at) = expiry {
@@ -324,6 +361,7 @@ impl ReaderHistory {
             .entry(instance)
             .or_insert_with(|| ReaderInstance::new(now))
             .on_dispose(now, writer, source_timestamp);
+        self.number_state_change(&instance);
         Ok(())
     }
 
@@ -335,15 +373,22 @@ impl ReaderHistory {
                 self.instances.remove(&instance);
             }
         }
+        self.number_state_change(&instance);
     }
 
     /// `writer` lost liveliness or was unmatched: every instance it wrote and nobody else
     /// writes becomes NOT_ALIVE_NO_WRITERS (its invalid sample has source timestamp INVALID).
     pub fn writer_lost(&mut self, now: Instant, writer: Guid) {
+        let mut seq = self.last_seq;
         self.instances.retain(|_, inst| {
             inst.on_writer_gone(now, writer, Time::INVALID);
+            if let Some(s) = inst.invalid.as_mut().filter(|s| s.seq == 0) {
+                seq += 1;
+                s.seq = seq;
+            }
             !inst.is_unused()
         });
+        self.last_seq = seq;
     }
 
     /// Applies the autopurge delays at `now` and forgets instances with nothing left.
@@ -532,6 +577,9 @@ impl ReaderHistory {
         out: &mut Vec<Sample>,
     ) -> Result<usize, ReadError> {
         out.clear();
+        if self.ordered && query.instance == InstanceSelector::Any {
+            return Ok(self.collect_ordered(query, take, out));
+        }
         let (lower, only_one) = match query.instance {
             InstanceSelector::Any => (Bound::Unbounded, false),
             InstanceSelector::Instance(h) => {
@@ -550,7 +598,7 @@ impl ReaderHistory {
             if out.len() >= query.max_samples {
                 break;
             }
-            let n = collect_instance(handle, inst, query, take, out);
+            let n = collect_instance(handle, inst, query, take, out, u64::MAX, None);
             removed += if take { n.valid } else { 0 };
             if take && inst.is_unused() {
                 // Several instances may empty in one take; forget them in a sweep below.
@@ -568,20 +616,65 @@ impl ReaderHistory {
     }
 }
 
+impl ReaderHistory {
+    /// [`collect`](Self::collect) of all instances in reception order: the
+    /// `query.max_samples` oldest selected samples, whatever their instance (ranks are
+    /// still per instance).
+    fn collect_ordered(&mut self, query: &Query, take: bool, out: &mut Vec<Sample>) -> usize {
+        let selected = |inst: &ReaderInstance| {
+            query.instance_states.contains(inst.state) && query.view_states.contains(inst.view)
+        };
+        let mut seqs: Vec<u64> = self
+            .instances
+            .values()
+            .filter(|inst| selected(inst))
+            .flat_map(|inst| inst.samples.iter().chain(inst.invalid.iter()))
+            .filter(|s| query.sample_states.contains(s.sample_state))
+            .map(|s| s.seq)
+            .collect();
+        if seqs.is_empty() || query.max_samples == 0 {
+            return 0;
+        }
+        seqs.sort_unstable();
+        let cutoff = seqs[query.max_samples.min(seqs.len()) - 1];
+        let all = query.max_samples(usize::MAX);
+        let mut order = std::mem::take(&mut seqs);
+        order.clear();
+        let mut removed = 0;
+        let mut emptied = false;
+        for (&handle, inst) in self.instances.iter_mut() {
+            let n = collect_instance(handle, inst, &all, take, out, cutoff, Some(&mut order));
+            removed += if take { n.valid } else { 0 };
+            emptied |= take && inst.is_unused();
+        }
+        self.sample_count -= removed;
+        if emptied {
+            self.instances.retain(|_, inst| !inst.is_unused());
+        }
+        let mut pairs: Vec<(u64, Sample)> = order.into_iter().zip(out.drain(..)).collect();
+        pairs.sort_by_key(|(seq, _)| *seq);
+        out.extend(pairs.into_iter().map(|(_, s)| s));
+        out.len()
+    }
+}
+
 /// How many samples one instance contributed.
 struct Contribution {
     total: usize,
     valid: usize,
 }
 
-/// Appends the samples of `inst` that `query` selects (until `query.max_samples`), fills in
-/// their ranks, then marks or removes them.
+/// Appends the samples of `inst` that `query` selects (until `query.max_samples`) and that
+/// were received no later than `upto`, fills in their ranks, then marks or removes them;
+/// `seqs` gets their reception numbers.
 fn collect_instance(
     handle: KeyHash,
     inst: &mut ReaderInstance,
     query: &Query,
     take: bool,
     out: &mut Vec<Sample>,
+    upto: u64,
+    seqs: Option<&mut Vec<u64>>,
 ) -> Contribution {
     let none = Contribution { total: 0, valid: 0 };
     if !query.instance_states.contains(inst.state) || !query.view_states.contains(inst.view) {
@@ -589,7 +682,7 @@ fn collect_instance(
     }
     let start = out.len();
     let room = query.max_samples.saturating_sub(start);
-    let wanted = |s: &StoredSample| query.sample_states.contains(s.sample_state);
+    let wanted = |s: &StoredSample| query.sample_states.contains(s.sample_state) && s.seq <= upto;
     let valid = inst.samples.iter().filter(|s| wanted(s)).take(room).count();
     let with_invalid = valid < room && inst.invalid.as_ref().is_some_and(wanted);
     let total = valid + usize::from(with_invalid);
@@ -603,7 +696,11 @@ fn collect_instance(
         .filter(|s| wanted(s))
         .take(valid)
         .chain(inst.invalid.iter().filter(|_| with_invalid));
+    let mut seqs = seqs;
     for s in chosen {
+        if let Some(v) = seqs.as_deref_mut() {
+            v.push(s.seq);
+        }
         out.push(Sample {
             info: SampleInfo {
                 sample_state: s.sample_state,

@@ -6,6 +6,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use tachyon_cdr::KeyHash;
 use tachyon_wire::{SequenceNumber, Time};
 
+use super::coherent::Coherence;
 use super::payload::Payload;
 use super::qos::{at_limit, validate, Durability, History, QosError, ResourceLimits};
 use crate::time::Instant;
@@ -57,6 +58,9 @@ pub struct NewChange {
     pub expiry: Option<Instant>,
     /// Serialized data for [`ChangeKind::Alive`], the serialized key (possibly empty) otherwise.
     pub payload: Payload,
+    /// Coherent-set membership (`None`: outside any set). An end marker belongs to no
+    /// instance: KEEP_LAST, instance limits and registration ignore it.
+    pub coherent: Option<Coherence>,
 }
 
 /// A change held by the cache.
@@ -74,6 +78,15 @@ pub struct CacheChange {
     pub expiry: Option<Instant>,
     /// Data or key-only payload, as [`NewChange::payload`].
     pub payload: Payload,
+    /// Coherent-set membership, as [`NewChange::coherent`].
+    pub coherent: Option<Coherence>,
+}
+
+impl CacheChange {
+    /// Whether this is a coherent set's end marker (no instance, no payload).
+    pub fn is_coherent_end(&self) -> bool {
+        self.coherent.is_some_and(|c| c.is_end())
+    }
 }
 
 /// What [`WriterHistory::add_change`] did.
@@ -182,6 +195,9 @@ impl WriterHistory {
     /// Adds a change under the next sequence number, replacing per KEEP_LAST or refusing per
     /// KEEP_ALL and RESOURCE_LIMITS. Nothing changes when an error is returned.
     pub fn add_change(&mut self, change: NewChange) -> Result<AddOutcome, WriteError> {
+        if change.coherent.is_some_and(|c| c.is_end()) {
+            return self.add_marker(change);
+        }
         let known = self.instances.get(&change.instance);
         if change.kind.unregisters() && !known.is_some_and(|i| i.registered) {
             return Err(WriteError::NotRegistered);
@@ -217,11 +233,34 @@ impl WriterHistory {
             source_timestamp: change.source_timestamp,
             expiry: change.expiry,
             payload: change.payload,
+            coherent: change.coherent,
         });
         Ok(AddOutcome {
             sn,
             replaced: victim,
         })
+    }
+
+    /// Adds a coherent set's end marker: it takes a sequence number but belongs to no
+    /// instance, never expires and replaces nothing.
+    fn add_marker(&mut self, change: NewChange) -> Result<AddOutcome, WriteError> {
+        let sn = self
+            .last_sn
+            .0
+            .checked_add(1)
+            .map(SequenceNumber)
+            .ok_or(WriteError::SequenceNumbersExhausted)?;
+        self.last_sn = sn;
+        self.changes.push_back(CacheChange {
+            sn,
+            kind: change.kind,
+            instance: change.instance,
+            source_timestamp: change.source_timestamp,
+            expiry: None,
+            payload: Payload::default(),
+            coherent: change.coherent,
+        });
+        Ok(AddOutcome { sn, replaced: None })
     }
 
     /// Registers `instance` without adding a change (DDS `register_instance`); returns its handle.
@@ -246,23 +285,48 @@ impl WriterHistory {
         self.acked = self.acked.max(up_to);
         let mut victims = std::mem::take(&mut self.scratch);
         victims.clear();
+        let volatile = self.config.durability == Durability::Volatile;
         victims.extend(
             self.changes
                 .iter()
                 .take_while(|c| c.sn <= up_to)
                 .filter(|c| {
-                    self.config.durability == Durability::Volatile
-                        || !self
-                            .instances
-                            .get(&c.instance)
-                            .is_some_and(|i| i.registered)
+                    volatile
+                        || (!c.is_coherent_end()
+                            && !self
+                                .instances
+                                .get(&c.instance)
+                                .is_some_and(|i| i.registered))
                 })
                 .map(|c| c.sn),
         );
         for &sn in &victims {
             self.remove_change(sn);
         }
-        let n = victims.len();
+        let mut n = victims.len();
+        if !volatile {
+            // A transient-local end marker stays while a sample of its set does, so late
+            // joiners see the set end.
+            victims.clear();
+            victims.extend(
+                self.changes
+                    .iter()
+                    .take_while(|c| c.sn <= up_to)
+                    .filter(|c| match c.coherent {
+                        Some(Coherence::End { set, .. }) => !set.is_some_and(|first| {
+                            self.iter_from(first)
+                                .next()
+                                .is_some_and(|m| m.sn < c.sn && !m.is_coherent_end())
+                        }),
+                        _ => false,
+                    })
+                    .map(|c| c.sn),
+            );
+            for &sn in &victims {
+                self.remove_change(sn);
+            }
+            n += victims.len();
+        }
         self.scratch = victims;
         n
     }
@@ -435,6 +499,9 @@ impl WriterHistory {
         self.bytes -= change.payload.len();
         if let Some(at) = change.expiry {
             self.expiries.remove(&(at, sn));
+        }
+        if change.is_coherent_end() {
+            return Some(change);
         }
         if let Some(inst) = self.instances.get_mut(&change.instance) {
             if let Some(pos) = inst.sns.iter().position(|&s| s == sn) {

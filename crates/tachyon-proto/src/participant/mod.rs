@@ -7,6 +7,7 @@
 //! application can in a static configuration. The builtin discovery endpoints will be ordinary
 //! writers and readers of this participant, created with their well-known entity ids.
 
+mod coherent;
 mod receive;
 
 use std::collections::HashMap;
@@ -75,6 +76,8 @@ pub enum Error {
     /// The participant was created without discovery (`Participant::new`); use
     /// `Participant::with_discovery` or match endpoints statically.
     NoDiscovery,
+    /// `end_coherent_set` without an open coherent set (DDS: PRECONDITION_NOT_MET).
+    NoCoherentSet,
 }
 
 impl std::fmt::Display for Error {
@@ -97,6 +100,10 @@ impl std::fmt::Display for Error {
             Error::NoDiscovery => f.write_str(
                 "this participant runs no discovery: create it with Participant::with_discovery \
                  or match endpoints with match_reader/match_writer",
+            ),
+            Error::NoCoherentSet => f.write_str(
+                "no coherent set is open: call begin_coherent_changes before \
+                 end_coherent_changes",
             ),
         }
     }
@@ -219,6 +226,8 @@ impl ReadersSummary {
         t.pending_overflow += s.pending_overflow;
         t.acknacks_sent += s.acknacks_sent;
         t.nack_frags_sent += s.nack_frags_sent;
+        t.coherent_sets += s.coherent_sets;
+        t.coherent_sets_discarded += s.coherent_sets_discarded;
         let (s, t) = (r.reassembly().stats(), &mut self.reassembly);
         t.completed += s.completed;
         t.rejected += s.rejected;
@@ -254,6 +263,10 @@ pub struct Participant {
     pub(crate) builtin_input: bool,
     /// SPDP/SEDP state, when the participant runs discovery.
     pub(crate) discovery: Option<Box<crate::discovery::Discovery>>,
+    /// Local publishers' coherent sets.
+    publisher_sets: HashMap<EntityId, coherent::PublisherSets>,
+    /// Remote publishers' coherent sets waiting for parts, per local subscriber.
+    remote_sets: HashMap<coherent::RemoteKey, coherent::RemoteSets>,
 }
 
 impl Participant {
@@ -278,6 +291,8 @@ impl Participant {
             stats: ParticipantStats::default(),
             builtin_input: false,
             discovery: None,
+            publisher_sets: HashMap::new(),
+            remote_sets: HashMap::new(),
         }
     }
 
@@ -399,6 +414,9 @@ impl Participant {
             routes.retain(|&r| r != i);
         }
         self.routes.retain(|_, r| !r.is_empty());
+        if !self.remote_sets.is_empty() {
+            self.resolve_sets(now);
+        }
         Ok(())
     }
 
@@ -471,6 +489,10 @@ impl Participant {
                 self.routes.remove(remote);
             }
         }
+        if !self.remote_sets.is_empty() {
+            // Sets waiting for a part of this writer are decided without it.
+            self.resolve_sets(now);
+        }
         Ok(was)
     }
 
@@ -520,10 +542,15 @@ impl Participant {
         writer: EntityId,
         req: WriteRequest,
     ) -> Result<SequenceNumber, Error> {
-        Ok(self
+        let group = self.group_member(writer);
+        let sn = self
             .writer_mut(writer)
             .ok_or(Error::UnknownWriter(writer))?
-            .write(now, req)?)
+            .write_in_set(now, req, group.map(|(_, g)| g))?;
+        if let Some((publisher, g)) = group {
+            self.group_member_written(publisher, g);
+        }
+        Ok(sn)
     }
 
     /// When writer `writer` next needs [`handle_timeout`](Self::handle_timeout) (its own
@@ -837,12 +864,21 @@ fn reader_class(r: &Reader) -> TimerClass {
 /// The largest inline QoS a change carries (key hash, status info, sentinel).
 const MAX_INLINE_QOS: usize = 32;
 
+/// The largest inline QoS of a sample in a coherent set (key hash, status info,
+/// PID_COHERENT_SET, PID_GROUP_COHERENT_SET, PID_GROUP_SEQ_NUM, sentinel).
+pub const MAX_COHERENT_INLINE_QOS: usize = 68;
+
 /// A DATA_FRAG of one fragment, with INFO_DST, INFO_TS and inline QoS, must fit a datagram.
 fn check_fragmenting(config: &WriterConfig) -> Result<(), Error> {
+    let qos = if config.coherent_sets {
+        MAX_COHERENT_INLINE_QOS
+    } else {
+        MAX_INLINE_QOS
+    };
     let needed = layout::HEADER
         + layout::INFO_DST
         + layout::INFO_TS
-        + layout::data_frag(MAX_INLINE_QOS, usize::from(config.fragment_size));
+        + layout::data_frag(qos, usize::from(config.fragment_size));
     if config.fragment_size == 0 || needed > config.max_datagram {
         return Err(Error::FragmentTooLarge {
             fragment_size: config.fragment_size,

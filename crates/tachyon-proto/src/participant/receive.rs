@@ -28,6 +28,7 @@ impl Participant {
                 return;
             }
         };
+        let from_tachyon = msg.header().vendor_id() == tachyon_wire::VendorId::TACHYON;
         let mut rx = ReceiverState {
             source: msg.header().guid_prefix(),
             for_us: true,
@@ -65,7 +66,7 @@ impl Participant {
                     self.builtin_input |= d.writer_id().kind().is_builtin();
                     let writer = Guid::new(rx.source, d.writer_id());
                     self.for_readers(writer, d.reader_id(), |r| {
-                        r.handle_data(now, writer, rx.timestamp, &d)
+                        r.handle_data(now, writer, rx.timestamp, &d, from_tachyon)
                     });
                 }
                 SubmessageView::DataFrag(d) => {
@@ -126,6 +127,7 @@ impl Participant {
                 _ => {}
             }
         }
+        self.assemble_sets(now);
         let source = msg.header().guid_prefix();
         self.renew_lease(now, source);
         for r in self.readers.iter_mut().flatten() {

@@ -7,6 +7,7 @@
 //! the writer keeps the samples and, its own cache filling up, blocks — end-to-end flow control.
 //! Taking samples resumes delivery.
 
+mod coherent;
 mod proxy;
 mod send;
 
@@ -28,7 +29,10 @@ use crate::history::{
 };
 use crate::time::Instant;
 
+use coherent::{Finished, SetParam};
 use proxy::{FragMeta, Pending, Received, WriterProxy, MAX_SN};
+
+pub(crate) use proxy::Received as ReceivedChange;
 
 use crate::ownership::Owners;
 
@@ -68,6 +72,21 @@ pub struct ReaderStats {
     pub acknacks_sent: u64,
     /// NACK_FRAGs sent.
     pub nack_frags_sent: u64,
+    /// Coherent sets made visible whole (readers with coherent access).
+    pub coherent_sets: u64,
+    /// Coherent sets dropped because a sample of them did not arrive (GAP, loss, joined
+    /// late), or a part of their publisher-wide set did not.
+    pub coherent_sets_discarded: u64,
+}
+
+/// One writer's part of a publisher-wide coherent set, waiting for the other writers' parts
+/// (collected by the participant across the readers of one subscriber).
+#[derive(Debug)]
+pub(crate) struct SetPart {
+    pub writer: Guid,
+    pub publisher: crate::history::PublisherSet,
+    pub complete: bool,
+    pub changes: Vec<Received>,
 }
 
 /// The reader of one DataReader. Owned and driven by the participant.
@@ -96,6 +115,11 @@ pub(crate) struct Reader {
     owners: Option<Owners>,
     /// DESTINATION_ORDER BY_SOURCE_TIMESTAMP: the newest source timestamp each instance took.
     newest_source: HashMap<KeyHash, Time>,
+    /// Parts of publisher-wide coherent sets for the participant to assemble.
+    parts: Vec<SetPart>,
+    /// The subscriber's `begin_access` is in force: whole sets wait in `deferred`.
+    access_open: bool,
+    deferred: Vec<(Guid, Vec<Received>)>,
     events: VecDeque<Event>,
     stats: ReaderStats,
 }
@@ -103,9 +127,12 @@ pub(crate) struct Reader {
 impl Reader {
     /// A reader with no matched writer, or why `config` is inconsistent.
     pub(crate) fn new(guid: Guid, config: ReaderConfig) -> Result<Reader, QosError> {
+        let mut history = ReaderHistory::new(config.history)?;
+        let p = config.presentation;
+        history.set_ordered(p.ordered_access && p.access_scope >= crate::qos::AccessScope::Topic);
         Ok(Reader {
             guid,
-            history: ReaderHistory::new(config.history)?,
+            history,
             reassembly: Reassembler::new(config.reassembly),
             pool: PayloadPool::new(),
             config,
@@ -118,6 +145,9 @@ impl Reader {
             last_accepted: HashMap::new(),
             owners: config.exclusive_ownership.then(Owners::default),
             newest_source: HashMap::new(),
+            parts: Vec::new(),
+            access_open: false,
+            deferred: Vec::new(),
             events: VecDeque::new(),
             stats: ReaderStats::default(),
         })
@@ -125,21 +155,41 @@ impl Reader {
 
     // ---- inputs ----------------------------------------------------------------------------
 
-    /// A DATA from `writer`; `timestamp` from the preceding INFO_TS.
+    /// A DATA from `writer`; `timestamp` from the preceding INFO_TS; `from_tachyon`: the
+    /// message came from a Tachyon participant (its vendor-specific parameters are read).
     pub(crate) fn handle_data(
         &mut self,
         now: Instant,
         writer: Guid,
         timestamp: Option<Time>,
         d: &DataView<'_>,
+        from_tachyon: bool,
     ) {
         let sn = d.writer_sn();
         let Some(pi) = self.admit(now, &writer, sn) else {
             return;
         };
         let (key_hash, status) = inline_info(d.inline_qos());
+        let set = match coherent::set_param(d.inline_qos(), from_tachyon) {
+            SetParam::None => None,
+            SetParam::Member(set) => Some(set),
+            SetParam::End(group) if d.serialized_payload().is_none() && status == 0 => {
+                self.accept(now, pi, sn, Pending::End(group));
+                return;
+            }
+            SetParam::End(_) | SetParam::Malformed if self.config.presentation.coherent_access => {
+                self.stats.malformed += 1;
+                tracing::debug!(reader = %self.guid, %writer, sn = sn.0,
+                    "DATA with an unusable PID_COHERENT_SET");
+                self.accept(now, pi, sn, Pending::Gap);
+                return;
+            }
+            // Without coherent access the set parameters do not matter.
+            SetParam::End(_) | SetParam::Malformed => None,
+        };
         let payload = d.serialized_payload().unwrap_or(&[]);
-        let item = match self.decode(key_hash, status, payload, d.is_key(), timestamp) {
+        let decoded = self.decode(key_hash, status, payload, d.is_key(), timestamp);
+        let item = match decoded.map(|r| Received { set, ..r }) {
             Ok(r) => Pending::Change(r),
             Err(e) => {
                 self.stats.malformed += 1;
@@ -164,12 +214,29 @@ impl Reader {
         };
         if let Some(q) = d.inline_qos() {
             let (key_hash, status) = inline_info(Some(q));
+            let set = match coherent::set_param(Some(q), false) {
+                SetParam::Member(set) => Some(set),
+                SetParam::None => None,
+                SetParam::End(_) | SetParam::Malformed
+                    if !self.config.presentation.coherent_access =>
+                {
+                    None
+                }
+                SetParam::End(_) | SetParam::Malformed => {
+                    self.stats.malformed += 1;
+                    tracing::debug!(reader = %self.guid, %writer, sn = sn.0,
+                        "DATA_FRAG with an unusable PID_COHERENT_SET");
+                    self.accept(now, pi, sn, Pending::Gap);
+                    return;
+                }
+            };
             let max = self.config.reassembly.max_in_progress;
             self.proxies[pi].remember_meta(
                 FragMeta {
                     sn,
                     key_hash,
                     status,
+                    set,
                 },
                 max,
             );
@@ -186,9 +253,10 @@ impl Reader {
         {
             Ok(ReassemblyOutcome::Complete(bytes)) => {
                 let meta = self.proxies[pi].take_meta(sn);
-                let (key_hash, status) = meta.map_or((None, 0), |m| (m.key_hash, m.status));
+                let (key_hash, status, set) =
+                    meta.map_or((None, 0, None), |m| (m.key_hash, m.status, m.set));
                 let item = match self.decode_owned(key_hash, status, bytes, d.is_key(), timestamp) {
-                    Ok(r) => Pending::Change(r),
+                    Ok(r) => Pending::Change(Received { set, ..r }),
                     Err(e) => {
                         self.stats.malformed += 1;
                         tracing::debug!(reader = %self.guid, %writer, sn = sn.0, error = e,
@@ -672,11 +740,10 @@ impl Reader {
                     writer,
                     count: lost,
                 });
+                self.proxies[pi].sets.hole();
             }
-            if let Pending::Change(c) = item {
-                // Best effort never blocks: a refused sample is dropped and reported.
-                let _ = self.deliver(now, writer, c, false);
-            }
+            // Best effort never blocks: a refused sample is dropped and reported.
+            let _ = self.consume(now, pi, sn, item, false);
             self.flush_data_available();
             return;
         }
@@ -701,15 +768,13 @@ impl Reader {
         }
         // The common case, the next one in order: deliver without touching the pending map.
         let writer = p.remote.guid;
-        if let Pending::Change(c) = item {
-            if let Err(c) = self.deliver(now, writer, c, true) {
-                // Held beyond the byte limit if need be: it was accepted already.
-                self.pending_bytes += c.payload.len();
-                self.proxies[pi].pending.insert(sn, Pending::Change(c));
-                self.blocked = true;
-                self.flush_data_available();
-                return;
-            }
+        if let Err(c) = self.consume(now, pi, sn, item, true) {
+            // Held beyond the byte limit if need be: it was accepted already.
+            self.pending_bytes += c.payload.len();
+            self.proxies[pi].pending.insert(sn, Pending::Change(c));
+            self.blocked = true;
+            self.flush_data_available();
+            return;
         }
         let p = &mut self.proxies[pi];
         p.expected = SequenceNumber(sn.0 + 1);
@@ -739,14 +804,12 @@ impl Reader {
             let item = entry.remove();
             self.pending_bytes = self.pending_bytes.saturating_sub(item.bytes());
             let sn = p.expected;
-            if let Pending::Change(c) = item {
-                if let Err(c) = self.deliver(now, writer, c, true) {
-                    // The cache is full (KEEP_ALL): keep it, stop acknowledging past it.
-                    self.pending_bytes += c.payload.len();
-                    self.proxies[pi].pending.insert(sn, Pending::Change(c));
-                    self.blocked = true;
-                    break;
-                }
+            if let Err(c) = self.consume(now, pi, sn, item, true) {
+                // The cache is full (KEEP_ALL): keep it, stop acknowledging past it.
+                self.pending_bytes += c.payload.len();
+                self.proxies[pi].pending.insert(sn, Pending::Change(c));
+                self.blocked = true;
+                break;
             }
             let p = &mut self.proxies[pi];
             p.expected = SequenceNumber(sn.0 + 1);
@@ -770,6 +833,9 @@ impl Reader {
             match p.pending.first_key_value() {
                 Some((&sn, _)) if sn < to => {
                     // Jump over the hole to the next held change, then deliver in order.
+                    if sn > p.expected {
+                        p.sets.hole();
+                    }
                     p.expected = sn;
                     self.drain(now, pi);
                     if self.blocked {
@@ -778,12 +844,141 @@ impl Reader {
                 }
                 _ => {
                     p.expected = to;
+                    p.sets.hole();
                     break;
                 }
             }
         }
         self.drain(now, pi);
         self.flush_data_available();
+    }
+
+    /// Hands the next change (or hole, or end marker) of writer `pi` in order to the cache:
+    /// at once without coherent access, else through the writer's set assembly. `Err` as
+    /// [`deliver`](Self::deliver) for a change outside any set.
+    fn consume(
+        &mut self,
+        now: Instant,
+        pi: usize,
+        sn: SequenceNumber,
+        item: Pending,
+        reliable: bool,
+    ) -> Result<(), Received> {
+        let writer = self.proxies[pi].remote.guid;
+        if !self.config.presentation.coherent_access {
+            return match item {
+                Pending::Change(c) => self.deliver(now, writer, c, reliable),
+                Pending::Gap | Pending::End(_) => Ok(()),
+            };
+        }
+        match item {
+            Pending::Gap => {
+                self.proxies[pi].sets.hole();
+                Ok(())
+            }
+            Pending::End(group) => {
+                if let Some(f) = self.proxies[pi].sets.end(group) {
+                    self.finish(now, pi, f);
+                }
+                Ok(())
+            }
+            Pending::Change(c) => {
+                let set = c.set;
+                let (ended, plain) = self.proxies[pi].sets.change(sn, set, c);
+                if let Some(f) = ended {
+                    self.finish(now, pi, f);
+                }
+                match plain {
+                    Some(c) => self.deliver(now, writer, c, reliable),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+
+    /// A set of writer `pi` ended: commits it when whole, or hands it to the participant
+    /// when it is a part of a publisher-wide set of a writer whose group is known.
+    fn finish(&mut self, now: Instant, pi: usize, f: Finished) {
+        let writer = self.proxies[pi].remote.guid;
+        if !f.complete {
+            self.stats.coherent_sets_discarded += 1;
+            tracing::debug!(reader = %self.guid, %writer, "incomplete coherent set discarded");
+        }
+        match f.publisher {
+            Some(p) if self.proxies[pi].remote.group == Some(p.group) => {
+                self.parts.push(SetPart {
+                    writer,
+                    publisher: p,
+                    complete: f.complete,
+                    changes: f.changes,
+                });
+            }
+            _ if f.complete => self.commit(now, writer, f.changes),
+            _ => {}
+        }
+    }
+
+    /// Makes a whole set of `writer` visible, or keeps it until the subscriber's access ends.
+    pub(crate) fn commit(&mut self, now: Instant, writer: Guid, changes: Vec<Received>) {
+        self.stats.coherent_sets += 1;
+        if changes.is_empty() {
+            return;
+        }
+        let held: usize = self.deferred.iter().map(|(_, c)| c.len()).sum();
+        if self.access_open && held < coherent::MAX_SET_SAMPLES {
+            self.deferred.push((writer, changes));
+            return;
+        }
+        for c in changes {
+            let _ = self.deliver(now, writer, c, false);
+        }
+        self.flush_data_available();
+    }
+
+    /// The subscriber's `begin_access` (`open`) or last `end_access`: sets made whole while
+    /// access is open become visible when it closes.
+    pub(crate) fn set_access(&mut self, now: Instant, open: bool) {
+        self.access_open = open;
+        if !open {
+            for (writer, changes) in std::mem::take(&mut self.deferred) {
+                for c in changes {
+                    let _ = self.deliver(now, writer, c, false);
+                }
+            }
+            self.flush_data_available();
+        }
+    }
+
+    /// A part of a publisher-wide set was dropped with its set (another part is missing).
+    pub(crate) fn part_discarded(&mut self) {
+        self.stats.coherent_sets_discarded += 1;
+    }
+
+    /// Parts of publisher-wide sets ended since the last call.
+    pub(crate) fn take_parts(&mut self) -> Vec<SetPart> {
+        std::mem::take(&mut self.parts)
+    }
+
+    /// Whether parts of publisher-wide sets wait to be collected.
+    pub(crate) fn has_parts(&self) -> bool {
+        !self.parts.is_empty()
+    }
+
+    /// The reader's configuration.
+    pub(crate) fn config(&self) -> &ReaderConfig {
+        &self.config
+    }
+
+    /// The matched writers of group `group` of participant `prefix`.
+    pub(crate) fn writers_of_group(
+        &self,
+        prefix: GuidPrefix,
+        group: tachyon_wire::EntityId,
+    ) -> impl Iterator<Item = Guid> + '_ {
+        self.proxies
+            .iter()
+            .filter(move |p| p.remote.guid.prefix == prefix && p.remote.group == Some(group))
+            .map(|p| p.remote.guid)
     }
 
     /// Puts a change into the cache. `Err` gives it back when a reliable KEEP_ALL cache is
@@ -954,6 +1149,7 @@ impl Reader {
             } else {
                 Payload::default()
             },
+            set: None,
         })
     }
 
@@ -976,6 +1172,7 @@ impl Reader {
             } else {
                 Payload::default()
             },
+            set: None,
         })
     }
 

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 use tachyon_cdr::KeyHash;
 use tachyon_wire::{Locator, SequenceNumber, Time};
 
+use super::coherent::SetAssembly;
 use crate::endpoint::{Reliability, RemoteWriter};
-use crate::history::{ChangeKind, Payload};
+use crate::history::{ChangeKind, Payload, PublisherSet};
 use crate::time::Instant;
 
 /// Sequence numbers above this are refused as implausible (2^62: a writer at a billion
@@ -21,6 +22,8 @@ pub(crate) struct Received {
     pub instance: KeyHash,
     pub source_timestamp: Time,
     pub payload: Payload,
+    /// The writer's coherent set it belongs to (PID_COHERENT_SET), if any.
+    pub set: Option<SequenceNumber>,
 }
 
 /// A sequence number that arrived ahead of the next one to deliver.
@@ -30,6 +33,8 @@ pub(crate) enum Pending {
     Change(Received),
     /// The writer said it is irrelevant (GAP), or it could not be used (malformed, too large).
     Gap,
+    /// A coherent set's end marker, with Tachyon's group parameter if sent.
+    End(Option<(PublisherSet, Option<SequenceNumber>)>),
 }
 
 impl Pending {
@@ -37,7 +42,7 @@ impl Pending {
     pub fn bytes(&self) -> usize {
         match self {
             Pending::Change(c) => c.payload.len(),
-            Pending::Gap => 0,
+            Pending::Gap | Pending::End(_) => 0,
         }
     }
 }
@@ -48,6 +53,8 @@ pub(crate) struct FragMeta {
     pub sn: SequenceNumber,
     pub key_hash: Option<KeyHash>,
     pub status: u32,
+    /// PID_COHERENT_SET of the sample.
+    pub set: Option<SequenceNumber>,
 }
 
 /// The reader's state for one matched writer.
@@ -80,6 +87,8 @@ pub(crate) struct WriterProxy {
     /// Liveliness as this reader sees it.
     pub alive: bool,
     pub lease_expiry: Option<Instant>,
+    /// The writer's coherent set being received (readers with coherent access).
+    pub sets: SetAssembly,
 }
 
 impl WriterProxy {
@@ -108,6 +117,7 @@ impl WriterProxy {
             frag_hint: None,
             alive: true,
             lease_expiry,
+            sets: SetAssembly::default(),
         }
     }
 

@@ -25,7 +25,8 @@ use crate::deadline::Deadlines;
 use crate::endpoint::{LivelinessKind, Reliability, RemoteReader, WriterConfig};
 use crate::event::Event;
 use crate::history::{
-    ChangeKind, Durability, NewChange, Payload, QosError, WriteError, WriterHistory,
+    ChangeKind, Coherence, Durability, GroupMember, NewChange, Payload, PublisherSet, QosError,
+    WriteError, WriterHistory,
 };
 use crate::layout;
 use crate::time::Instant;
@@ -139,6 +140,9 @@ pub(crate) struct Writer {
     expired: Vec<SequenceNumber>,
     /// (when, first sequence number) of recent new-data datagrams, for NACK suppression.
     pushed: VecDeque<(Instant, SequenceNumber)>,
+    /// A coherent set is open on this writer (its publisher's `begin_coherent_changes`),
+    /// with the sequence number of its first sample once one is written.
+    open_set: Option<Option<SequenceNumber>>,
     events: VecDeque<Event>,
     stats: WriterStats,
 }
@@ -171,6 +175,7 @@ impl Writer {
             liveliness_lost: false,
             expired: Vec::new(),
             pushed: VecDeque::new(),
+            open_set: None,
             events: VecDeque::new(),
             stats: WriterStats::default(),
         })
@@ -320,11 +325,58 @@ impl Writer {
 
     // ---- commands --------------------------------------------------------------------------
 
-    /// Adds a change to the history and queues it for every matched reader.
-    pub(crate) fn write(
+    /// Opens a coherent set: what is written until [`end_set`](Self::end_set) is one set.
+    pub(crate) fn begin_set(&mut self) {
+        self.open_set.get_or_insert(None);
+    }
+
+    /// Whether a coherent set is open and has a sample.
+    pub(crate) fn set_written(&self) -> bool {
+        matches!(self.open_set, Some(Some(_)))
+    }
+
+    /// Whether a coherent set is open.
+    pub(crate) fn set_open(&self) -> bool {
+        self.open_set.is_some()
+    }
+
+    /// Closes the open coherent set; with `publisher`, writes its end marker (also when this
+    /// writer wrote nothing in it, so subscribers learn its part is empty).
+    pub(crate) fn end_set(
+        &mut self,
+        now: Instant,
+        group_set: Option<SequenceNumber>,
+        publisher: Option<PublisherSet>,
+    ) -> Result<Option<SequenceNumber>, WriteError> {
+        let Some(first) = self.open_set.take() else {
+            return Ok(None);
+        };
+        let Some(publisher) = publisher else {
+            return Ok(None);
+        };
+        let outcome = self.history.add_change(NewChange {
+            kind: ChangeKind::Alive,
+            instance: KeyHash::default(),
+            source_timestamp: Time::INVALID,
+            expiry: None,
+            payload: Payload::default(),
+            coherent: Some(Coherence::End {
+                set: first,
+                group_set,
+                publisher,
+            }),
+        })?;
+        self.queued(now, outcome.sn, 0);
+        Ok(Some(outcome.sn))
+    }
+
+    /// Adds a change to the history and queues it for every matched reader. In an open
+    /// coherent set it is a member of it; `group` is its group numbering (GROUP scope).
+    pub(crate) fn write_in_set(
         &mut self,
         now: Instant,
         req: WriteRequest,
+        group: Option<GroupMember>,
     ) -> Result<SequenceNumber, WriteError> {
         let kind = req.kind;
         let instance = req.instance;
@@ -335,16 +387,36 @@ impl Writer {
                 limit: crate::history::Limit::UnacknowledgedBytes,
             });
         }
+        let coherent = self.open_set.map(|first| Coherence::Member {
+            set: first.unwrap_or(SequenceNumber(self.history.last_sn().0.saturating_add(1))),
+            group,
+        });
         let outcome = self.history.add_change(NewChange {
             kind,
             instance,
             source_timestamp: req.source_timestamp,
             expiry: self.config.lifespan.map(|d| now + d),
             payload: req.payload,
+            coherent,
         })?;
+        if let Some(first) = &mut self.open_set {
+            first.get_or_insert(outcome.sn);
+        }
+        self.queued(now, outcome.sn, payload_len);
+        if kind == ChangeKind::Alive {
+            self.deadlines.arm(now, instance);
+        } else {
+            self.deadlines.remove(&instance);
+        }
+        self.renew_lease(now);
+        Ok(outcome.sn)
+    }
+
+    /// A change was added to the history: send it (or consider it sent when nobody listens).
+    fn queued(&mut self, now: Instant, sn: SequenceNumber, payload_len: usize) {
         if self.fanout.is_none() {
             // Nobody to send to: the change is "sent" as soon as it is written.
-            self.next_new = SequenceNumber(outcome.sn.0 + 1);
+            self.next_new = SequenceNumber(sn.0 + 1);
             self.release();
         } else {
             if self.has_reliable() && self.heartbeat_at.is_none() {
@@ -355,13 +427,6 @@ impl Writer {
                 self.batch_until.get_or_insert(now + delay);
             }
         }
-        if kind == ChangeKind::Alive {
-            self.deadlines.arm(now, instance);
-        } else {
-            self.deadlines.remove(&instance);
-        }
-        self.renew_lease(now);
-        Ok(outcome.sn)
     }
 
     /// Registers an instance without writing it.

@@ -85,6 +85,7 @@ impl BackToBack {
                 liveliness: Liveliness::default(),
                 ownership_strength: 0,
                 lifespan: None,
+                group: None,
             },
         )
         .expect("match");

@@ -88,6 +88,7 @@ pub fn remote_writer(guid: Guid, n: u8, cfg: &WriterConfig) -> RemoteWriter {
         liveliness: cfg.liveliness,
         ownership_strength: 0,
         lifespan: None,
+        group: None,
     }
 }
 
