@@ -3,6 +3,7 @@
 
 use crate::encoding::{Extensibility, XcdrVersion};
 use crate::error::{DecodeError, EncodeError};
+use crate::fields::Fields;
 use crate::reader::Reader;
 use crate::writer::Writer;
 
@@ -113,8 +114,10 @@ pub trait Decode<'de>: Encode + Sized {
     }
 }
 
-/// A type that can be the type of a DDS topic.
-pub trait DdsType: Encode {
+/// A type that can be the type of a DDS topic. Its members are readable by name
+/// ([`Fields`], for content filters); a hand-written implementation may leave that out with
+/// an empty `impl Fields for MyType {}`.
+pub trait DdsType: Encode + Fields {
     /// The fully qualified type name announced in discovery (IDL style, `Module::Type`).
     const TYPE_NAME: &'static str;
     /// The extensibility of the type.
