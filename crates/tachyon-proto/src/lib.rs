@@ -26,6 +26,7 @@ mod deadline;
 pub mod discovery;
 pub mod endpoint;
 pub mod event;
+pub mod filter;
 pub mod frag;
 #[doc(hidden)]
 pub mod fuzzing;
