@@ -91,7 +91,10 @@ pub trait Fields {
 
     /// The kind of the member at `path` (empty: this type), or `None` when the type has no
     /// such member.
-    fn field_kind(path: &[&str]) -> Option<FieldKind> {
+    fn field_kind(path: &[&str]) -> Option<FieldKind>
+    where
+        Self: Sized,
+    {
         let _ = path;
         Some(FieldKind::Unsupported("a type without readable members"))
     }
@@ -112,6 +115,23 @@ macro_rules! leaf {
     )*};
 }
 
+/// Borrowed and boxed strings are strings.
+macro_rules! string_ptr {
+    ($($t:ty),*) => {$(
+        impl Fields for $t {
+            #[inline]
+            fn field(&self, path: &[&str]) -> Option<FieldValue<'_>> {
+                path.is_empty().then_some(FieldValue::Str(self))
+            }
+            fn field_kind(path: &[&str]) -> Option<FieldKind> {
+                path.is_empty().then_some(FieldKind::String)
+            }
+        }
+    )*};
+}
+
+string_ptr!(&str, Box<str>);
+
 leaf! {
     bool => Bool, v => FieldValue::Bool(*v);
     char => Char, v => FieldValue::Char(*v);
@@ -125,14 +145,13 @@ leaf! {
     u64 => UInt, v => FieldValue::UInt(*v);
     f32 => Float, v => FieldValue::Float(f64::from(*v));
     f64 => Float, v => FieldValue::Float(*v);
-    str => String, v => FieldValue::Str(v);
     String => String, v => FieldValue::Str(v.as_str());
 }
 
 /// References and boxes read through to the pointee.
 macro_rules! forward {
     ($($ptr:ty),*) => {$(
-        impl<T: Fields + ?Sized> Fields for $ptr {
+        impl<T: Fields> Fields for $ptr {
             #[inline]
             fn field(&self, path: &[&str]) -> Option<FieldValue<'_>> {
                 (**self).field(path)
@@ -156,7 +175,13 @@ impl<T: Fields> Fields for Option<T> {
     }
 }
 
-impl<T> Fields for [T] {
+impl<T> Fields for &[T] {
+    fn field_kind(_: &[&str]) -> Option<FieldKind> {
+        Some(FieldKind::Unsupported("sequence"))
+    }
+}
+
+impl<T> Fields for Box<[T]> {
     fn field_kind(_: &[&str]) -> Option<FieldKind> {
         Some(FieldKind::Unsupported("sequence"))
     }

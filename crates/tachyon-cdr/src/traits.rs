@@ -124,6 +124,19 @@ pub trait DdsType: Encode + Fields {
     const EXTENSIBILITY: Extensibility;
     /// True when the type has key members (instances are told apart by key).
     const KEYED: bool;
+
+    /// Decodes a serialized sample (encapsulation header included) and returns what `f`
+    /// says about its members: how a content filter reads samples it only has serialized
+    /// (a writer evaluating its readers' filters). `None` when the payload does not decode,
+    /// or the type does not support it (the default; `#[derive(DdsType)]` implements it for
+    /// structs without generic parameters).
+    fn inspect_serialized(payload: &[u8], f: &mut dyn FnMut(&dyn Fields) -> bool) -> Option<bool>
+    where
+        Self: Sized,
+    {
+        let _ = (payload, f);
+        None
+    }
 }
 
 /// A type that can discriminate a union: integers, `bool`, `char` and derived enumerations.

@@ -130,3 +130,25 @@ fn generic_structs_read_through() {
         Some(FieldKind::UInt)
     );
 }
+
+#[test]
+fn serialized_samples_are_inspected_through_dyn_fields() {
+    let mut buf = [0u8; 256];
+    let n = tachyon_cdr::serialize(
+        &shape(),
+        tachyon_cdr::XcdrVersion::Xcdr2,
+        tachyon_cdr::Endianness::Little,
+        &mut buf,
+    )
+    .unwrap();
+    let seen = Shape::inspect_serialized(&buf[..n], &mut |f: &dyn Fields| {
+        f.field(&["at", "x"]) == Some(FieldValue::Int(-3))
+    });
+    assert_eq!(seen, Some(true));
+    assert_eq!(Shape::inspect_serialized(&buf[..3], &mut |_| true), None);
+    assert_eq!(
+        Wrapper::<Point>::inspect_serialized(&buf[..n], &mut |_| true),
+        None,
+        "generic types do not support it"
+    );
+}

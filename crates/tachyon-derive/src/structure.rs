@@ -64,6 +64,20 @@ pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream
     let fg = fields_generics(&input.generics, k);
     let (fimpl, _, fwhere) = fg.split_for_impl();
     let fields_impl = fields_impl(&members, k);
+    // Only a type without generic parameters decodes from a payload of any lifetime.
+    let inspect = if input.generics.params.is_empty() {
+        quote! {
+            fn inspect_serialized(
+                payload: &[u8],
+                f: &mut dyn ::core::ops::FnMut(&dyn #k::Fields) -> bool,
+            ) -> ::core::option::Option<bool> {
+                let v: Self = #k::deserialize(payload).ok()?;
+                ::core::option::Option::Some(f(&v))
+            }
+        }
+    } else {
+        quote!()
+    };
 
     Ok(quote! {
         impl #eimpl #k::Encode for #name #ty_generics #ewhere {
@@ -110,6 +124,7 @@ pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream
             const TYPE_NAME: &'static str = #tname;
             const EXTENSIBILITY: #k::Extensibility = #ext;
             const KEYED: bool = #keyed;
+            #inspect
         }
     })
 }

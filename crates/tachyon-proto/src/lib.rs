@@ -44,6 +44,7 @@ pub use endpoint::{
     RemoteWriter, WriterConfig, WriterUpdate, DEFAULT_MAX_DATAGRAM,
 };
 pub use event::Event;
+pub use filter::{ContentFilter, FilterError, RemoteFilterFactory, SampleFilter};
 pub use participant::{
     Error, Participant, ParticipantConfig, ParticipantStats, ReadersSummary, TimerClass,
     TimerDeadlines,

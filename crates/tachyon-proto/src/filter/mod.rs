@@ -52,6 +52,26 @@ pub type SampleFilter = Arc<dyn Fn(&[u8]) -> bool + Send + Sync>;
 pub type RemoteFilterFactory =
     Arc<dyn Fn(&ContentFilterProperty) -> Result<SampleFilter, FilterError> + Send + Sync>;
 
+/// A [`SampleFilter`] held by an endpoint (prints as its name only).
+#[derive(Clone)]
+pub(crate) struct Hook(pub(crate) SampleFilter);
+
+impl std::fmt::Debug for Hook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SampleFilter")
+    }
+}
+
+/// A [`RemoteFilterFactory`] held by a writer (prints as its name only).
+#[derive(Clone)]
+pub(crate) struct FactoryHook(pub(crate) RemoteFilterFactory);
+
+impl std::fmt::Debug for FactoryHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RemoteFilterFactory")
+    }
+}
+
 /// A filter expression checked against a type, with its parameters bound.
 #[derive(Clone, Debug)]
 pub struct ContentFilter {
@@ -65,7 +85,7 @@ impl ContentFilter {
     /// Parses `expression`, checks it against `T`'s members and binds `parameters` (DDS
     /// passes them as strings: `'RED'` or `RED` for strings and enumerators, `20` for
     /// numbers).
-    pub fn new<T: Fields + ?Sized>(
+    pub fn new<T: Fields>(
         expression: &str,
         parameters: &[impl AsRef<str>],
     ) -> Result<ContentFilter, FilterError> {
@@ -90,7 +110,7 @@ impl ContentFilter {
     }
 
     /// Replaces the parameters; on error nothing changes.
-    pub fn set_parameters<T: Fields + ?Sized>(
+    pub fn set_parameters<T: Fields>(
         &mut self,
         parameters: &[impl AsRef<str>],
     ) -> Result<(), FilterError> {
@@ -133,9 +153,7 @@ impl ContentFilter {
 
 /// Builds a [`ContentFilter`] for a remote reader's PID_CONTENT_FILTER_PROPERTY (class
 /// `DDSSQL`, compared ignoring case) against `T`.
-pub fn from_property<T: Fields + ?Sized>(
-    p: &ContentFilterProperty,
-) -> Result<ContentFilter, FilterError> {
+pub fn from_property<T: Fields>(p: &ContentFilterProperty) -> Result<ContentFilter, FilterError> {
     if !p.filter_class_name.eq_ignore_ascii_case(DDSSQL) {
         return Err(FilterError::UnsupportedClass(p.filter_class_name.clone()));
     }

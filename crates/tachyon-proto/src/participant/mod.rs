@@ -7,6 +7,7 @@
 //! application can in a static configuration. The builtin discovery endpoints will be ordinary
 //! writers and readers of this participant, created with their well-known entity ids.
 
+mod filter;
 mod receive;
 
 use std::collections::HashMap;

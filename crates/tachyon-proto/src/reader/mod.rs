@@ -50,6 +50,8 @@ pub struct ReaderStats {
     pub rejected: u64,
     /// Samples dropped by TIME_BASED_FILTER.
     pub filtered: u64,
+    /// Samples dropped by the reader's content filter (before the cache).
+    pub content_filtered: u64,
     /// DATA / DATA_FRAG that could not be used (no key hash, bad flags, refused fragments).
     pub malformed: u64,
     /// Submessages from writers this reader is not matched with.
@@ -85,6 +87,9 @@ pub(crate) struct Reader {
     /// Requested deadline per instance.
     deadlines: Deadlines,
     last_accepted: HashMap<KeyHash, Instant>,
+    /// The content filter of a reader of a content-filtered topic: samples it refuses are
+    /// treated as irrelevant (never cached, never counted against its limits).
+    content_filter: Option<crate::filter::Hook>,
     events: VecDeque<Event>,
     stats: ReaderStats,
 }
@@ -105,6 +110,7 @@ impl Reader {
             participant_leases: false,
             deadlines: Deadlines::new(config.deadline),
             last_accepted: HashMap::new(),
+            content_filter: None,
             events: VecDeque::new(),
             stats: ReaderStats::default(),
         })
@@ -127,7 +133,7 @@ impl Reader {
         let (key_hash, status) = inline_info(d.inline_qos());
         let payload = d.serialized_payload().unwrap_or(&[]);
         let item = match self.decode(key_hash, status, payload, d.is_key(), timestamp) {
-            Ok(r) => Pending::Change(r),
+            Ok(r) => self.content_filter(r),
             Err(e) => {
                 self.stats.malformed += 1;
                 tracing::debug!(reader = %self.guid, %writer, sn = sn.0, error = e, "DATA unusable");
@@ -175,7 +181,7 @@ impl Reader {
                 let meta = self.proxies[pi].take_meta(sn);
                 let (key_hash, status) = meta.map_or((None, 0), |m| (m.key_hash, m.status));
                 let item = match self.decode_owned(key_hash, status, bytes, d.is_key(), timestamp) {
-                    Ok(r) => Pending::Change(r),
+                    Ok(r) => self.content_filter(r),
                     Err(e) => {
                         self.stats.malformed += 1;
                         tracing::debug!(reader = %self.guid, %writer, sn = sn.0, error = e,
@@ -388,6 +394,12 @@ impl Reader {
         self.config.history.lifecycle = u.lifecycle;
         self.history.set_lifecycle(u.lifecycle);
         self.deadlines.set_period(now, u.deadline);
+    }
+
+    /// Sets (or removes) the content filter: samples received from now on that it refuses
+    /// never reach the cache; dispose and unregister always pass.
+    pub(crate) fn set_content_filter(&mut self, filter: Option<crate::filter::SampleFilter>) {
+        self.content_filter = filter.map(crate::filter::Hook);
     }
 
     /// Matches a writer (or updates its locators when already matched).
@@ -832,6 +844,18 @@ impl Reader {
                 instance: c.instance,
             });
         }
+    }
+
+    /// A received change, or a gap when the content filter refuses its data: an irrelevant
+    /// sequence number, acknowledged and skipped like a GAP'd one.
+    fn content_filter(&mut self, r: Received) -> Pending {
+        if let Some(f) = &self.content_filter {
+            if r.kind == ChangeKind::Alive && !(f.0)(&r.payload) {
+                self.stats.content_filtered += 1;
+                return Pending::Gap;
+            }
+        }
+        Pending::Change(r)
     }
 
     fn flush_data_available(&mut self) {
