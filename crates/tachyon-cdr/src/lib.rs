@@ -43,6 +43,7 @@ extern crate self as tachyon_cdr;
 
 mod encoding;
 mod error;
+pub mod fields;
 #[doc(hidden)]
 pub mod fuzzing;
 mod impls;
@@ -56,6 +57,7 @@ mod writer;
 
 pub use encoding::{Encapsulation, EncapsulationHeader, Endianness, Extensibility, XcdrVersion};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError};
+pub use fields::{FieldKind, FieldValue, Fields};
 pub use keyhash::{key_hash, key_hash_with_version, key_max_size, KeyHash, KEY_HASH_VERSION};
 pub use optional::{decode_maybe_bounded, decode_optional, encode_maybe_bounded, encode_optional};
 pub use reader::{MemberHeader, Reader, Region, MAX_DEPTH};

@@ -3,6 +3,7 @@
 
 use crate::encoding::{Extensibility, XcdrVersion};
 use crate::error::{DecodeError, EncodeError};
+use crate::fields::Fields;
 use crate::reader::Reader;
 use crate::writer::Writer;
 
@@ -113,14 +114,29 @@ pub trait Decode<'de>: Encode + Sized {
     }
 }
 
-/// A type that can be the type of a DDS topic.
-pub trait DdsType: Encode {
+/// A type that can be the type of a DDS topic. Its members are readable by name
+/// ([`Fields`], for content filters); a hand-written implementation may leave that out with
+/// an empty `impl Fields for MyType {}`.
+pub trait DdsType: Encode + Fields {
     /// The fully qualified type name announced in discovery (IDL style, `Module::Type`).
     const TYPE_NAME: &'static str;
     /// The extensibility of the type.
     const EXTENSIBILITY: Extensibility;
     /// True when the type has key members (instances are told apart by key).
     const KEYED: bool;
+
+    /// Decodes a serialized sample (encapsulation header included) and returns what `f`
+    /// says about its members: how a content filter reads samples it only has serialized
+    /// (a writer evaluating its readers' filters). `None` when the payload does not decode,
+    /// or the type does not support it (the default; `#[derive(DdsType)]` implements it for
+    /// structs without generic parameters).
+    fn inspect_serialized(payload: &[u8], f: &mut dyn FnMut(&dyn Fields) -> bool) -> Option<bool>
+    where
+        Self: Sized,
+    {
+        let _ = (payload, f);
+        None
+    }
 }
 
 /// A type that can discriminate a union: integers, `bool`, `char` and derived enumerations.

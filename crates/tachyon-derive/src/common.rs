@@ -18,6 +18,18 @@ pub fn encode_generics(g: &Generics, krate: &Path) -> Generics {
     g
 }
 
+/// Generics for `impl Fields` and `impl DdsType`: every type parameter bounded by `Encode`
+/// and `Fields` (a struct's members are read through their own `Fields`).
+pub fn fields_generics(g: &Generics, krate: &Path) -> Generics {
+    let mut g = encode_generics(g, krate);
+    for p in g.params.iter_mut() {
+        if let GenericParam::Type(t) = p {
+            t.bounds.push(syn::parse_quote!(#krate::Fields));
+        }
+    }
+    g
+}
+
 /// Generics for `impl Decode<'de>`: a new `'de` outliving every lifetime of the type, and every
 /// type parameter bounded by `Decode<'de>`.
 pub fn decode_generics(g: &Generics, krate: &Path) -> Generics {

@@ -55,6 +55,14 @@ fn expand_tokens(
         .map(|(id, v)| quote!(#name::#id => #v,))
         .collect();
     let dec_arms = values.iter().map(|(id, v)| quote!(#v => #name::#id,));
+    let field_arms = values.iter().map(|(id, v)| {
+        let n = id.to_string();
+        quote!(#name::#id => (#v, #n),)
+    });
+    let enumerators = values.iter().map(|(id, v)| {
+        let n = id.to_string();
+        quote!((#n, #v))
+    });
     let first = values[0].0;
     let tname = type_name(input, c);
     let ext = extensibility(c);
@@ -95,6 +103,20 @@ fn expand_tokens(
             }
             fn default_value() -> ::core::option::Option<Self> {
                 ::core::option::Option::Some(#name::#first)
+            }
+        }
+
+        impl #k::Fields for #name {
+            #[inline]
+            fn field(&self, path: &[&str]) -> ::core::option::Option<#k::FieldValue<'_>> {
+                if !path.is_empty() {
+                    return ::core::option::Option::None;
+                }
+                let (value, name): (i32, &'static str) = match self { #(#field_arms)* };
+                ::core::option::Option::Some(#k::FieldValue::Enum { value, name })
+            }
+            fn field_kind(path: &[&str]) -> ::core::option::Option<#k::FieldKind> {
+                path.is_empty().then_some(#k::FieldKind::Enum(&[#(#enumerators),*]))
             }
         }
 

@@ -12,7 +12,8 @@ mod union;
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, Data, DeriveInput};
 
-/// Derives `Encode`, `Decode` and `DdsType` (from `tachyon_cdr`).
+/// Derives `Encode`, `Decode`, `Fields` (members by name, for content filters) and `DdsType`
+/// (from `tachyon_cdr`).
 ///
 /// Type attributes, `#[dds(...)]`:
 /// - `name = "Module::Type"`: the type name (default: the Rust module path and the type name,

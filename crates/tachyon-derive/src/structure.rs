@@ -7,12 +7,14 @@ use syn::{DataStruct, DeriveInput, Fields, Ident, Type};
 
 use crate::attrs::{self, AutoId, ContainerAttrs, Ext};
 use crate::common::{
-    decode_generics, encode_generics, extensibility, hashed_member_id, opt_u32, option_inner,
-    type_name,
+    decode_generics, encode_generics, extensibility, fields_generics, hashed_member_id, opt_u32,
+    option_inner, type_name,
 };
 
 struct Member<'a> {
     ident: &'a Ident,
+    /// The IDL member name (content filters name members by it).
+    name: String,
     /// The member's type without `Option<…>` for optional members.
     ty: &'a Type,
     optional: bool,
@@ -59,6 +61,23 @@ pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream
     let (dimpl, _, dwhere) = dg.split_for_impl();
     let tname = type_name(input, &c);
     let ext = extensibility(&c);
+    let fg = fields_generics(&input.generics, k);
+    let (fimpl, _, fwhere) = fg.split_for_impl();
+    let fields_impl = fields_impl(&members, k);
+    // Only a type without generic parameters decodes from a payload of any lifetime.
+    let inspect = if input.generics.params.is_empty() {
+        quote! {
+            fn inspect_serialized(
+                payload: &[u8],
+                f: &mut dyn ::core::ops::FnMut(&dyn #k::Fields) -> bool,
+            ) -> ::core::option::Option<bool> {
+                let v: Self = #k::deserialize(payload).ok()?;
+                ::core::option::Option::Some(f(&v))
+            }
+        }
+    } else {
+        quote!()
+    };
 
     Ok(quote! {
         impl #eimpl #k::Encode for #name #ty_generics #ewhere {
@@ -97,12 +116,54 @@ pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream
             }
         }
 
-        impl #eimpl #k::DdsType for #name #ty_generics #ewhere {
+        impl #fimpl #k::Fields for #name #ty_generics #fwhere {
+            #fields_impl
+        }
+
+        impl #fimpl #k::DdsType for #name #ty_generics #fwhere {
             const TYPE_NAME: &'static str = #tname;
             const EXTENSIBILITY: #k::Extensibility = #ext;
             const KEYED: bool = #keyed;
+            #inspect
         }
     })
+}
+
+/// `Fields`: members by IDL name; an optional member reads as absent when it is.
+fn fields_impl(members: &[Member], k: &syn::Path) -> TokenStream {
+    let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+    let value_arms = members.iter().map(|m| {
+        let id = m.ident;
+        let name = &m.name;
+        if m.optional {
+            quote!(#name => self.#id.as_ref().and_then(|v| #k::Fields::field(v, rest)),)
+        } else {
+            quote!(#name => #k::Fields::field(&self.#id, rest),)
+        }
+    });
+    let kind_arms = members.iter().map(|m| {
+        let ty = m.ty;
+        let name = &m.name;
+        quote!(#name => <#ty as #k::Fields>::field_kind(rest),)
+    });
+    quote! {
+        fn field(&self, path: &[&str]) -> ::core::option::Option<#k::FieldValue<'_>> {
+            let (first, rest) = path.split_first()?;
+            match *first {
+                #(#value_arms)*
+                _ => ::core::option::Option::None,
+            }
+        }
+        fn field_kind(path: &[&str]) -> ::core::option::Option<#k::FieldKind> {
+            let ::core::option::Option::Some((first, rest)) = path.split_first() else {
+                return ::core::option::Option::Some(#k::FieldKind::Struct(&[#(#names),*]));
+            };
+            match *first {
+                #(#kind_arms)*
+                _ => ::core::option::Option::None,
+            }
+        }
+    }
 }
 
 fn members<'a>(data: &'a DataStruct, c: &ContainerAttrs) -> syn::Result<Vec<Member<'a>>> {
@@ -132,7 +193,10 @@ fn members<'a>(data: &'a DataStruct, c: &ContainerAttrs) -> syn::Result<Vec<Memb
                 "a key member cannot be optional",
             ));
         }
-        let idl_name = a.name.clone().unwrap_or_else(|| ident.to_string());
+        let idl_name = a.name.clone().unwrap_or_else(|| {
+            let s = ident.to_string();
+            s.strip_prefix("r#").map_or(s.clone(), str::to_owned)
+        });
         let id = match (a.id, c.autoid) {
             (Some(id), _) => id,
             (None, AutoId::Sequential) => next_id,
@@ -147,6 +211,7 @@ fn members<'a>(data: &'a DataStruct, c: &ContainerAttrs) -> syn::Result<Vec<Memb
         next_id = id.wrapping_add(1);
         out.push(Member {
             ident,
+            name: idl_name,
             ty,
             optional,
             key: a.key,

@@ -127,6 +127,12 @@ pub fn expand(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream> 
             }
         }
 
+        impl #eimpl #k::Fields for #name #ty_generics #ewhere {
+            fn field_kind(_: &[&str]) -> ::core::option::Option<#k::FieldKind> {
+                ::core::option::Option::Some(#k::FieldKind::Unsupported("union"))
+            }
+        }
+
         impl #eimpl #k::DdsType for #name #ty_generics #ewhere {
             const TYPE_NAME: &'static str = #tname;
             const EXTENSIBILITY: #k::Extensibility = #ext;

@@ -26,6 +26,7 @@ mod deadline;
 pub mod discovery;
 pub mod endpoint;
 pub mod event;
+pub mod filter;
 pub mod frag;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -44,6 +45,7 @@ pub use endpoint::{
     RemoteWriter, WriterConfig, WriterUpdate, DEFAULT_MAX_DATAGRAM,
 };
 pub use event::Event;
+pub use filter::{ContentFilter, FilterError, RemoteFilterFactory, SampleFilter};
 pub use participant::{
     Error, Participant, ParticipantConfig, ParticipantStats, ReadersSummary, TimerClass,
     TimerDeadlines, MAX_COHERENT_INLINE_QOS,

@@ -20,6 +20,7 @@ use crate::builtin::{
 };
 use crate::condition::StatusCondition;
 use crate::config::{Config, ThreadMode, ThreadRoles};
+use crate::content_filter::ContentFilteredTopic;
 use crate::error::Error;
 use crate::listener::{
     participant_dispatch, topic_dispatch, DomainParticipantListener, PublisherListener,
@@ -293,6 +294,25 @@ impl DomainParticipant {
             qos,
             Some((dispatch, mask)),
         )
+    }
+
+    /// A content-filtered topic named `name` (DDS `create_contentfilteredtopic`): `topic`
+    /// seen through `expression` in the DDS SQL grammar (`color = %0 AND shapesize <= 20`,
+    /// see [`tachyon_proto::filter`]), with `parameters` for `%0`, `%1`, … (`'RED'` or
+    /// `RED` for strings and enumerators, `20` for numbers). Readers created on it receive
+    /// only the samples the filter accepts.
+    ///
+    /// Errors: [`Error::Filter`] when the expression does not parse, names a member `T`
+    /// does not have or cannot compare, uses a parameter not given or one that does not
+    /// fit; the message names the column.
+    pub fn create_contentfilteredtopic<'a, T: DdsType>(
+        &self,
+        name: &str,
+        topic: &'a Topic<T>,
+        expression: &str,
+        parameters: &[impl AsRef<str>],
+    ) -> Result<ContentFilteredTopic<'a, T>, Error> {
+        ContentFilteredTopic::new(&self.runtime, name, topic, expression, parameters)
     }
 
     /// A publisher whose `listener` is called for the statuses in `mask` of its writers

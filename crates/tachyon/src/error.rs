@@ -59,6 +59,10 @@ pub enum Error {
     /// An operation Tachyon does not provide yet (listed in the README).
     #[error("not supported yet: {0}")]
     Unsupported(&'static str),
+    /// A content filter expression or its parameters were refused (the message names the
+    /// column and what was expected there).
+    #[error("content filter: {0}")]
+    Filter(tachyon_proto::filter::FilterError),
     /// The protocol layer refused the operation.
     #[error("{0}")]
     Protocol(tachyon_proto::Error),

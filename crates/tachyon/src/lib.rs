@@ -46,6 +46,7 @@
 pub mod builtin;
 pub mod condition;
 pub mod config;
+pub mod content_filter;
 pub mod domain;
 pub mod error;
 pub mod listener;
@@ -63,6 +64,7 @@ pub use builtin::{
 };
 pub use condition::{Condition, GuardCondition, ReadCondition, StatusCondition, WaitSet};
 pub use config::{Config, ConfigError};
+pub use content_filter::{ContentFilteredTopic, TopicDescription};
 pub use domain::{DomainParticipant, DomainParticipantFactory, ParticipantSettings};
 pub use error::Error;
 pub use listener::{
@@ -75,6 +77,7 @@ pub use status::{StatusKind, StatusMask};
 pub use stream::{DataAvailable, SampleStream};
 pub use subscription::{DataReader, Readable, Sample, Subscriber};
 pub use tachyon_cdr::{DdsType, Decode, Encode, KeyHash};
+pub use tachyon_proto::filter::FilterError;
 pub use tachyon_proto::history::{
     InstanceSelector, InstanceState, InstanceStateMask, Query, SampleInfo, SampleState,
     SampleStateMask, ViewState, ViewStateMask,
@@ -89,12 +92,13 @@ pub mod prelude {
         DataReaderQos, DataWriterQos, DurabilityKind, PublisherQos, SubscriberQos, TopicQos,
     };
     pub use crate::{
-        AnyDataReader, AnyDataWriter, AnyTopic, Condition, DataReader, DataReaderListener,
-        DataWriter, DataWriterListener, DdsType, DomainParticipant, DomainParticipantListener,
-        Error, GuardCondition, InstanceState, InstanceStateMask, ParticipantBuiltinTopicData,
-        PublicationBuiltinTopicData, Publisher, PublisherListener, Query, ReadCondition, Sample,
-        SampleStateMask, StatusCondition, StatusMask, Subscriber, SubscriberListener,
-        SubscriptionBuiltinTopicData, Topic, TopicListener, ViewStateMask, WaitSet,
+        AnyDataReader, AnyDataWriter, AnyTopic, Condition, ContentFilteredTopic, DataReader,
+        DataReaderListener, DataWriter, DataWriterListener, DdsType, DomainParticipant,
+        DomainParticipantListener, Error, GuardCondition, InstanceState, InstanceStateMask,
+        ParticipantBuiltinTopicData, PublicationBuiltinTopicData, Publisher, PublisherListener,
+        Query, ReadCondition, Sample, SampleStateMask, StatusCondition, StatusMask, Subscriber,
+        SubscriberListener, SubscriptionBuiltinTopicData, Topic, TopicDescription, TopicListener,
+        ViewStateMask, WaitSet,
     };
     pub use std::time::Duration;
 }

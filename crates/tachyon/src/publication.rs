@@ -276,6 +276,11 @@ impl Publisher {
         let mut st = sh.lock();
         let now = sh.now();
         let id = st.participant.create_writer(config)?;
+        // Readers announcing a content filter get only what it accepts.
+        st.participant.set_writer_filter_factory(
+            id,
+            Some(crate::content_filter::remote_filter_factory::<T>()),
+        )?;
         let mut data = PublicationData::new(Guid::UNKNOWN, topic.name(), topic.type_name());
         data.qos = qos.clone();
         data.topic_data = topic.qos().topic_data;
@@ -599,6 +604,18 @@ impl<T: DdsType> DataWriter<T> {
             .lock()
             .participant
             .guid(self.inner.id)
+    }
+
+    /// Samples (and repairs) this writer did not send because the content filters of its
+    /// matched readers refused them (a GAP told the readers instead); a Tachyon extension.
+    pub fn filtered_sample_count(&self) -> u64 {
+        self.inner
+            .runtime
+            .shared
+            .lock()
+            .participant
+            .writer_stats(self.inner.id)
+            .map_or(0, |s| s.filtered_out)
     }
 
     /// The writer's QoS now (the same as [`get_qos`](Self::get_qos)).

@@ -19,6 +19,7 @@ use tachyon_proto::{ReaderConfig, ReaderUpdate};
 use tachyon_wire::{EntityId, Guid};
 
 use crate::condition::{ReadCondition, StatusCondition};
+use crate::content_filter::TopicDescription;
 use crate::error::Error;
 use crate::listener::{subscriber_dispatch, SubscriberListener, SUBSCRIBER_STATUSES};
 use crate::listener::{DataReaderListener, READER_STATUSES};
@@ -135,10 +136,12 @@ impl Subscriber {
         })
     }
 
-    /// Creates a reader of `topic` and announces it.
+    /// Creates a reader of `topic` (a [`Topic`], or a
+    /// [`ContentFilteredTopic`](crate::ContentFilteredTopic): the reader then keeps only the
+    /// samples its filter accepts) and announces it.
     pub fn create_datareader<T>(
         &self,
-        topic: &Topic<T>,
+        topic: &impl TopicDescription<T>,
         qos: DataReaderQos,
     ) -> Result<DataReader<T>, Error>
     where
@@ -152,7 +155,7 @@ impl Subscriber {
     /// [`crate::listener`]: listeners run on the driver thread.
     pub fn create_datareader_with_listener<T>(
         &self,
-        topic: &Topic<T>,
+        topic: &impl TopicDescription<T>,
         qos: DataReaderQos,
         listener: Arc<dyn DataReaderListener<T>>,
         mask: StatusMask,
@@ -167,7 +170,7 @@ impl Subscriber {
     /// lock so no event slips by.
     fn create<T>(
         &self,
-        topic: &Topic<T>,
+        topic: &impl TopicDescription<T>,
         mut qos: DataReaderQos,
         listener: impl FnOnce(&DataReader<T>) -> Option<(Dispatch, StatusMask)>,
     ) -> Result<DataReader<T>, Error>
@@ -208,10 +211,19 @@ impl Subscriber {
         if sh.stopped() {
             return Err(Error::AlreadyDeleted);
         }
+        let target = topic.reader_target();
+        let topic: &Topic<T> = target.topic;
         let mut st = sh.lock();
         let now = sh.now();
         let id = st.participant.create_reader(config)?;
+        // A reader of a content-filtered topic announces the related topic's name (so any
+        // vendor's writers match it) and the filter.
         let mut data = SubscriptionData::new(Guid::UNKNOWN, topic.name(), topic.type_name());
+        if let Some(cft) = target.filter {
+            let (property, filter) = cft.attach(id);
+            data.content_filter = Some(property);
+            st.participant.set_reader_filter(id, Some(filter))?;
+        }
         data.qos = qos.clone();
         data.topic_data = topic.qos().topic_data;
         let mut g = lock(&self.state);
@@ -636,6 +648,18 @@ impl<T: Readable> DataReader<T> {
             .lock()
             .participant
             .guid(self.inner.id)
+    }
+
+    /// Samples this reader's content filter refused since it was created, before they
+    /// reached its cache (a Tachyon extension; 0 for a reader of a plain topic).
+    pub fn filtered_sample_count(&self) -> u64 {
+        self.inner
+            .runtime
+            .shared
+            .lock()
+            .participant
+            .reader_stats(self.inner.id)
+            .map_or(0, |s| s.content_filtered)
     }
 
     /// The reader's QoS now (the same as [`get_qos`](Self::get_qos)).

@@ -72,8 +72,16 @@ impl ShapeSubscriber {
             let (name, reader) = match filter {
                 Some((expr, params)) => {
                     let name = format!("{}_filtered", topic.name());
-                    let r = filtered_reader(participant, &subscriber, topic, &name, &expr, &params)
-                        .map_err(|e| format!("failed to create content filtered topic: {e}"))?;
+                    let r = filtered_reader(
+                        participant,
+                        &subscriber,
+                        topic,
+                        &name,
+                        &expr,
+                        &params,
+                        qos.clone(),
+                    )
+                    .map_err(|e| format!("failed to create content filtered topic: {e}"))?;
                     println!("Create reader for topic: {name}");
                     (name, r)
                 }
@@ -188,14 +196,22 @@ fn print_sample(
     println!("{topic:<10} {color:<10} {state}");
 }
 
-/// A reader on a content-filtered topic `name` of `topic`.
+/// A reader on content-filtered topic `name` of `topic`: the outer error is the filter's
+/// (shape_main's "failed to create content filtered topic"), the inner one the reader's.
 fn filtered_reader(
-    _participant: &DomainParticipant,
-    _subscriber: &Subscriber,
-    _topic: &Topic<ShapeType>,
-    _name: &str,
-    _expr: &str,
-    _params: &[String],
+    participant: &DomainParticipant,
+    subscriber: &Subscriber,
+    topic: &Topic<ShapeType>,
+    name: &str,
+    expr: &str,
+    params: &[String],
+    qos: DataReaderQos,
 ) -> Result<Result<DataReader<ShapeType>, tachyon::Error>, String> {
-    Err("content-filtered topics are being added to the library".to_owned())
+    let cft = participant
+        .create_contentfilteredtopic(name, topic, expr, params)
+        .map_err(|e| e.to_string())?;
+    let printer = Arc::new(Printer {
+        topic: name.to_owned(),
+    });
+    Ok(subscriber.create_datareader_with_listener(&cft, qos, printer, StatusMask::ALL))
 }

@@ -552,3 +552,20 @@ pub(crate) fn usable(locators: &[Locator], multicast: bool) -> Vec<Locator> {
 pub(crate) fn is_multicast(l: &Locator) -> bool {
     l.kind == Locator::KIND_UDPV4 && (224..=239).contains(&l.address[12])
 }
+
+impl Discovery {
+    /// The content filter reader `reader` announced (a local one when its prefix is
+    /// `local`), if any.
+    pub(crate) fn announced_filter(
+        &self,
+        local: GuidPrefix,
+        reader: &Guid,
+    ) -> Option<&tachyon_wire::parameter::ContentFilterProperty> {
+        let data = if reader.prefix == local {
+            self.local_subscriptions.get(&reader.entity_id)
+        } else {
+            self.subscriptions.get(reader)
+        };
+        data?.content_filter.as_ref()
+    }
+}

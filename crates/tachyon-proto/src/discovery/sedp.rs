@@ -410,6 +410,7 @@ impl Participant {
                             durability: durability(s.qos.durability),
                         },
                     );
+                    self.give_reader_filter(w, &s.guid, s.content_filter.as_ref());
                 }
                 if let Some(r) = local_reader {
                     let unicast = if p.guid.prefix == self.prefix {

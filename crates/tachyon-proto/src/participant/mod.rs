@@ -8,6 +8,7 @@
 //! writers and readers of this participant, created with their well-known entity ids.
 
 mod coherent;
+mod filter;
 mod receive;
 
 use std::collections::HashMap;

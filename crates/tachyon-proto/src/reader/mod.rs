@@ -61,6 +61,8 @@ pub struct ReaderStats {
     /// Changes dropped by DESTINATION_ORDER BY_SOURCE_TIMESTAMP: older than what the
     /// instance already took.
     pub out_of_order_source: u64,
+    /// Samples dropped by the reader's content filter (before the cache).
+    pub content_filtered: u64,
     /// DATA / DATA_FRAG that could not be used (no key hash, bad flags, refused fragments).
     pub malformed: u64,
     /// Submessages from writers this reader is not matched with.
@@ -120,6 +122,9 @@ pub(crate) struct Reader {
     /// The subscriber's `begin_access` is in force: whole sets wait in `deferred`.
     access_open: bool,
     deferred: Vec<(Guid, Vec<Received>)>,
+    /// The content filter of a reader of a content-filtered topic: samples it refuses are
+    /// treated as irrelevant (never cached, never counted against its limits).
+    content_filter: Option<crate::filter::Hook>,
     events: VecDeque<Event>,
     stats: ReaderStats,
 }
@@ -148,6 +153,7 @@ impl Reader {
             parts: Vec::new(),
             access_open: false,
             deferred: Vec::new(),
+            content_filter: None,
             events: VecDeque::new(),
             stats: ReaderStats::default(),
         })
@@ -190,7 +196,7 @@ impl Reader {
         let payload = d.serialized_payload().unwrap_or(&[]);
         let decoded = self.decode(key_hash, status, payload, d.is_key(), timestamp);
         let item = match decoded.map(|r| Received { set, ..r }) {
-            Ok(r) => Pending::Change(r),
+            Ok(r) => self.content_filter(r),
             Err(e) => {
                 self.stats.malformed += 1;
                 tracing::debug!(reader = %self.guid, %writer, sn = sn.0, error = e, "DATA unusable");
@@ -256,7 +262,7 @@ impl Reader {
                 let (key_hash, status, set) =
                     meta.map_or((None, 0, None), |m| (m.key_hash, m.status, m.set));
                 let item = match self.decode_owned(key_hash, status, bytes, d.is_key(), timestamp) {
-                    Ok(r) => Pending::Change(Received { set, ..r }),
+                    Ok(r) => self.content_filter(Received { set, ..r }),
                     Err(e) => {
                         self.stats.malformed += 1;
                         tracing::debug!(reader = %self.guid, %writer, sn = sn.0, error = e,
@@ -477,6 +483,12 @@ impl Reader {
         self.config.history.lifecycle = u.lifecycle;
         self.history.set_lifecycle(u.lifecycle);
         self.deadlines.set_period(now, u.deadline);
+    }
+
+    /// Sets (or removes) the content filter: samples received from now on that it refuses
+    /// never reach the cache; dispose and unregister always pass.
+    pub(crate) fn set_content_filter(&mut self, filter: Option<crate::filter::SampleFilter>) {
+        self.content_filter = filter.map(crate::filter::Hook);
     }
 
     /// Matches a writer (or updates its locators when already matched).
@@ -991,6 +1003,14 @@ impl Reader {
         reliable: bool,
     ) -> Result<(), Received> {
         let instance = c.instance;
+        if c.set.is_some() && c.kind == ChangeKind::Alive {
+            if let Some(f) = &self.content_filter {
+                if !(f.0)(&c.payload) {
+                    self.stats.content_filtered += 1;
+                    return Ok(());
+                }
+            }
+        }
         let mut kind = c.kind;
         if kind != ChangeKind::NotAliveUnregistered && !self.owns(writer, instance) {
             if kind != ChangeKind::NotAliveDisposedUnregistered {
@@ -1120,6 +1140,23 @@ impl Reader {
                 instance: c.instance,
             });
         }
+    }
+
+    /// A received change, or a gap when the content filter refuses its data: an irrelevant
+    /// sequence number, acknowledged and skipped like a GAP'd one.
+    fn content_filter(&mut self, r: Received) -> Pending {
+        if r.set.is_some() {
+            // A member of a coherent set: a hole would discard the whole set, so it is
+            // filtered when the set is delivered (`deliver`).
+            return Pending::Change(r);
+        }
+        if let Some(f) = &self.content_filter {
+            if r.kind == ChangeKind::Alive && !(f.0)(&r.payload) {
+                self.stats.content_filtered += 1;
+                return Pending::Gap;
+            }
+        }
+        Pending::Change(r)
     }
 
     fn flush_data_available(&mut self) {

@@ -99,6 +99,13 @@ pub struct WriterStats {
     pub nack_frags_received: u64,
     /// ACKNACK / NACK_FRAG dropped as duplicates, stale or from unknown readers.
     pub acknacks_ignored: u64,
+    /// Samples not sent because no matched reader's content filter wanted them (a GAP told
+    /// the readers instead), plus repairs answered with a GAP for the same reason.
+    pub filtered_out: u64,
+    /// Content filters announced by matched readers that this writer could not use (an
+    /// unknown filter class, an expression that does not fit its type): those readers get
+    /// every sample and filter on their side.
+    pub remote_filters_refused: u64,
 }
 
 /// The writer of one DataWriter. Owned and driven by the participant.
@@ -143,6 +150,10 @@ pub(crate) struct Writer {
     /// A coherent set is open on this writer (its publisher's `begin_coherent_changes`),
     /// with the sequence number of its first sample once one is written.
     open_set: Option<Option<SequenceNumber>>,
+    /// Builds the filters matched readers announce (set by the typed API).
+    filter_factory: Option<crate::filter::FactoryHook>,
+    /// Every matched reader has a content filter: new data nobody wants goes out as a GAP.
+    all_filtered: bool,
     events: VecDeque<Event>,
     stats: WriterStats,
 }
@@ -176,6 +187,8 @@ impl Writer {
             expired: Vec::new(),
             pushed: VecDeque::new(),
             open_set: None,
+            filter_factory: None,
+            all_filtered: false,
             events: VecDeque::new(),
             stats: WriterStats::default(),
         })
@@ -475,6 +488,7 @@ impl Writer {
         }
         self.proxies.push(p);
         self.fanout = send::fanout(&self.proxies);
+        self.update_all_filtered();
         if self.wants_heartbeats() && self.heartbeat_at.is_none() {
             self.heartbeat_at = Some(now + self.config.heartbeat_period);
         }
@@ -493,6 +507,7 @@ impl Writer {
         };
         self.proxies.swap_remove(i);
         self.fanout = send::fanout(&self.proxies);
+        self.update_all_filtered();
         if self.fanout.is_none() {
             self.next_new = SequenceNumber(self.history.last_sn().0 + 1);
             self.next_fragment = 0;
@@ -505,6 +520,45 @@ impl Writer {
             current_count: self.proxies.len(),
         });
         true
+    }
+
+    /// Sets (or removes) what builds the filters of readers announcing one.
+    pub(crate) fn set_filter_factory(
+        &mut self,
+        factory: Option<crate::filter::RemoteFilterFactory>,
+    ) {
+        self.filter_factory = factory.map(crate::filter::FactoryHook);
+    }
+
+    /// Applies matched reader `reader`'s announced content filter (`None`: it has none):
+    /// samples written from now on that it refuses are not sent to it. A filter this writer
+    /// cannot build is counted and logged; that reader then filters alone.
+    pub(crate) fn set_reader_filter(
+        &mut self,
+        reader: &Guid,
+        property: Option<&tachyon_wire::parameter::ContentFilterProperty>,
+    ) {
+        let filter = match (property, &self.filter_factory) {
+            (Some(p), Some(factory)) => match (factory.0)(p) {
+                Ok(f) => Some(crate::filter::Hook(f)),
+                Err(e) => {
+                    self.stats.remote_filters_refused += 1;
+                    tracing::debug!(writer = %self.guid, %reader, error = %e,
+                        expression = %p.filter_expression, "reader's content filter not applied");
+                    None
+                }
+            },
+            _ => None,
+        };
+        if let Some(p) = self.proxy_mut(reader) {
+            p.filter = filter;
+        }
+        self.update_all_filtered();
+    }
+
+    fn update_all_filtered(&mut self) {
+        self.all_filtered =
+            !self.proxies.is_empty() && self.proxies.iter().all(|p| p.filter.is_some());
     }
 
     /// Sends what batching holds back at the next poll (`DataWriter::flush`).

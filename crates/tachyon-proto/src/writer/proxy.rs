@@ -44,6 +44,8 @@ pub(crate) struct ReaderProxy {
     /// reader that learns of the writer after the HEARTBEAT sent on matching (Cyclone DDS's
     /// volatile readers) otherwise starts from whatever sample reaches it first.
     pub synced: bool,
+    /// The reader's content filter, when it announced one this writer can evaluate.
+    pub filter: Option<crate::filter::Hook>,
 }
 
 impl ReaderProxy {
@@ -60,7 +62,13 @@ impl ReaderProxy {
             last_nack_frag: None,
             needs_heartbeat: false,
             synced: false,
+            filter: None,
         }
+    }
+
+    /// Whether the reader wants a sample with this payload (no filter: every one).
+    pub fn wants(&self, payload: &[u8]) -> bool {
+        self.filter.as_ref().map_or(true, |f| (f.0)(payload))
     }
 
     pub fn is_reliable(&self) -> bool {

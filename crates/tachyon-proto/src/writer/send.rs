@@ -8,7 +8,7 @@ use tachyon_wire::{
 
 use super::proxy::{FragRun, ReaderProxy};
 use super::{Writer, HEARTBEAT, HEARTBEAT_FRAG, INFO_DST, INFO_TS};
-use crate::history::CacheChange;
+use crate::history::{CacheChange, ChangeKind};
 use crate::layout;
 use crate::time::Instant;
 use crate::transmit::{Destination, Transmit, TxBuf};
@@ -47,6 +47,9 @@ pub(super) fn fanout(proxies: &[ReaderProxy]) -> Option<Destination> {
         _ => Some(Destination::Many(locs)),
     }
 }
+
+/// A GAP with an empty list (what a run of filtered-out samples takes).
+const GAP: usize = 4 + 16 + 12;
 
 /// Bytes of fragments of `change` that fit in `room` bytes left in a datagram.
 fn fragments_that_fit(room: usize, qos: usize, fragment_size: u16) -> u32 {
@@ -93,6 +96,8 @@ impl Writer {
         {
             self.pushed.push_back((now, self.next_new));
         }
+        // A run of samples no reader's content filter wants, announced by one GAP.
+        let mut gap_from: Option<SequenceNumber> = None;
         while self.next_new <= last {
             let Some(change) = self.history.iter_from(self.next_new).next().cloned() else {
                 self.next_new = SequenceNumber(last.0 + 1);
@@ -102,6 +107,21 @@ impl Writer {
                 // Replaced (KEEP_LAST) or expired before it was sent.
                 self.next_new = change.sn;
                 self.next_fragment = 0;
+            }
+            if self.all_filtered && self.next_fragment == 0 && !self.wanted(&change) {
+                if gap_from.is_none() {
+                    if mb.remaining() < GAP {
+                        break;
+                    }
+                    gap_from = Some(change.sn);
+                }
+                self.stats.filtered_out += 1;
+                self.next_new = SequenceNumber(change.sn.0 + 1);
+                wrote = true;
+                continue;
+            }
+            if let Some(from) = gap_from.take() {
+                self.put_gap(&mut mb, from)?;
             }
             let qos = layout::inline_qos(self.config.keyed, &change);
             let qos_len = qos.as_ref().map_or(0, |q| q.as_bytes().len());
@@ -148,6 +168,9 @@ impl Writer {
             }
             wrote = true;
             break;
+        }
+        if let Some(from) = gap_from.take() {
+            self.put_gap(&mut mb, from)?;
         }
         if !wrote {
             return None;
@@ -206,6 +229,18 @@ impl Writer {
                 self.history.get(sn).cloned()
             } else {
                 None
+            };
+            let held = match held {
+                Some(c)
+                    if c.kind == ChangeKind::Alive
+                        && c.coherent.is_none()
+                        && !self.proxies[i].wants(&c.payload) =>
+                {
+                    // Its content filter refuses it: irrelevant to this reader.
+                    self.stats.filtered_out += 1;
+                    None
+                }
+                other => other,
             };
             let Some(change) = held else {
                 // Not available to this reader: one GAP covers the whole unavailable run.
@@ -368,6 +403,24 @@ impl Writer {
                 _ => return end,
             }
         }
+    }
+
+    /// Whether some matched reader's content filter wants `change` (dispose and unregister
+    /// go to everyone, and so do members of coherent sets: a GAP inside a set would make
+    /// readers discard it, so their readers filter them on their side).
+    fn wanted(&self, change: &CacheChange) -> bool {
+        change.kind != ChangeKind::Alive
+            || change.coherent.is_some()
+            || self.proxies.iter().any(|p| p.wants(&change.payload))
+    }
+
+    /// A GAP to every reader: `from` up to the next sample to send are irrelevant.
+    fn put_gap(&mut self, mb: &mut MessageBuilder<'_>, from: SequenceNumber) -> Option<()> {
+        let list = SequenceNumberSet::empty(self.next_new);
+        mb.gap(EntityId::UNKNOWN, self.guid.entity_id, from, &list)
+            .ok()?;
+        self.stats.gaps_sent += 1;
+        Some(())
     }
 
     fn put_data(

@@ -1,0 +1,348 @@
+//! Content-filtered topics between Tachyon participants over real UDP sockets on loopback
+//! (inside the network namespace `scripts/test.sh` provides): the DDS SQL filter on the
+//! reader (before its cache), on the writer (samples no reader wants are not sent), and
+//! parameters changed while running.
+
+use std::time::{Duration, Instant};
+
+use tachyon::prelude::*;
+use tachyon::{Decode, FilterError};
+
+#[derive(DdsType, Debug, Clone, PartialEq)]
+#[dds(name = "ShapeType", appendable)]
+struct ShapeType {
+    #[dds(key, bound = 128)]
+    color: String,
+    x: i32,
+    y: i32,
+    shapesize: i32,
+    additional_payload_size: Vec<u8>,
+}
+
+#[derive(DdsType, Debug, Clone, PartialEq)]
+#[dds(name = "test::Inner")]
+struct Inner {
+    level: u16,
+    label: String,
+}
+
+#[derive(DdsType, Debug, Clone, PartialEq)]
+#[dds(name = "test::Outer")]
+struct Outer {
+    #[key]
+    id: u32,
+    inner: Inner,
+}
+
+fn shape(color: &str, x: i32, size: i32) -> ShapeType {
+    ShapeType {
+        color: color.into(),
+        x,
+        y: 0,
+        shapesize: size,
+        additional_payload_size: vec![],
+    }
+}
+
+fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
+    let end = Instant::now() + Duration::from_secs(10);
+    while !f() {
+        assert!(Instant::now() < end, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Takes until `n` samples with data arrived (and a little longer, to see extra ones).
+fn take_data<T: DdsType + for<'de> Decode<'de>>(r: &DataReader<T>, n: usize) -> Vec<T> {
+    let mut got = Vec::new();
+    wait_until("samples", || {
+        got.extend(r.take(100).unwrap().into_iter().filter_map(|s| s.data));
+        got.len() >= n
+    });
+    std::thread::sleep(Duration::from_millis(150));
+    got.extend(r.take(100).unwrap().into_iter().filter_map(|s| s.data));
+    got
+}
+
+fn reliable() -> DataReaderQos {
+    DataReaderQos::default().reliable().keep_all()
+}
+
+#[test]
+fn color_parameter_filters_on_the_writer_and_dispose_passes() {
+    let a = DomainParticipant::new(61).unwrap();
+    let b = DomainParticipant::new(61).unwrap();
+    let ta = a.create_topic::<ShapeType>("Square").unwrap();
+    let tb = b.create_topic::<ShapeType>("Square").unwrap();
+    let cft = b
+        .create_contentfilteredtopic("RedSquares", &tb, "color = %0", &["'RED'"])
+        .unwrap();
+    assert_eq!(cft.get_name(), "RedSquares");
+    assert_eq!(cft.get_type_name(), "ShapeType");
+    assert_eq!(cft.get_filter_expression(), "color = %0");
+    assert_eq!(cft.get_expression_parameters(), ["'RED'"]);
+    assert_eq!(cft.get_related_topic().name(), "Square");
+    let reader = b
+        .create_subscriber()
+        .unwrap()
+        .create_datareader(&cft, reliable())
+        .unwrap();
+    let writer = a
+        .create_publisher()
+        .unwrap()
+        .create_datawriter(&ta, DataWriterQos::default().reliable().keep_all())
+        .unwrap();
+    // The reader announces the related topic's name, so the writer of "Square" matches it.
+    wait_until("the match", || {
+        writer.get_publication_matched_status().current_count == 1
+    });
+    for (i, color) in ["BLUE", "RED", "GREEN", "RED", "YELLOW"].iter().enumerate() {
+        writer.write(&shape(color, i as i32, 30)).unwrap();
+    }
+    let got = take_data(&reader, 2);
+    let xs: Vec<(String, i32)> = got.iter().map(|s| (s.color.clone(), s.x)).collect();
+    assert_eq!(xs, [("RED".to_owned(), 1), ("RED".to_owned(), 3)]);
+    // The writer evaluated the reader's announced filter: three samples never left it.
+    assert_eq!(writer.filtered_sample_count(), 3);
+    assert_eq!(reader.filtered_sample_count(), 0);
+    assert!(writer
+        .wait_for_acknowledgments(Duration::from_secs(5))
+        .is_ok());
+
+    // A dispose carries no data: it passes every filter.
+    writer.dispose(&shape("RED", 0, 0)).unwrap();
+    wait_until("the dispose", || {
+        reader
+            .take(10)
+            .unwrap()
+            .iter()
+            .any(|s| s.data.is_none() && s.info.instance_state == InstanceState::NotAliveDisposed)
+    });
+}
+
+#[test]
+fn size_between_like_and_nested_members_filter_on_the_reader() {
+    let a = DomainParticipant::new(62).unwrap();
+    let b = DomainParticipant::new(62).unwrap();
+    let ta = a.create_topic::<ShapeType>("Circle").unwrap();
+    let tb = b.create_topic::<ShapeType>("Circle").unwrap();
+    let sub = b.create_subscriber().unwrap();
+    let small = b
+        .create_contentfilteredtopic("small", &tb, "shapesize <= 20", &[] as &[&str])
+        .unwrap();
+    let between = b
+        .create_contentfilteredtopic("between", &tb, "x NOT BETWEEN %0 AND %1", &["10", "20"])
+        .unwrap();
+    let like = b
+        .create_contentfilteredtopic(
+            "like",
+            &tb,
+            "color LIKE 'B%' OR color MATCH 'G*N'",
+            &[] as &[&str],
+        )
+        .unwrap();
+    let r_small = sub.create_datareader(&small, reliable()).unwrap();
+    let r_between = sub.create_datareader(&between, reliable()).unwrap();
+    let r_like = sub.create_datareader(&like, reliable()).unwrap();
+    let r_all = sub.create_datareader(&tb, reliable()).unwrap();
+    let writer = a
+        .create_publisher()
+        .unwrap()
+        .create_datawriter(&ta, DataWriterQos::default().reliable().keep_all())
+        .unwrap();
+    wait_until("the matches", || {
+        writer.get_publication_matched_status().current_count == 4
+    });
+    let samples = [
+        shape("BLUE", 5, 10),
+        shape("RED", 15, 30),
+        shape("GREEN", 25, 20),
+        shape("BLACK", 12, 21),
+        shape("GOLDEN", 30, 40),
+    ];
+    for s in &samples {
+        writer.write(s).unwrap();
+    }
+    assert_eq!(take_data(&r_all, 5).len(), 5);
+    // Samples come grouped by instance: compare sorted.
+    let colors = |v: Vec<ShapeType>| {
+        let mut c: Vec<String> = v.into_iter().map(|s| s.color).collect();
+        c.sort();
+        c
+    };
+    assert_eq!(colors(take_data(&r_small, 2)), ["BLUE", "GREEN"]);
+    assert_eq!(
+        colors(take_data(&r_between, 3)),
+        ["BLUE", "GOLDEN", "GREEN"]
+    );
+    assert_eq!(
+        colors(take_data(&r_like, 4)),
+        ["BLACK", "BLUE", "GOLDEN", "GREEN"]
+    );
+    // A plain reader shares the destination: the writer sends everything, readers filter.
+    assert_eq!(writer.filtered_sample_count(), 0);
+    assert_eq!(r_small.filtered_sample_count(), 3);
+
+    // Nested members.
+    let to = a.create_topic::<Outer>("outer").unwrap();
+    let tob = b.create_topic::<Outer>("outer").unwrap();
+    let nested = b
+        .create_contentfilteredtopic(
+            "nested",
+            &tob,
+            "inner.level > %0 AND inner.label <> 'skip'",
+            &["2"],
+        )
+        .unwrap();
+    let r_nested = sub.create_datareader(&nested, reliable()).unwrap();
+    let w_outer = a
+        .create_publisher()
+        .unwrap()
+        .create_datawriter(&to, DataWriterQos::default().reliable())
+        .unwrap();
+    wait_until("the nested match", || {
+        w_outer.get_publication_matched_status().current_count == 1
+    });
+    for (id, level, label) in [(1, 1, "a"), (2, 3, "b"), (3, 5, "skip"), (4, 9, "c")] {
+        let inner = Inner {
+            level,
+            label: label.into(),
+        };
+        w_outer.write(&Outer { id, inner }).unwrap();
+    }
+    let mut ids: Vec<u32> = take_data(&r_nested, 2).into_iter().map(|o| o.id).collect();
+    ids.sort();
+    assert_eq!(ids, [2, 4]);
+}
+
+#[test]
+fn new_parameters_change_what_arrives() {
+    let a = DomainParticipant::new(63).unwrap();
+    let b = DomainParticipant::new(63).unwrap();
+    let ta = a.create_topic::<ShapeType>("Triangle").unwrap();
+    let tb = b.create_topic::<ShapeType>("Triangle").unwrap();
+    let cft = b
+        .create_contentfilteredtopic("cft", &tb, "color = %0", &["RED"])
+        .unwrap();
+    let reader = b
+        .create_subscriber()
+        .unwrap()
+        .create_datareader(&cft, reliable())
+        .unwrap();
+    let writer = a
+        .create_publisher()
+        .unwrap()
+        .create_datawriter(&ta, DataWriterQos::default().reliable().keep_all())
+        .unwrap();
+    wait_until("the match", || {
+        writer.get_publication_matched_status().current_count == 1
+    });
+    writer.write(&shape("RED", 1, 1)).unwrap();
+    writer.write(&shape("BLUE", 2, 1)).unwrap();
+    assert_eq!(take_data(&reader, 1), [shape("RED", 1, 1)]);
+
+    // A parameter that does not fit is refused, and nothing changes.
+    assert!(matches!(
+        cft.set_expression_parameters(&[] as &[&str]),
+        Err(Error::Filter(FilterError::MissingParameter {
+            index: 0,
+            ..
+        }))
+    ));
+    assert_eq!(cft.get_expression_parameters(), ["RED"]);
+
+    cft.set_expression_parameters(&["'BLUE'"]).unwrap();
+    assert_eq!(cft.get_expression_parameters(), ["'BLUE'"]);
+    // The writer learns the new parameters from the re-announcement; the reader applies
+    // them at once.
+    std::thread::sleep(Duration::from_millis(300));
+    writer.write(&shape("RED", 3, 1)).unwrap();
+    writer.write(&shape("BLUE", 4, 1)).unwrap();
+    assert_eq!(take_data(&reader, 1), [shape("BLUE", 4, 1)]);
+}
+
+#[test]
+fn keep_last_one_keeps_the_last_matching_sample() {
+    let a = DomainParticipant::new(64).unwrap();
+    let b = DomainParticipant::new(64).unwrap();
+    let c = DomainParticipant::new(64).unwrap();
+    let ta = a.create_topic::<ShapeType>("Square").unwrap();
+    let tb = b.create_topic::<ShapeType>("Square").unwrap();
+    let tc = c.create_topic::<ShapeType>("Square").unwrap();
+    let cft = b
+        .create_contentfilteredtopic("small", &tb, "shapesize <= 20", &[] as &[&str])
+        .unwrap();
+    let reader = b
+        .create_subscriber()
+        .unwrap()
+        .create_datareader(&cft, DataReaderQos::default().reliable().keep_last(1))
+        .unwrap();
+    // A reader without filter elsewhere: the writer sends everything, so the filtered
+    // reader decides alone.
+    let plain = c
+        .create_subscriber()
+        .unwrap()
+        .create_datareader(&tc, reliable())
+        .unwrap();
+    let writer = a
+        .create_publisher()
+        .unwrap()
+        .create_datawriter(&ta, DataWriterQos::default().reliable().keep_all())
+        .unwrap();
+    wait_until("the matches", || {
+        writer.get_publication_matched_status().current_count == 2
+    });
+    for size in [10, 30, 15, 40, 50] {
+        writer.write(&shape("RED", size, size)).unwrap();
+    }
+    assert_eq!(take_data(&plain, 5).len(), 5);
+    wait_until("the filtered samples", || {
+        reader.filtered_sample_count() == 3
+    });
+    let got: Vec<i32> = reader
+        .read(10)
+        .unwrap()
+        .into_iter()
+        .filter_map(|s| s.data.map(|d| d.shapesize))
+        .collect();
+    assert_eq!(
+        got,
+        [15],
+        "the last sample that matched, not the last one written"
+    );
+}
+
+#[test]
+fn refused_expressions_name_the_column() {
+    let p = DomainParticipant::new(65).unwrap();
+    let t = p.create_topic::<ShapeType>("Square").unwrap();
+    let column =
+        |expr: &str, params: &[&str]| match p.create_contentfilteredtopic("c", &t, expr, params) {
+            Err(Error::Filter(e)) => (e.column(), e.to_string()),
+            other => panic!("{expr}: {other:?}"),
+        };
+    let (col, msg) = column("color = = 'RED'", &[]);
+    assert_eq!(col, Some(9));
+    assert!(
+        msg.contains("expected a member name, a value or a parameter"),
+        "{msg}"
+    );
+    let (col, msg) = column("x > 1 AND colour = 'RED'", &[]);
+    assert_eq!(col, Some(11));
+    assert!(msg.contains("`colour` is not a member"), "{msg}");
+    assert!(
+        msg.contains("color, x, y, shapesize, additional_payload_size"),
+        "{msg}"
+    );
+    let (col, msg) = column("shapesize < %1", &["1"]);
+    assert_eq!(col, Some(13));
+    assert!(msg.contains("%1"), "{msg}");
+    let (col, _) = column("additional_payload_size = 1", &[]);
+    assert_eq!(col, Some(1));
+    let (col, _) = column("shapesize = 'big'", &[]);
+    assert_eq!(col, Some(13));
+    assert!(matches!(
+        p.create_contentfilteredtopic("c", &t, "shapesize = %0", &["big"]),
+        Err(Error::Filter(FilterError::BadParameter { index: 0, .. }))
+    ));
+}
