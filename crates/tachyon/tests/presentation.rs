@@ -317,3 +317,54 @@ fn incompatible_presentation_is_reported_on_both_sides() {
     );
     assert!(w.matched_subscriptions().is_empty());
 }
+
+#[test]
+fn a_content_filtered_coherent_reader_gets_the_matching_part_of_every_set() {
+    // A filtered sample inside a coherent set is neither sent as a GAP by the writer nor
+    // turned into a hole by the reader (either would discard the whole set): the reader gets
+    // every set, minus what its filter refuses.
+    tachyon_transport::testing::require_isolated_network();
+    let domain = 66;
+    let pres = presentation(AccessScope::Topic, true, false);
+    let pp = DomainParticipant::new(domain).expect("participant");
+    let t = pp.create_topic::<Shape>("FilteredSets").expect("topic");
+    let publisher = pp
+        .create_publisher_with_qos(PublisherQos::default().presentation(pres))
+        .expect("publisher");
+    let w = publisher
+        .create_datawriter(&t, DataWriterQos::default().reliable().keep_all())
+        .expect("writer");
+
+    let sp = DomainParticipant::new(domain).expect("participant");
+    let st = sp.create_topic::<Shape>("FilteredSets").expect("topic");
+    let cft = sp
+        .create_contentfilteredtopic("FilteredSets_filtered", &st, "color = %0", &["'RED'"])
+        .expect("filter");
+    let subscriber = sp
+        .create_subscriber_with_qos(SubscriberQos::default().presentation(pres))
+        .expect("subscriber");
+    let r = subscriber
+        .create_datareader(&cft, DataReaderQos::default().reliable().keep_all())
+        .expect("reader");
+    wait_until("matching", || !w.matched_subscriptions().is_empty());
+
+    for set in 0..5 {
+        publisher.begin_coherent_changes().expect("begin");
+        for c in COLORS {
+            w.write(&shape(c, set)).expect("write");
+        }
+        publisher.end_coherent_changes().expect("end");
+    }
+    let mut got = Vec::new();
+    wait_until("the RED sample of every set", || {
+        got.extend(
+            r.take(usize::MAX)
+                .expect("take")
+                .into_iter()
+                .filter_map(|s| s.data),
+        );
+        got.len() >= 5
+    });
+    assert!(got.iter().all(|s| s.color == "RED"), "{got:?}");
+    assert_eq!(got.iter().map(|s| s.x).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
+}
