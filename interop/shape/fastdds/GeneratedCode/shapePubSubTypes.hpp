@@ -10,9 +10,40 @@
 #include <fastcdr/Cdr.h>
 #include <fastcdr/FastBuffer.h>
 #include <fastdds/dds/topic/TopicDataType.hpp>
+#include <fastrtps/types/DynamicTypeBuilderFactory.h>
+#include <fastrtps/types/DynamicTypeBuilderPtr.h>
+#include <fastrtps/types/TypeObjectFactory.h>
 #include <fastrtps/utils/md5.h>
 
 #include "shape.hpp"
+
+// ShapeType's TypeObject in Fast DDS's type registry, as fastddsgen's registershapeTypes()
+// puts it there: Fast DDS 2.9's DDSSQL content filter finds the type's members through it
+// (without it, create_contentfilteredtopic fails).
+inline void register_shape_type_object()
+{
+    using namespace eprosima::fastrtps::types;
+    DynamicTypeBuilderFactory* f = DynamicTypeBuilderFactory::get_instance();
+    if (TypeObjectFactory::get_instance()->get_type_identifier("ShapeType", true) != nullptr)
+    {
+        return;
+    }
+    DynamicTypeBuilder_ptr b = f->create_struct_builder();
+    b->set_name("ShapeType");
+    b->add_member(0, "color", f->create_string_type(128));
+    b->apply_annotation_to_member(0, ANNOTATION_KEY_ID, "value", "true");
+    b->add_member(1, "x", f->create_int32_type());
+    b->add_member(2, "y", f->create_int32_type());
+    b->add_member(3, "shapesize", f->create_int32_type());
+    DynamicTypeBuilder_ptr seq = f->create_sequence_builder(f->create_byte_type());
+    b->add_member(4, "additional_payload_size", seq->build());
+    DynamicType_ptr t = b->build();
+    TypeIdentifier identifier;
+    TypeObject object;
+    f->build_type_identifier(t, identifier, true);
+    f->build_type_object(t, object, true);
+    TypeObjectFactory::get_instance()->add_type_object("ShapeType", &identifier, &object);
+}
 
 class ShapeTypePubSubType : public eprosima::fastdds::dds::TopicDataType
 {
@@ -23,6 +54,7 @@ public:
     ShapeTypePubSubType()
     {
         setName("ShapeType");
+        register_shape_type_object();
         // 4 (encapsulation) + string<128> + 3 longs + a 100 kB payload and headroom.
         m_typeSize = 4 + 4 + 129 + 3 + 12 + 4 + 1024 * 1024;
         m_isGetKeyDefined = true;
