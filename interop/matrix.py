@@ -24,6 +24,7 @@ import time
 
 SHORT = {"tachyon": "T", "cyclone": "C", "fastdds": "F"}
 CELL = {True: "pass", False: "FAIL", None: "n/a"}
+POLICY_DEADLINE = 4
 POLICY_RELIABILITY = 11
 POLICY_DATA_REPRESENTATION = 23
 LARGE = 4 * 1024 * 1024
@@ -306,6 +307,57 @@ def case_incompatible(pub, sub):
     expect(s.has("INCOMPATIBLE", POLICY_RELIABILITY), f"reader: {s.out()}")
 
 
+def case_ownership(pub, sub):
+    """OWNERSHIP EXCLUSIVE: a weak writer (strength 1, shapesize 10) is taken over by a strong
+    one (strength 5, shapesize 50) while it writes, and the reader fails over back to the weak
+    writer once the strong one has left."""
+    s = sub("--exclusive --expect 1000000 --timeout-s 10")
+    weak = pub("--strength 1 --shapesize 10 --count 400 --period-ms 20 --wait-go --timeout-s 20")
+    start_writing(weak, s)
+    expect(
+        s.wait_line(lambda l: l.startswith("SAMPLE"), 10) is not None,
+        "no sample of the weak writer arrived",
+    )
+    strong = pub("--strength 5 --shapesize 50 --count 100 --period-ms 20 --timeout-s 20")
+    expect(strong.finish(25) == 0, "strong writer: " + (strong.out()[-1:] or ["no output"])[0])
+    weak.finish(20)
+    s.finish(20)
+    got = s.samples()
+    all_ok(got)
+    sizes = [x[2] for x in got]
+    expect(10 in sizes, "no sample of the weak writer")
+    expect(50 in sizes, "no sample of the strong writer")
+    first, last = sizes.index(50), len(sizes) - 1 - sizes[::-1].index(50)
+    during = sizes[first:last].count(10)
+    expect(during == 0, f"{during} samples of the weak writer arrived while the strong one owned the instance")
+    after = sizes[last + 1:].count(10)
+    expect(after > 0, "no failover: nothing of the weak writer after the strong one left")
+    return f"{sizes[:first].count(10)} weak, {sizes.count(50)} strong, {after} weak after"
+
+
+def case_deadline(pub, sub):
+    """DEADLINE: a writer promising 200 ms writes every 600 ms: writer and reader both report
+    missed deadlines."""
+    s = sub("--deadline-ms 200 --expect 4 --linger-ms 700 --timeout-s 15")
+    p = pub("--deadline-ms 200 --count 4 --period-ms 600 --linger-ms 700 --wait-go --timeout-s 15")
+    start_writing(p, s)
+    p.finish(20)
+    s.finish(20)
+    all_ok(s.samples())
+    expect(p.has("DEADLINE_MISSED"), "the writer reported no offered deadline missed")
+    expect(s.has("DEADLINE_MISSED"), "the reader reported no requested deadline missed")
+
+
+def case_deadline_incompatible(pub, sub):
+    """DEADLINE offered 500 ms, requested 200 ms: both report DEADLINE (4) incompatible."""
+    s = sub("--deadline-ms 200 --expect-incompatible --timeout-s 15 --linger-ms 1500")
+    p = pub("--deadline-ms 500 --expect-incompatible --timeout-s 15 --linger-ms 1500")
+    expect(p.finish(20) == 0, "the writer reported no incompatible QoS")
+    expect(s.finish(20) == 0, "the reader reported no incompatible QoS")
+    expect(p.has("INCOMPATIBLE", POLICY_DEADLINE), f"writer: {p.out()}")
+    expect(s.has("INCOMPATIBLE", POLICY_DEADLINE), f"reader: {s.out()}")
+
+
 def case_liveliness(pub, sub):
     """A writer with a 1 s AUTOMATIC lease is SIGKILLed: the reader sees it not alive in time."""
     s = sub("--lease-ms 1000 --expect 5 --expect-not-alive --timeout-s 30")
@@ -360,6 +412,9 @@ CASES = {
     "partition": case_partition,
     "incompatible": case_incompatible,
     "liveliness": case_liveliness,
+    "ownership": case_ownership,
+    "deadline": case_deadline,
+    "deadline_rxo": case_deadline_incompatible,
     "xcdr1": case_representation(1),
     "xcdr2": case_representation(2),
 }

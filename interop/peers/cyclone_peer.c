@@ -34,6 +34,12 @@ static dds_qos_t *endpoint_qos(void)
                                 DDS_LENGTH_UNLIMITED, DDS_LENGTH_UNLIMITED);
   if (o.lease_ms > 0)
     dds_qset_liveliness(q, DDS_LIVELINESS_AUTOMATIC, DDS_MSECS(o.lease_ms));
+  if (o.deadline_ms > 0)
+    dds_qset_deadline(q, DDS_MSECS(o.deadline_ms));
+  if (o.strength >= 0 || o.exclusive)
+    dds_qset_ownership(q, DDS_OWNERSHIP_EXCLUSIVE);
+  if (o.strength >= 0)
+    dds_qset_ownership_strength(q, (int32_t)o.strength);
   if (o.representation) {
     dds_data_representation_id_t r =
         o.representation == 1 ? DDS_DATA_REPRESENTATION_XCDR1 : DDS_DATA_REPRESENTATION_XCDR2;
@@ -65,6 +71,9 @@ static int report_statuses(dds_entity_t ep, int32_t *matched, int *incompatible,
       printf("INCOMPATIBLE %u\n", q.last_policy_id);
       *incompatible = 1;
     }
+    dds_offered_deadline_missed_status_t d;
+    if (dds_get_offered_deadline_missed_status(ep, &d) == 0 && d.total_count_change > 0)
+      printf("DEADLINE_MISSED %u\n", d.total_count);
   } else {
     dds_subscription_matched_status_t m;
     if (dds_get_subscription_matched_status(ep, &m) == 0 && (int32_t)m.current_count != *matched) {
@@ -76,6 +85,9 @@ static int report_statuses(dds_entity_t ep, int32_t *matched, int *incompatible,
       printf("INCOMPATIBLE %u\n", q.last_policy_id);
       *incompatible = 1;
     }
+    dds_requested_deadline_missed_status_t d;
+    if (dds_get_requested_deadline_missed_status(ep, &d) == 0 && d.total_count_change > 0)
+      printf("DEADLINE_MISSED %u\n", d.total_count);
     dds_liveliness_changed_status_t l;
     if (dds_get_liveliness_changed_status(ep, &l) == 0 &&
         (l.alive_count != *alive || l.not_alive_count != *not_alive)) {
@@ -101,7 +113,7 @@ static void fill(void *sample, long i)
     snprintf(s->color, sizeof(s->color), "%s%ld", o.prefix, i % o.instances);
     s->x = (int32_t)i;
     s->y = (int32_t)(2 * i + 1);
-    s->shapesize = 30;
+    s->shapesize = (int32_t)o.shapesize;
   }
 }
 
@@ -196,7 +208,7 @@ static void print_sample(const void *data)
     printf("SAMPLE %d %u %u %s\n", s->id, s->seq, s->data._length, ok ? "ok" : "bad");
   } else {
     const ShapeType *s = data;
-    int ok = s->y == 2 * s->x + 1 && s->shapesize == 30;
+    int ok = s->y == 2 * s->x + 1;
     printf("SAMPLE %s %d %d %s\n", s->color, s->x, s->shapesize, ok ? "ok" : "bad");
   }
 }

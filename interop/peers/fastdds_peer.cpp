@@ -34,6 +34,7 @@
 #include <cstdio>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "peer_options.h"
@@ -302,6 +303,21 @@ static void endpoint_qos(
         q.liveliness().lease_duration = from_ms(o.lease_ms);
         q.liveliness().announcement_period = from_ms(o.lease_ms / 3);
     }
+    if (o.deadline_ms > 0)
+    {
+        q.deadline().period = from_ms(o.deadline_ms);
+    }
+    if (o.strength >= 0 || o.exclusive)
+    {
+        q.ownership().kind = EXCLUSIVE_OWNERSHIP_QOS;
+    }
+    if constexpr (std::is_same<Q, DataWriterQos>::value)
+    {
+        if (o.strength >= 0)
+        {
+            q.ownership_strength().value = static_cast<uint32_t>(o.strength);
+        }
+    }
     // Large samples: allocate as needed instead of preallocating the maximum size per slot.
     q.endpoint().history_memory_policy = eprosima::fastrtps::rtps::DYNAMIC_RESERVE_MEMORY_MODE;
 }
@@ -332,6 +348,11 @@ static void report(
         s.incompatible = true;
         say("INCOMPATIBLE %u", static_cast<unsigned>(q.last_policy_id));
     }
+    OfferedDeadlineMissedStatus d;
+    if (w->get_offered_deadline_missed_status(d) == ReturnCode_t::RETCODE_OK && d.total_count_change > 0)
+    {
+        say("DEADLINE_MISSED %d", d.total_count);
+    }
 }
 
 static void report(
@@ -349,6 +370,11 @@ static void report(
     {
         s.incompatible = true;
         say("INCOMPATIBLE %u", static_cast<unsigned>(q.last_policy_id));
+    }
+    RequestedDeadlineMissedStatus d;
+    if (r->get_requested_deadline_missed_status(d) == ReturnCode_t::RETCODE_OK && d.total_count_change > 0)
+    {
+        say("DEADLINE_MISSED %d", d.total_count);
     }
     LivelinessChangedStatus l;
     if (r->get_liveliness_changed_status(l) == ReturnCode_t::RETCODE_OK &&
@@ -369,7 +395,7 @@ static void fill(
     s.color = std::string(o.prefix) + std::to_string(i % o.instances);
     s.x = static_cast<int32_t>(i);
     s.y = static_cast<int32_t>(2 * i + 1);
-    s.shapesize = 30;
+    s.shapesize = static_cast<int32_t>(o.shapesize);
 }
 
 static void fill(
@@ -388,7 +414,7 @@ static void fill(
 static void print_sample(
         const ShapeType& s)
 {
-    bool ok = s.y == 2 * s.x + 1 && s.shapesize == 30;
+    bool ok = s.y == 2 * s.x + 1;
     say("SAMPLE %s %d %d %s", s.color.c_str(), s.x, s.shapesize, ok ? "ok" : "bad");
 }
 

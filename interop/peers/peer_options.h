@@ -10,7 +10,12 @@
  *   --partition P           the publisher's/subscriber's partition
  *   --representation 1|2    XCDR1 or XCDR2 only (default: the implementation's default)
  *   --lease-ms N            AUTOMATIC liveliness with this lease (default infinite)
+ *   --deadline-ms N         DEADLINE period; DEADLINE_MISSED total is printed when the
+ *                           offered/requested deadline missed status changes
+ *   --strength N            (pub) OWNERSHIP EXCLUSIVE with this strength
+ *   --exclusive             (sub) OWNERSHIP EXCLUSIVE
  *   pub: --count N --instances K --prefix S --size BYTES --period-ms MS --dispose
+ *        --shapesize N (ShapeType's shapesize, default 30: tells writers apart)
  *        --wait-match N (readers to wait for before writing; 0 = write at once)
  *        --wait-go (after matching, print READY and write only once a line arrives on stdin:
  *        the driver sends it when the subscriber has matched too)
@@ -18,9 +23,11 @@
  *   both: --domain D (default 0) --linger-ms MS (stay after done) --timeout-s S (give up, exit 2)
  *
  * Output, one event a line on stdout: MATCHED n | INCOMPATIBLE policy_id | WRITTEN n | ACKED |
- * SAMPLE key seq len ok|bad | DISPOSED key | LIVELINESS alive not_alive | DONE | TIMEOUT what.
+ * SAMPLE key seq len ok|bad | DISPOSED key | LIVELINESS alive not_alive | DEADLINE_MISSED total |
+ * DONE | TIMEOUT what.
  * A sample is "ok" when its content is what the writer's pattern says:
- *   ShapeType: color = prefix + (i % instances), x = i, y = 2 i + 1, shapesize = 30
+ *   ShapeType: color = prefix + (i % instances), x = i, y = 2 i + 1 (SAMPLE's len is the
+ *              shapesize)
  *   LargeData: id = i % instances, seq = i, data[j] = (7 j + i) mod 256, size octets */
 #ifndef PEER_OPTIONS_H
 #define PEER_OPTIONS_H
@@ -41,6 +48,10 @@ struct peer_options {
   const char *partition;
   int representation;
   long lease_ms;
+  long deadline_ms;
+  long strength;
+  int exclusive;
+  long shapesize;
   long count;
   long instances;
   const char *prefix;
@@ -71,12 +82,16 @@ static inline int peer_parse_options(int argc, char **argv, struct peer_options 
     {"expect-dispose", no_argument, 0, 'E'},     {"expect-incompatible", no_argument, 0, 'I'},
     {"expect-not-alive", no_argument, 0, 'N'},   {"linger-ms", required_argument, 0, 'g'},
     {"timeout-s", required_argument, 0, 'o'},    {"domain", required_argument, 0, 'Z'},
-    {"wait-go", no_argument, 0, 'G'},
+    {"wait-go", no_argument, 0, 'G'},           {"deadline-ms", required_argument, 0, 'F'},
+    {"strength", required_argument, 0, 'S'},     {"exclusive", no_argument, 0, 'X'},
+    {"shapesize", required_argument, 0, 'z'},
     {0, 0, 0, 0}};
   memset(o, 0, sizeof(*o));
   o->topic = "interop";
   o->reliable = 1;
   o->lease_ms = -1;
+  o->strength = -1;
+  o->shapesize = 30;
   o->count = 10;
   o->instances = 1;
   o->prefix = "C";
@@ -125,6 +140,10 @@ static inline int peer_parse_options(int argc, char **argv, struct peer_options 
       case 'o': o->timeout_s = atol(optarg); break;
       case 'Z': o->domain = atoi(optarg); break;
       case 'G': o->wait_go = 1; break;
+      case 'F': o->deadline_ms = atol(optarg); break;
+      case 'S': o->strength = atol(optarg); break;
+      case 'X': o->exclusive = 1; break;
+      case 'z': o->shapesize = atol(optarg); break;
       default: return -1;
     }
   }

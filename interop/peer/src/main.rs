@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use tachyon::prelude::*;
-use tachyon::qos::{DataRepresentation, LivelinessKind};
+use tachyon::qos::{DataRepresentation, LivelinessKind, OwnershipKind};
 use tachyon::InstanceState;
 use tachyon_cdr::Decode;
 
@@ -84,6 +84,12 @@ macro_rules! endpoint_qos {
         if let Some(lease) = o.lease {
             q = q.liveliness(LivelinessKind::Automatic, Some(lease));
         }
+        if let Some(d) = o.deadline {
+            q = q.deadline(d);
+        }
+        if o.strength.is_some() || o.exclusive {
+            q = q.ownership(OwnershipKind::Exclusive);
+        }
         match o.representation {
             Some(1) => q.representation(&[DataRepresentation::Xcdr1]),
             Some(_) => q.representation(&[DataRepresentation::Xcdr2]),
@@ -93,7 +99,11 @@ macro_rules! endpoint_qos {
 }
 
 fn writer_qos(o: &Options) -> DataWriterQos {
-    endpoint_qos!(o, DataWriterQos::default())
+    let q = endpoint_qos!(o, DataWriterQos::default());
+    match o.strength {
+        Some(s) => q.ownership_strength(s),
+        None => q,
+    }
 }
 
 fn reader_qos(o: &Options) -> DataReaderQos {
@@ -114,6 +124,7 @@ macro_rules! say {
 struct Seen {
     matched: u32,
     incompatible: u32,
+    deadline_missed: u32,
     alive: u32,
     not_alive: u32,
     was_alive: bool,
@@ -125,6 +136,7 @@ impl Seen {
     fn writer<T: DdsType>(&mut self, w: &DataWriter<T>) {
         self.matched(w.get_publication_matched_status().current_count);
         self.incompatible(&w.get_offered_incompatible_qos_status());
+        self.deadline(w.get_offered_deadline_missed_status().total_count);
     }
 
     /// Prints what changed in a reader's statuses.
@@ -134,6 +146,7 @@ impl Seen {
     {
         self.matched(r.get_subscription_matched_status().current_count);
         self.incompatible(&r.get_requested_incompatible_qos_status());
+        self.deadline(r.get_requested_deadline_missed_status().total_count);
         let l = r.get_liveliness_changed_status();
         if l.alive_count != self.alive || l.not_alive_count != self.not_alive {
             self.alive = l.alive_count;
@@ -142,6 +155,13 @@ impl Seen {
         }
         self.was_alive |= self.alive > 0;
         self.lost |= self.was_alive && self.alive == 0;
+    }
+
+    fn deadline(&mut self, total: u32) {
+        if total != self.deadline_missed {
+            self.deadline_missed = total;
+            say!("DEADLINE_MISSED {total}");
+        }
     }
 
     fn matched(&mut self, current: u32) {

@@ -5,7 +5,7 @@ use std::time::Duration;
 /// Printed after a command-line error.
 pub const USAGE: &str = "usage: tachyon_peer pub|sub [--type shape|large] [--topic NAME] \
 [--best-effort] [--transient-local] [--depth N] [--partition P] [--representation 1|2] \
-[--lease-ms N] [--count N] [--instances K] [--prefix S] [--size BYTES] [--period-ms MS] \
+[--lease-ms N] [--deadline-ms N] [--strength N] [--exclusive] [--shapesize N] [--count N] [--instances K] [--prefix S] [--size BYTES] [--period-ms MS] \
 [--dispose] [--wait-match N] [--wait-go] [--expect N] [--expect-dispose] [--expect-incompatible] \
 [--expect-not-alive] [--domain D] [--linger-ms MS] [--timeout-s S]";
 
@@ -22,6 +22,12 @@ pub struct Options {
     pub partition: Vec<String>,
     pub representation: Option<u8>,
     pub lease: Option<Duration>,
+    pub deadline: Option<Duration>,
+    /// `--strength N` (pub): OWNERSHIP EXCLUSIVE with this strength.
+    pub strength: Option<i32>,
+    /// `--exclusive` (sub): OWNERSHIP EXCLUSIVE.
+    pub exclusive: bool,
+    pub shapesize: i32,
     pub count: u64,
     pub instances: u64,
     pub prefix: String,
@@ -57,6 +63,10 @@ impl Options {
             partition: Vec::new(),
             representation: None,
             lease: None,
+            deadline: None,
+            strength: None,
+            exclusive: false,
+            shapesize: 30,
             count: 10,
             instances: 1,
             prefix: "C".into(),
@@ -93,6 +103,12 @@ impl Options {
                     v => return Err(format!("--representation: 1 or 2, not {v}")),
                 },
                 "--lease-ms" => o.lease = Some(Duration::from_millis(number(&flag, &value()?)?)),
+                "--deadline-ms" => {
+                    o.deadline = Some(Duration::from_millis(number(&flag, &value()?)?))
+                }
+                "--strength" => o.strength = Some(number(&flag, &value()?)?),
+                "--exclusive" => o.exclusive = true,
+                "--shapesize" => o.shapesize = number(&flag, &value()?)?,
                 "--count" => o.count = number(&flag, &value()?)?,
                 "--instances" => o.instances = number::<u64>(&flag, &value()?)?.max(1),
                 "--prefix" => o.prefix = value()?,

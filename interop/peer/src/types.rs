@@ -40,12 +40,12 @@ impl PeerType for ShapeType {
             color: format!("{}{}", o.prefix, i % o.instances),
             x: i as i32,
             y: 2 * i as i32 + 1,
-            shapesize: 30,
+            shapesize: o.shapesize,
         }
     }
 
     fn describe(&self, _: &Options) -> (String, u64, usize, bool) {
-        let ok = self.y == 2 * self.x + 1 && self.shapesize == 30;
+        let ok = self.y == 2 * self.x + 1;
         (
             self.color.clone(),
             self.x as u64,
