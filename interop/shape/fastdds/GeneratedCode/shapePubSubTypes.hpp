@@ -55,6 +55,10 @@ public:
     {
         setName("ShapeType");
         register_shape_type_object();
+        // Not announced (the suite's configurator disables type propagation for Fast DDS 3
+        // the same way): Cyclone DDS 0.10 rejects Fast DDS 2.9's TYPE_INFORMATION.
+        auto_fill_type_information(false);
+        auto_fill_type_object(false);
         // 4 (encapsulation) + string<128> + 3 longs + a 100 kB payload and headroom.
         m_typeSize = 4 + 4 + 129 + 3 + 12 + 4 + 1024 * 1024;
         m_isGetKeyDefined = true;
