@@ -14,7 +14,7 @@ use tachyon_proto::qos::{
     QosPolicyId, SubscriberQos,
 };
 use tachyon_proto::{Instant, Participant, WriteRequest, WriterConfig, WriterUpdate};
-use tachyon_wire::{EntityId, Guid, Time};
+use tachyon_wire::{EntityId, Guid, Time, VendorId};
 
 use crate::condition::StatusCondition;
 use crate::error::Error;
@@ -686,6 +686,9 @@ impl<T: DdsType> DataWriter<T> {
             &mut buf,
         )?;
         buf.truncate(n);
+        if self.readers_want_key_hash_only() {
+            buf.clear();
+        }
         let req = WriteRequest {
             kind,
             instance: key,
@@ -693,6 +696,23 @@ impl<T: DdsType> DataWriter<T> {
             payload: buf.into(),
         };
         self.submit(req)
+    }
+
+    /// Whether a dispose or unregister should carry the key hash only, without the serialized
+    /// key: when every matched reader is Fast DDS's. Fast DDS 2.9 derives the instance of a
+    /// DATA with a serialized key from that key through its type's full deserializer (which
+    /// fails on a key-only payload) instead of the inline key hash, and so reports the change
+    /// on a wrong instance; Cyclone DDS, which needs the serialized key when the key hash is an
+    /// MD5, gets it whenever one of its readers is matched (docs/interop.md).
+    fn readers_want_key_hash_only(&self) -> bool {
+        let st = self.inner.runtime.shared.lock();
+        let readers = st.participant.matched_readers(self.inner.id);
+        !readers.is_empty()
+            && readers.iter().all(|g| {
+                st.participant
+                    .discovered_participant(&g.prefix)
+                    .is_some_and(|p| p.data.vendor_id == VendorId::FAST_DDS)
+            })
     }
 
     /// Hands a change to the protocol, waiting up to `max_blocking_time` while a reliable
