@@ -175,6 +175,36 @@ fn presentation(o: &ShapeOptions) -> Presentation {
     p
 }
 
+/// The DataWriterQos or DataReaderQos shape_main's options give both kinds of endpoint:
+/// RELIABILITY (`-b`/`-r`), DURABILITY (`-D`), DATA_REPRESENTATION (`-x`), OWNERSHIP
+/// EXCLUSIVE (`-s` other than -1), DEADLINE (`-f`) and HISTORY (`-k`).
+macro_rules! endpoint_qos {
+    ($o:expr, $qos:expr) => {{
+        let o: &$crate::shape::ShapeOptions = $o;
+        let mut q = $qos
+            .durability($crate::shape::durability(o.durability))
+            .representation(&[$crate::shape::representation(o.data_representation)]);
+        q = if o.reliable {
+            q.reliable()
+        } else {
+            q.best_effort()
+        };
+        if o.ownership_strength != -1 {
+            q = q.ownership(tachyon::qos::OwnershipKind::Exclusive);
+        }
+        if !o.deadline.is_zero() {
+            q = q.deadline(o.deadline);
+        }
+        match o.history_depth {
+            0 => q = q.keep_all(),
+            d if d > 0 => q = q.keep_last(d.unsigned_abs() as usize),
+            _ => {}
+        }
+        q
+    }};
+}
+use endpoint_qos;
+
 /// Sleeps `d`, waking early when `stop` is raised (SIGINT, SIGTERM).
 fn sleep_unless_stopped(d: Duration, stop: &AtomicBool) {
     let end = Instant::now() + d;

@@ -5,15 +5,14 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use tachyon::qos::{DataWriterQos, History, OwnershipKind, PublisherQos};
+use tachyon::qos::{DataWriterQos, PublisherQos};
 use tachyon::{DataWriter, DomainParticipant, Publisher, StatusMask, Topic};
 
 use super::coherent;
 use super::listeners::Printer;
 use super::types::ShapeType;
 use super::{
-    durability, instance_color, presentation, representation, sleep_unless_stopped, FinalState,
-    ShapeOptions,
+    endpoint_qos, instance_color, presentation, sleep_unless_stopped, FinalState, ShapeOptions,
 };
 
 const DA_WIDTH: i32 = 240;
@@ -37,26 +36,9 @@ impl ShapePublisher {
         let publisher = participant
             .create_publisher_with_qos(pub_qos)
             .map_err(|e| format!("failed to create publisher: {e}"))?;
-        let mut qos = DataWriterQos::default()
-            .durability(durability(o.durability))
-            .representation(&[representation(o.data_representation)]);
-        qos = if o.reliable {
-            qos.reliable()
-        } else {
-            qos.best_effort()
-        };
+        let mut qos = endpoint_qos!(o, DataWriterQos::default());
         if o.ownership_strength != -1 {
-            qos = qos
-                .ownership(OwnershipKind::Exclusive)
-                .ownership_strength(o.ownership_strength);
-        }
-        if !o.deadline.is_zero() {
-            qos = qos.deadline(o.deadline);
-        }
-        match o.history_depth {
-            0 => qos.history = History::KeepAll,
-            d if d > 0 => qos = qos.keep_last(d.unsigned_abs() as usize),
-            _ => {}
+            qos = qos.ownership_strength(o.ownership_strength);
         }
         if !o.lifespan.is_zero() {
             qos = qos.lifespan(o.lifespan);

@@ -7,14 +7,14 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use tachyon::qos::{DataReaderQos, History, OwnershipKind, SubscriberQos};
+use tachyon::qos::{DataReaderQos, SubscriberQos};
 use tachyon::{DataReader, DomainParticipant, InstanceState, KeyHash, Sample, StatusMask};
 use tachyon::{Subscriber, Topic};
 
 use super::coherent;
 use super::listeners::Printer;
 use super::types::ShapeType;
-use super::{durability, presentation, representation, sleep_unless_stopped, ShapeOptions};
+use super::{endpoint_qos, presentation, sleep_unless_stopped, ShapeOptions};
 
 pub struct ShapeSubscriber {
     subscriber: Subscriber,
@@ -35,27 +35,9 @@ impl ShapeSubscriber {
         let subscriber = participant
             .create_subscriber_with_qos(sub_qos)
             .map_err(|e| format!("failed to create subscriber: {e}"))?;
-        let mut qos = DataReaderQos::default()
-            .durability(durability(o.durability))
-            .representation(&[representation(o.data_representation)]);
-        qos = if o.reliable {
-            qos.reliable()
-        } else {
-            qos.best_effort()
-        };
-        if o.ownership_strength != -1 {
-            qos = qos.ownership(OwnershipKind::Exclusive);
-        }
+        let mut qos = endpoint_qos!(o, DataReaderQos::default());
         if !o.time_filter.is_zero() {
             qos = qos.time_based_filter(o.time_filter);
-        }
-        if !o.deadline.is_zero() {
-            qos = qos.deadline(o.deadline);
-        }
-        match o.history_depth {
-            0 => qos.history = History::KeepAll,
-            d if d > 0 => qos = qos.keep_last(d.unsigned_abs() as usize),
-            _ => {}
         }
         let mut readers = Vec::new();
         for topic in topics {
