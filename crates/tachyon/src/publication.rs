@@ -706,13 +706,7 @@ impl<T: DdsType> DataWriter<T> {
     /// MD5, gets it whenever one of its readers is matched (docs/interop.md).
     fn readers_want_key_hash_only(&self) -> bool {
         let st = self.inner.runtime.shared.lock();
-        let readers = st.participant.matched_readers(self.inner.id);
-        !readers.is_empty()
-            && readers.iter().all(|g| {
-                st.participant
-                    .discovered_participant(&g.prefix)
-                    .is_some_and(|p| p.data.vendor_id == VendorId::FAST_DDS)
-            })
+        readers_want_key_hash_only(&st.participant, self.inner.id)
     }
 
     /// Hands a change to the protocol, waiting up to `max_blocking_time` while a reliable
@@ -753,6 +747,9 @@ impl<T> Drop for WriterInner<T> {
         }
         let mut st = sh.lock();
         let now = sh.now();
+        if unregister_for_fast_readers(&mut st.participant, now, self.id) {
+            st.flush(sh, now);
+        }
         let _ = st.participant.delete_writer(now, self.id);
         st.remove_endpoint(self.id);
         st.flush(sh, now);
@@ -760,6 +757,48 @@ impl<T> Drop for WriterInner<T> {
         // Its StatusCondition no longer triggers.
         sh.observers.notify();
     }
+}
+
+/// Deleting a writer unregisters its instances. Readers learn that from discovery (the
+/// writer is gone), except Fast DDS 2.9's, which then reports only the instances still
+/// holding samples: when every matched reader is Fast DDS's, `writer` sends an unregistration
+/// per registered instance, key hash only, as Fast DDS's own writers do (not a dispose: as
+/// RTI Connext and Fast DDS, and as the OMG suite expects, deleting a writer does not dispose).
+/// Returns whether it queued anything (the caller flushes).
+pub(crate) fn unregister_for_fast_readers(
+    p: &mut Participant,
+    now: Instant,
+    writer: EntityId,
+) -> bool {
+    if !readers_want_key_hash_only(p, writer) {
+        return false;
+    }
+    let instances: Vec<KeyHash> = p
+        .writer_history(writer)
+        .map(|h| h.registered_instances().copied().collect())
+        .unwrap_or_default();
+    let ts = wire_time(SystemTime::now());
+    for instance in &instances {
+        let req = WriteRequest {
+            kind: ChangeKind::NotAliveUnregistered,
+            instance: *instance,
+            source_timestamp: ts,
+            payload: Vec::new().into(),
+        };
+        let _ = p.write(now, writer, req);
+    }
+    !instances.is_empty()
+}
+
+/// Whether every reader matched with `writer` is Fast DDS's (see
+/// `DataWriter::readers_want_key_hash_only`).
+fn readers_want_key_hash_only(p: &Participant, writer: EntityId) -> bool {
+    let readers = p.matched_readers(writer);
+    !readers.is_empty()
+        && readers.iter().all(|g| {
+            p.discovered_participant(&g.prefix)
+                .is_some_and(|d| d.data.vendor_id == VendorId::FAST_DDS)
+        })
 }
 
 /// A wall-clock time as an RTPS timestamp.

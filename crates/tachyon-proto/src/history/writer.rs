@@ -453,6 +453,14 @@ impl WriterHistory {
         self.instances.get(instance).is_some_and(|i| i.registered)
     }
 
+    /// The instances the writer has registered and not unregistered (in no particular order).
+    pub fn registered_instances(&self) -> impl Iterator<Item = &KeyHash> + '_ {
+        self.instances
+            .iter()
+            .filter(|(_, i)| i.registered)
+            .map(|(k, _)| k)
+    }
+
     /// Number of changes held for `instance`.
     pub fn instance_len(&self, instance: &KeyHash) -> usize {
         self.instances.get(instance).map_or(0, |i| i.sns.len())

@@ -308,6 +308,19 @@ impl Runtime {
         {
             let mut st = self.shared.lock();
             let now = self.shared.now();
+            let writers: Vec<_> = st
+                .participant
+                .local_publications()
+                .map(|w| w.guid.entity_id)
+                .collect();
+            let mut queued = false;
+            for w in writers {
+                queued |=
+                    crate::publication::unregister_for_fast_readers(&mut st.participant, now, w);
+            }
+            if queued {
+                st.flush(&self.shared, now);
+            }
             st.participant.shutdown(now);
             st.flush(&self.shared, now);
         }
