@@ -110,6 +110,9 @@ pub(crate) struct Reader {
     /// Some matched writer has a finite lease renewed by any traffic of its participant
     /// (otherwise participant activity needs no scan of the proxies).
     participant_leases: bool,
+    /// Some matched writer has a LIFESPAN (otherwise a delivered sample needs no look-up of
+    /// its writer's).
+    writer_lifespans: bool,
     /// Requested deadline per instance.
     deadlines: Deadlines,
     last_accepted: HashMap<KeyHash, Instant>,
@@ -146,6 +149,7 @@ impl Reader {
             data_available: false,
             blocked: false,
             participant_leases: false,
+            writer_lifespans: false,
             deadlines: Deadlines::new(config.deadline),
             last_accepted: HashMap::new(),
             owners: config.exclusive_ownership.then(Owners::default),
@@ -500,7 +504,7 @@ impl Reader {
                 o.strength_changed(remote.guid, remote.ownership_strength);
             }
             p.remote = remote;
-            self.update_participant_leases();
+            self.update_writer_flags();
             return;
         }
         let reliable = self.config.reliability == Reliability::Reliable
@@ -517,7 +521,7 @@ impl Reader {
             p.ack_at = Some(now);
         }
         self.proxies.push(p);
-        self.update_participant_leases();
+        self.update_writer_flags();
         self.events.push_back(Event::SubscriptionMatched {
             reader: self.guid.entity_id,
             remote: guid,
@@ -539,7 +543,7 @@ impl Reader {
         self.pending_bytes = self
             .pending_bytes
             .saturating_sub(gone.pending.values().map(Pending::bytes).sum());
-        self.update_participant_leases();
+        self.update_writer_flags();
         if was_alive {
             // It leaves alive_count (LIVELINESS_CHANGED), without becoming "not alive".
             self.liveliness_changed(*writer, false);
@@ -659,11 +663,13 @@ impl Reader {
 
     // ---- internals -------------------------------------------------------------------------
 
-    fn update_participant_leases(&mut self) {
+    /// Recomputes what the matched writers' QoS asks of the receive path.
+    fn update_writer_flags(&mut self) {
         self.participant_leases = self.proxies.iter().any(|p| {
             p.remote.liveliness.lease_duration.is_some()
                 && p.remote.liveliness.kind != LivelinessKind::ManualByTopic
         });
+        self.writer_lifespans = self.proxies.iter().any(|p| p.remote.lifespan.is_some());
     }
 
     fn proxy_index(&self, writer: &Guid) -> Option<usize> {
@@ -1048,10 +1054,13 @@ impl Reader {
                     }
                 }
                 let ts = c.source_timestamp;
-                let expiry = self
-                    .remote(writer)
-                    .and_then(|r| r.lifespan)
-                    .and_then(|d| now.checked_add(d));
+                let expiry = if self.writer_lifespans {
+                    self.remote(writer)
+                        .and_then(|r| r.lifespan)
+                        .and_then(|d| now.checked_add(d))
+                } else {
+                    None
+                };
                 match self.history.insert_expiring(
                     now,
                     writer,
