@@ -110,8 +110,12 @@ fn by_source_timestamp_drops_older_changes_by_reception_keeps_them() {
         )
         .expect("reader");
     let reception = sub.create_datareader(&tq, rq).expect("reader");
+    // Both sides: a VOLATILE writer sends nothing to a reader it has not matched yet.
     wait_until("matching", || {
-        source.matched_publications().len() == 2 && reception.matched_publications().len() == 2
+        source.matched_publications().len() == 2
+            && reception.matched_publications().len() == 2
+            && newer.matched_subscriptions().len() == 2
+            && older.matched_subscriptions().len() == 2
     });
 
     let now = SystemTime::now();

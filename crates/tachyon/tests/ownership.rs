@@ -244,7 +244,12 @@ fn a_shared_reader_takes_every_writer() {
         .expect("subscriber")
         .create_datareader(&tq, DataReaderQos::default().reliable().keep_all())
         .expect("reader");
-    wait_until("matching", || r.matched_publications().len() == 2);
+    // Both sides: a VOLATILE writer sends nothing to a reader it has not matched yet.
+    wait_until("matching", || {
+        r.matched_publications().len() == 2
+            && !a.matched_subscriptions().is_empty()
+            && !b.matched_subscriptions().is_empty()
+    });
     a.write(&sample(1, "a")).expect("write");
     b.write(&sample(1, "b")).expect("write");
     let mut got = Vec::new();
