@@ -311,18 +311,31 @@ def case_incompatible(pub, sub):
 def case_ownership(pub, sub):
     """OWNERSHIP EXCLUSIVE: a weak writer (strength 1, shapesize 10) is taken over by a strong
     one (strength 5, shapesize 50) while it writes, and the reader fails over back to the weak
-    writer once the strong one has left."""
-    s = sub("--exclusive --expect 1000000 --timeout-s 10")
-    weak = pub("--strength 1 --shapesize 10 --count 400 --period-ms 20 --wait-go --timeout-s 20")
+    writer once the strong one has left.
+
+    The weak writer writes for up to 40 s and the subscriber listens as long; both are stopped
+    as soon as the failover is seen. The strong writer leaves only once its last sample is
+    acknowledged, which on the lossy link can take a few of Fast DDS's 3 s heartbeat periods."""
+    s = sub("--exclusive --expect 1000000 --timeout-s 45")
+    weak = pub("--strength 1 --shapesize 10 --count 2000 --period-ms 20 --wait-go --timeout-s 50")
     start_writing(weak, s)
     expect(
-        s.wait_line(lambda l: l.startswith("SAMPLE"), 10) is not None,
+        s.wait_line(lambda l: l.startswith("SAMPLE"), 20) is not None,
         "no sample of the weak writer arrived",
     )
-    strong = pub("--strength 5 --shapesize 50 --count 100 --period-ms 20 --timeout-s 20")
-    expect(strong.finish(25) == 0, "strong writer: " + (strong.out()[-1:] or ["no output"])[0])
-    weak.finish(20)
-    s.finish(20)
+    strong = pub("--strength 5 --shapesize 50 --count 100 --period-ms 20 --timeout-s 30")
+    expect(strong.finish(35) == 0, "strong writer: " + (strong.out()[-1:] or ["no output"])[0])
+    end = time.monotonic() + 15
+    while time.monotonic() < end and s.p.poll() is None:
+        sizes = [x[2] for x in s.samples()]
+        if 50 in sizes and 10 in sizes[len(sizes) - 1 - sizes[::-1].index(50):]:
+            break
+        time.sleep(0.1)
+    time.sleep(0.2)
+    weak.kill(signal.SIGTERM)
+    s.kill(signal.SIGTERM)
+    weak.finish(5)
+    s.finish(5)
     got = s.samples()
     all_ok(got)
     sizes = [x[2] for x in got]

@@ -2,7 +2,7 @@
 //! what is known about a matched remote one (the record discovery produces).
 
 use tachyon_cdr::KeyHash;
-use tachyon_wire::{EntityId, Guid, Locator};
+use tachyon_wire::{EntityId, Guid, Locator, VendorId};
 
 use crate::frag::{ReassemblyLimits, DEFAULT_FRAGMENT_SIZE};
 use crate::history::{Durability, ReaderHistoryConfig, WriterHistoryConfig};
@@ -263,4 +263,7 @@ pub struct RemoteWriter {
     /// Its publisher (PID_GROUP_ENTITYID), if announced: readers of one subscriber assemble
     /// the coherent sets of one publisher from all its writers.
     pub group: Option<EntityId>,
+    /// The implementation it belongs to (its participant's PID_VENDOR_ID): some speak their
+    /// own dialect of the protocol (the form of a pre-emptive ACKNACK they answer at once).
+    pub vendor: VendorId,
 }

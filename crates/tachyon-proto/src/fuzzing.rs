@@ -183,6 +183,7 @@ impl Harness {
             ownership_strength: 0,
             lifespan: None,
             group: None,
+            vendor: tachyon_wire::VendorId::UNKNOWN,
         };
         let _ = p.match_writer(now, reliable, rw.clone());
         let _ = p.match_writer(now, best_effort, rw);

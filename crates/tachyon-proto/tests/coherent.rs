@@ -102,6 +102,7 @@ fn net(n: usize, scope: AccessScope, writer_history: History) -> Net {
                 ownership_strength: 0,
                 lifespan: None,
                 group: Some(PUBLISHER),
+                vendor: tachyon_wire::VendorId::UNKNOWN,
             },
         )
         .expect("match writer");

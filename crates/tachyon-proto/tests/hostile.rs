@@ -80,6 +80,7 @@ fn out_of_order_samples_are_bounded_in_bytes() {
             ownership_strength: 0,
             lifespan: None,
             group: None,
+            vendor: tachyon_wire::VendorId::UNKNOWN,
         },
     )
     .expect("match");
@@ -199,6 +200,7 @@ fn a_never_completing_sample_expires_on_the_readers_timer() {
             ownership_strength: 0,
             lifespan: None,
             group: None,
+            vendor: tachyon_wire::VendorId::UNKNOWN,
         },
     )
     .expect("match");

@@ -454,6 +454,7 @@ impl Participant {
         if d.participants.remove(&prefix).is_none() {
             return;
         }
+        tracing::debug!(participant = %prefix, ?reason, "participant lost");
         let pubs: Vec<Guid> = d
             .publications
             .keys()

@@ -3,7 +3,7 @@
 //! them — topic, type, partitions and request-offered QoS ([`crate::qos::compat`]).
 
 use tachyon_cdr::KeyHash;
-use tachyon_wire::{EntityId, Guid};
+use tachyon_wire::{EntityId, Guid, VendorId};
 
 use super::data::{PublicationData, SubscriptionData};
 use super::{guid_key, key_guid, usable, Discovery};
@@ -351,6 +351,7 @@ impl Participant {
         if d.publications.remove(&guid).is_none() {
             return;
         }
+        tracing::debug!(writer = %guid, "publication removed");
         let readers: Vec<EntityId> = d.local_subscriptions.keys().copied().collect();
         for r in readers {
             let _ = self.unmatch_writer(now, r, &guid);
@@ -430,6 +431,10 @@ impl Participant {
                             ownership_strength: p.qos.ownership_strength,
                             lifespan: p.qos.lifespan,
                             group: p.group_entity_id,
+                            vendor: d
+                                .participants
+                                .get(&p.guid.prefix)
+                                .map_or(VendorId::UNKNOWN, |rp| rp.data.vendor_id),
                         },
                     );
                 }

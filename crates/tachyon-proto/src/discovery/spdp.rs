@@ -296,6 +296,7 @@ impl Participant {
                         ownership_strength: 0,
                         lifespan: None,
                         group: None,
+                        vendor: p.vendor_id,
                     },
                 );
             }

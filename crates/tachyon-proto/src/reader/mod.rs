@@ -336,7 +336,7 @@ impl Reader {
             && (p.expected..=p.highest_known).any_missing(|sn| !p.pending.contains_key(&sn));
         if !final_flag || missing {
             let p = &mut self.proxies[pi];
-            p.ack_at.get_or_insert(now + delay);
+            p.ack_by(now + delay);
         }
     }
 
@@ -361,7 +361,7 @@ impl Reader {
         p.last_heartbeat_frag = Some(count);
         if p.synced && p.wants(sn, window) {
             p.frag_hint = Some((sn, last_fragment));
-            p.ack_at.get_or_insert(now + delay);
+            p.ack_by(now + delay);
         }
     }
 

@@ -76,6 +76,9 @@ pub(crate) struct WriterProxy {
     pub pending: BTreeMap<SequenceNumber, Pending>,
     /// When the next ACKNACK (and NACK_FRAGs) go out.
     pub ack_at: Option<Instant>,
+    /// When it was matched: pre-emptive ACKNACKs repeat, less and less often, until its
+    /// first HEARTBEAT.
+    pub matched_at: Instant,
     pub last_heartbeat: Option<i32>,
     pub last_heartbeat_frag: Option<i32>,
     pub acknack_count: i32,
@@ -109,6 +112,7 @@ impl WriterProxy {
             highest_known: SequenceNumber::ZERO,
             pending: BTreeMap::new(),
             ack_at: None,
+            matched_at: now,
             last_heartbeat: None,
             last_heartbeat_frag: None,
             acknack_count: 0,
@@ -119,6 +123,31 @@ impl WriterProxy {
             lease_expiry,
             sets: SetAssembly::default(),
         }
+    }
+
+    /// Schedules an ACKNACK no later than `at` (an earlier one already due stays).
+    pub fn ack_by(&mut self, at: Instant) {
+        self.ack_at = Some(self.ack_at.map_or(at, |a| a.min(at)));
+    }
+
+    /// When the next pre-emptive ACKNACK goes out after one sent at `now`, while no HEARTBEAT
+    /// was heard: every second for the first 10 s after matching, then every 2 s up to a
+    /// minute, every 5 s up to two, every 10 s up to five, then never (Cyclone DDS's
+    /// schedule). A writer lost on the way (its DATA(w) missed, our ACKNACK arriving before
+    /// it knew us) is so found within a second instead of its next periodic HEARTBEAT.
+    pub fn next_preemptive_ack(&self, now: Instant) -> Option<Instant> {
+        if !self.reliable || self.last_heartbeat.is_some() {
+            return None;
+        }
+        let age = now.saturating_duration_since(self.matched_at).as_secs();
+        let every = match age {
+            0..10 => 1,
+            10..60 => 2,
+            60..120 => 5,
+            120..300 => 10,
+            _ => return None,
+        };
+        Some(now.saturating_add(crate::time::Duration::from_secs(every)))
     }
 
     /// Whether a change with `sn` is still wanted (not delivered, not held, within the window).

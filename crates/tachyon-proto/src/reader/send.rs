@@ -2,7 +2,7 @@
 //! samples it holds only in part.
 
 use tachyon_wire::{
-    Count, FragmentNumber, Header, MessageBuilder, SequenceNumber, SequenceNumberSet,
+    Count, FragmentNumber, Header, MessageBuilder, SequenceNumber, SequenceNumberSet, VendorId,
 };
 
 use super::Reader;
@@ -33,6 +33,10 @@ impl Reader {
             let state = self.acknack_state(pi);
             let p = &mut self.proxies[pi];
             let writer = p.remote.guid;
+            // Until the writer's first HEARTBEAT, an ACKNACK asks for one (final flag clear)
+            // and is repeated; afterwards one that requests nothing needs no answer.
+            let preemptive = p.reliable && p.last_heartbeat.is_none();
+            p.ack_at = p.next_preemptive_ack(now);
             let mut mb = MessageBuilder::new(buf.as_mut_slice(), header).ok()?;
             mb.info_dst(writer.prefix).ok()?;
             if layout::acknack(&state) > mb.remaining() {
@@ -40,7 +44,7 @@ impl Reader {
             }
             p.acknack_count = p.acknack_count.wrapping_add(1);
             let count = Count(p.acknack_count);
-            let final_flag = state.num_bits == 0;
+            let final_flag = state.num_bits == 0 && !preemptive;
             mb.acknack(
                 self.guid.entity_id,
                 writer.entity_id,
@@ -63,8 +67,10 @@ impl Reader {
     /// known numbers neither held nor being reassembled are requested.
     fn acknack_state(&self, pi: usize) -> SequenceNumberSet {
         let p = &self.proxies[pi];
-        if !p.synced {
-            return SequenceNumberSet::empty(SequenceNumber(1));
+        // Nothing received and nothing heard of: a pre-emptive ACKNACK.
+        let nothing = p.expected == SequenceNumber(1) && p.highest_known < p.expected;
+        if !p.synced || (nothing && p.last_heartbeat.is_none()) {
+            return SequenceNumberSet::empty(preemptive_base(p.remote.vendor));
         }
         let mut state = SequenceNumberSet::empty(p.expected);
         if p.highest_known < p.expected {
@@ -126,5 +132,18 @@ impl Reader {
                 self.stats.nack_frags_sent += 1;
             }
         }
+    }
+}
+
+/// The bitmap base of a pre-emptive ACKNACK (nothing received, nothing requested) to a writer
+/// of `vendor`. The spec wants 1; Fast DDS and RTI Connext send 0 themselves, and Fast DDS
+/// answers at once with a HEARTBEAT only that form (to base 1 it restarts its periodic
+/// heartbeat timer: 3 s on its discovery endpoints, which is how long a lost SEDP sample
+/// takes to come back). Cyclone DDS accepts base 0 from those two vendors only.
+fn preemptive_base(vendor: VendorId) -> SequenceNumber {
+    if vendor == VendorId::FAST_DDS || vendor == VendorId::RTI_CONNEXT {
+        SequenceNumber(0)
+    } else {
+        SequenceNumber(1)
     }
 }

@@ -86,6 +86,7 @@ impl BackToBack {
                 ownership_strength: 0,
                 lifespan: None,
                 group: None,
+                vendor: tachyon_wire::VendorId::UNKNOWN,
             },
         )
         .expect("match");

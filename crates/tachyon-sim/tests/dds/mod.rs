@@ -89,6 +89,7 @@ pub fn remote_writer(guid: Guid, n: u8, cfg: &WriterConfig) -> RemoteWriter {
         ownership_strength: 0,
         lifespan: None,
         group: None,
+        vendor: tachyon_wire::VendorId::UNKNOWN,
     }
 }
 

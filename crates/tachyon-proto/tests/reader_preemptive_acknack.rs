@@ -1,0 +1,155 @@
+//! A reliable reader's pre-emptive ACKNACK: sent when a writer is matched, with the Final flag
+//! clear (it asks for a HEARTBEAT), repeated once a second (less often later) until the
+//! writer's first HEARTBEAT, and in the form the writer's vendor answers at once: bitmap base 0
+//! for Fast DDS and RTI Connext, 1 (the spec's) for everyone else.
+
+use tachyon_proto::history::Durability;
+use tachyon_proto::{
+    Duration, Instant, Liveliness, Participant, ParticipantConfig, ReaderConfig, Reliability,
+    RemoteWriter, TxBuf,
+};
+use tachyon_wire::{
+    AckNack, Count, EntityId, Guid, GuidPrefix, Header, Locator, MessageBuilder, MessageView,
+    ProtocolVersion, SequenceNumber, SubmessageView, VendorId,
+};
+
+const WRITER_PREFIX: GuidPrefix = GuidPrefix([2; 12]);
+const WRITER_ID: EntityId = EntityId([0, 0, 1, 2]);
+
+fn reader(vendor: VendorId, reliability: Reliability) -> (Participant, EntityId) {
+    let mut p = Participant::new(GuidPrefix([1; 12]), ParticipantConfig::default());
+    let r = p
+        .create_reader(ReaderConfig {
+            reliability: Reliability::Reliable,
+            ..ReaderConfig::default()
+        })
+        .expect("reader");
+    p.match_writer(
+        Instant::ZERO,
+        r,
+        RemoteWriter {
+            guid: Guid::new(WRITER_PREFIX, WRITER_ID),
+            unicast_locators: vec![Locator::udp(([127, 0, 0, 1], 7413).into())],
+            reliability,
+            durability: Durability::Volatile,
+            liveliness: Liveliness::default(),
+            ownership_strength: 0,
+            lifespan: None,
+            group: None,
+            vendor,
+        },
+    )
+    .expect("match");
+    (p, r)
+}
+
+/// The ACKNACKs in everything the participant sends at `now`.
+fn acknacks_sent(p: &mut Participant, now: Instant) -> Vec<AckNack> {
+    let mut buf = TxBuf::new(65_536);
+    let mut out = Vec::new();
+    while let Some(t) = p.poll_transmit(now, &mut buf) {
+        let m = MessageView::new_checked(buf.datagram(&t)).expect("valid message");
+        for s in m.submessages() {
+            if let Ok(SubmessageView::AckNack(a)) = s {
+                out.push(AckNack::parse(&a));
+            }
+        }
+    }
+    out
+}
+
+fn heartbeat(reader: EntityId, first: i64, last: i64, count: i32) -> Vec<u8> {
+    let header = Header {
+        protocol_version: ProtocolVersion::V2_5,
+        vendor_id: VendorId::FAST_DDS,
+        guid_prefix: WRITER_PREFIX,
+    };
+    let mut buf = vec![0u8; 256];
+    let mut mb = MessageBuilder::new(&mut buf, &header).expect("header");
+    mb.info_dst(GuidPrefix([1; 12])).expect("info_dst");
+    mb.heartbeat(
+        reader,
+        WRITER_ID,
+        SequenceNumber(first),
+        SequenceNumber(last),
+        Count(count),
+        true,
+        false,
+    )
+    .expect("heartbeat");
+    let n = mb.finish();
+    buf.truncate(n);
+    buf
+}
+
+fn at(ms: u64) -> Instant {
+    Instant::ZERO + Duration::from_millis(ms)
+}
+
+#[test]
+fn the_preemptive_acknack_repeats_every_second_until_a_heartbeat() {
+    let (mut p, r) = reader(VendorId::CYCLONE_DDS, Reliability::Reliable);
+    let first = acknacks_sent(&mut p, at(0));
+    assert_eq!(first.len(), 1, "one on matching");
+    let a = first[0];
+    assert!(!a.is_final, "it asks for a HEARTBEAT");
+    assert_eq!(a.reader_sn_state.base, SequenceNumber(1), "the spec's form");
+    assert_eq!(a.reader_sn_state.num_bits, 0);
+    assert!(
+        acknacks_sent(&mut p, at(999)).is_empty(),
+        "not before a second"
+    );
+    let again = acknacks_sent(&mut p, at(1000));
+    assert_eq!(again.len(), 1, "repeated after a second");
+    assert!(again[0].count.0 > a.count.0, "with a new count");
+    assert!(!again[0].is_final);
+
+    // The writer's HEARTBEAT: nothing written. The reader is in sync; no more pre-emptives.
+    let from = Locator::udp(([127, 0, 0, 1], 7413).into());
+    p.handle_datagram(at(1500), &from, &heartbeat(r, 1, 0, 1));
+    let _ = acknacks_sent(&mut p, at(2000));
+    for s in 3..30 {
+        assert!(
+            acknacks_sent(&mut p, at(s * 1000)).is_empty(),
+            "nothing to say at {s} s"
+        );
+    }
+}
+
+#[test]
+fn fast_dds_writers_get_the_form_they_answer() {
+    let (mut p, _) = reader(VendorId::FAST_DDS, Reliability::Reliable);
+    let a = acknacks_sent(&mut p, at(0));
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0].reader_sn_state.base, SequenceNumber(0));
+    assert_eq!(a[0].reader_sn_state.num_bits, 0);
+    assert!(!a[0].is_final);
+}
+
+#[test]
+fn the_repeats_slow_down_and_stop() {
+    let (mut p, _) = reader(VendorId::TACHYON, Reliability::Reliable);
+    let mut sent = Vec::new();
+    for ms in (0..=400_000).step_by(500) {
+        if !acknacks_sent(&mut p, at(ms)).is_empty() {
+            sent.push(ms / 1000);
+        }
+    }
+    let within = |lo: u64, hi: u64| sent.iter().filter(|&&s| (lo..hi).contains(&s)).count();
+    assert_eq!(within(0, 10), 10, "every second at first: {sent:?}");
+    assert!((24..=26).contains(&within(10, 60)), "every 2 s: {sent:?}");
+    assert!((11..=13).contains(&within(60, 120)), "every 5 s: {sent:?}");
+    assert!(
+        (17..=19).contains(&within(120, 300)),
+        "every 10 s: {sent:?}"
+    );
+    assert_eq!(within(310, 401), 0, "then never: {sent:?}");
+}
+
+#[test]
+fn a_best_effort_writer_gets_no_acknack() {
+    let (mut p, _) = reader(VendorId::FAST_DDS, Reliability::BestEffort);
+    for s in 0..5 {
+        assert!(acknacks_sent(&mut p, at(s * 1000)).is_empty());
+    }
+}
