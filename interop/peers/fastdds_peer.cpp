@@ -23,6 +23,10 @@
 #include <fastdds/dds/topic/TopicDataType.hpp>
 #include <fastdds/dds/topic/TypeSupport.hpp>
 #include <fastdds/rtps/transport/UDPv4TransportDescriptor.h>
+#include <fastdds/dds/topic/ContentFilteredTopic.hpp>
+#include <fastrtps/types/DynamicTypeBuilderFactory.h>
+#include <fastrtps/types/DynamicTypeBuilderPtr.h>
+#include <fastrtps/types/TypeObjectFactory.h>
 #include <fastrtps/utils/md5.h>
 
 #include <fastcdr/Cdr.h>
@@ -85,6 +89,10 @@ public:
         setName(name);
         m_typeSize = max_size;
         m_isGetKeyDefined = true;
+        // Never announced: Cyclone DDS 0.10 rejects Fast DDS 2.9's TYPE_INFORMATION (the
+        // TypeObject below is only for the local DDSSQL filter).
+        auto_fill_type_information(false);
+        auto_fill_type_object(false);
     }
 
     bool serialize(
@@ -250,6 +258,28 @@ private:
     }
 
 };
+
+// ShapeType's TypeObject in Fast DDS's type registry (fastddsgen's registerTypes() would put
+// it there): Fast DDS 2.9's DDSSQL content filter finds the members through it, and
+// create_contentfilteredtopic fails without it.
+static void register_shape_type_object()
+{
+    using namespace eprosima::fastrtps::types;
+    DynamicTypeBuilderFactory* f = DynamicTypeBuilderFactory::get_instance();
+    DynamicTypeBuilder_ptr b = f->create_struct_builder();
+    b->set_name("ShapeType");
+    b->add_member(0, "color", f->create_string_type(128));
+    b->apply_annotation_to_member(0, ANNOTATION_KEY_ID, "value", "true");
+    b->add_member(1, "x", f->create_int32_type());
+    b->add_member(2, "y", f->create_int32_type());
+    b->add_member(3, "shapesize", f->create_int32_type());
+    DynamicType_ptr t = b->build();
+    TypeIdentifier identifier;
+    TypeObject object;
+    f->build_type_identifier(t, identifier, true);
+    f->build_type_object(t, object, true);
+    TypeObjectFactory::get_instance()->add_type_object("ShapeType", &identifier, &object);
+}
 
 static void say(
         const char* fmt,
@@ -451,6 +481,12 @@ static int run_pub(
     {
         pq.partition().push_back(o.partition);
     }
+    if (o.ordered)
+    {
+        pq.presentation().access_scope = TOPIC_PRESENTATION_QOS;
+        pq.presentation().ordered_access = true;
+        pq.presentation().hasChanged = true;
+    }
     Publisher* pub = dp->create_publisher(pq);
     DataWriterQos wq = DATAWRITER_QOS_DEFAULT;
     endpoint_qos(wq);
@@ -560,7 +596,19 @@ static int run_sub(
     {
         rq.type_consistency().representation.m_value.push_back(XCDR_DATA_REPRESENTATION);
     }
-    DataReader* r = sub == nullptr ? nullptr : sub->create_datareader(topic, rq);
+    TopicDescription* from = topic;
+    if (o.filter != nullptr)
+    {
+        std::vector<std::string> params(o.filter_params, o.filter_params + o.filter_param_count);
+        from = dp->create_contentfilteredtopic(std::string(o.topic) + "_filtered", topic, o.filter,
+                        params);
+        if (from == nullptr)
+        {
+            std::fprintf(stderr, "fastdds_peer: cannot create the content-filtered topic\n");
+            return 1;
+        }
+    }
+    DataReader* r = sub == nullptr ? nullptr : sub->create_datareader(from, rq);
     if (r == nullptr)
     {
         std::fprintf(stderr, "fastdds_peer: cannot create the reader\n");
@@ -617,7 +665,11 @@ static int run_sub(
             say("TIMEOUT got %ld", got);
             return 2;
         }
-        if (n == 0)
+        if (o.read_period_ms > 0)
+        {
+            sleep_ms(o.read_period_ms);
+        }
+        else if (n == 0)
         {
             sleep_ms(5);
         }
@@ -644,6 +696,15 @@ int main(
     {
         say("UNSUPPORTED Fast DDS 2.9 (fastcdr 1) cannot serialize XCDR2");
         return 3;
+    }
+    if (!o.pub && o.ordered)
+    {
+        say("UNSUPPORTED Fast DDS 2.9 readers do not implement PRESENTATION ordered_access");
+        return 3;
+    }
+    if (!o.large)
+    {
+        register_shape_type_object();
     }
     DomainParticipantQos pqos = PARTICIPANT_QOS_DEFAULT;
     pqos.name("fastdds_peer");

@@ -14,17 +14,23 @@
  *                           offered/requested deadline missed status changes
  *   --strength N            (pub) OWNERSHIP EXCLUSIVE with this strength
  *   --exclusive             (sub) OWNERSHIP EXCLUSIVE
+ *   --ordered               PRESENTATION access_scope TOPIC with ordered_access (publisher
+ *                           or subscriber)
  *   pub: --count N --instances K --prefix S --size BYTES --period-ms MS --dispose
  *        --shapesize N (ShapeType's shapesize, default 30: tells writers apart)
  *        --wait-match N (readers to wait for before writing; 0 = write at once)
  *        --wait-go (after matching, print READY and write only once a line arrives on stdin:
  *        the driver sends it when the subscriber has matched too)
  *   sub: --expect N --expect-dispose --expect-incompatible --expect-not-alive
+ *        --filter EXPR (read a content-filtered topic: EXPR in the DDS SQL filter grammar)
+ *        --filter-param P (the next of EXPR's %0, %1, ...; at most 4)
+ *        --read-period-ms MS (take only every MS, so samples of several instances pile up)
  *   both: --domain D (default 0) --linger-ms MS (stay after done) --timeout-s S (give up, exit 2)
  *
  * Output, one event a line on stdout: MATCHED n | INCOMPATIBLE policy_id | WRITTEN n | ACKED |
  * SAMPLE key seq len ok|bad | DISPOSED key | LIVELINESS alive not_alive | DEADLINE_MISSED total |
- * DONE | TIMEOUT what.
+ * FILTERED n (a writer that filtered n samples for content-filtered readers) | DONE |
+ * TIMEOUT what | UNSUPPORTED why (exit 3: the implementation cannot do what was asked).
  * A sample is "ok" when its content is what the writer's pattern says:
  *   ShapeType: color = prefix + (i % instances), x = i, y = 2 i + 1 (SAMPLE's len is the
  *              shapesize)
@@ -51,6 +57,11 @@ struct peer_options {
   long deadline_ms;
   long strength;
   int exclusive;
+  int ordered;
+  const char *filter;
+  const char *filter_params[4];
+  int filter_param_count;
+  long read_period_ms;
   long shapesize;
   long count;
   long instances;
@@ -84,7 +95,9 @@ static inline int peer_parse_options(int argc, char **argv, struct peer_options 
     {"timeout-s", required_argument, 0, 'o'},    {"domain", required_argument, 0, 'Z'},
     {"wait-go", no_argument, 0, 'G'},           {"deadline-ms", required_argument, 0, 'F'},
     {"strength", required_argument, 0, 'S'},     {"exclusive", no_argument, 0, 'X'},
-    {"shapesize", required_argument, 0, 'z'},
+    {"shapesize", required_argument, 0, 'z'},    {"ordered", no_argument, 0, 'O'},
+    {"filter", required_argument, 0, 'Q'},       {"filter-param", required_argument, 0, 'q'},
+    {"read-period-ms", required_argument, 0, 'R'},
     {0, 0, 0, 0}};
   memset(o, 0, sizeof(*o));
   o->topic = "interop";
@@ -144,6 +157,16 @@ static inline int peer_parse_options(int argc, char **argv, struct peer_options 
       case 'S': o->strength = atol(optarg); break;
       case 'X': o->exclusive = 1; break;
       case 'z': o->shapesize = atol(optarg); break;
+      case 'O': o->ordered = 1; break;
+      case 'Q': o->filter = optarg; break;
+      case 'q':
+        if (o->filter_param_count == 4) {
+          fprintf(stderr, "--filter-param: at most 4\n");
+          return -1;
+        }
+        o->filter_params[o->filter_param_count++] = optarg;
+        break;
+      case 'R': o->read_period_ms = atol(optarg); break;
       default: return -1;
     }
   }

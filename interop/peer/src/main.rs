@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use tachyon::prelude::*;
-use tachyon::qos::{DataRepresentation, LivelinessKind, OwnershipKind};
+use tachyon::qos::{AccessScope, DataRepresentation, LivelinessKind, OwnershipKind, Presentation};
 use tachyon::InstanceState;
 use tachyon_cdr::Decode;
 
@@ -51,18 +51,40 @@ where
     let participant = DomainParticipant::new(o.domain)?;
     let topic = participant.create_topic::<T>(&o.topic)?;
     if o.publish {
-        let mut qos = PublisherQos::default();
+        let mut qos = PublisherQos::default().presentation(presentation(o));
         qos.partition.extend(o.partition.iter().cloned());
         let publisher = participant.create_publisher_with_qos(qos)?;
         let writer = publisher.create_datawriter(&topic, writer_qos(o))?;
         publish(o, &writer)
     } else {
-        let mut qos = SubscriberQos::default();
+        let mut qos = SubscriberQos::default().presentation(presentation(o));
         qos.partition.extend(o.partition.iter().cloned());
         let subscriber = participant.create_subscriber_with_qos(qos)?;
-        let reader = subscriber.create_datareader(&topic, reader_qos(o))?;
+        let reader = match &o.filter {
+            Some(expr) => {
+                let name = format!("{}_filtered", o.topic);
+                let cft = participant.create_contentfilteredtopic(
+                    &name,
+                    &topic,
+                    expr,
+                    &o.filter_params,
+                )?;
+                subscriber.create_datareader(&cft, reader_qos(o))?
+            }
+            None => subscriber.create_datareader(&topic, reader_qos(o))?,
+        };
         subscribe(o, &reader)
     }
+}
+
+/// PRESENTATION of `--ordered`.
+fn presentation(o: &Options) -> Presentation {
+    let mut p = Presentation::default();
+    if o.ordered {
+        p.access_scope = AccessScope::Topic;
+        p.ordered_access = true;
+    }
+    p
 }
 
 macro_rules! endpoint_qos {
@@ -225,6 +247,10 @@ fn publish<T: PeerType + DdsType>(o: &Options, writer: &DataWriter<T>) -> Result
             Err(_) => say!("TIMEOUT acks"),
         }
     }
+    let filtered = writer.filtered_sample_count();
+    if filtered > 0 {
+        say!("FILTERED {filtered}");
+    }
     let linger_end = Instant::now() + o.linger;
     while Instant::now() < linger_end {
         seen.writer(writer);
@@ -280,7 +306,9 @@ where
             say!("TIMEOUT got {got}");
             return Ok(2);
         }
-        if n == 0 {
+        if !o.read_period.is_zero() {
+            std::thread::sleep(o.read_period);
+        } else if n == 0 {
             reader.wait_for_data(Duration::from_millis(5));
         }
     }

@@ -5,9 +5,11 @@ use std::time::Duration;
 /// Printed after a command-line error.
 pub const USAGE: &str = "usage: tachyon_peer pub|sub [--type shape|large] [--topic NAME] \
 [--best-effort] [--transient-local] [--depth N] [--partition P] [--representation 1|2] \
-[--lease-ms N] [--deadline-ms N] [--strength N] [--exclusive] [--shapesize N] [--count N] [--instances K] [--prefix S] [--size BYTES] [--period-ms MS] \
-[--dispose] [--wait-match N] [--wait-go] [--expect N] [--expect-dispose] [--expect-incompatible] \
-[--expect-not-alive] [--domain D] [--linger-ms MS] [--timeout-s S]";
+[--lease-ms N] [--deadline-ms N] [--strength N] [--exclusive] [--ordered] [--shapesize N] \
+[--count N] [--instances K] [--prefix S] [--size BYTES] [--period-ms MS] [--dispose] \
+[--wait-match N] [--wait-go] [--expect N] [--expect-dispose] [--expect-incompatible] \
+[--expect-not-alive] [--filter EXPR] [--filter-param P]... [--read-period-ms MS] [--domain D] \
+[--linger-ms MS] [--timeout-s S]";
 
 /// What one run does.
 #[derive(Debug)]
@@ -27,6 +29,14 @@ pub struct Options {
     pub strength: Option<i32>,
     /// `--exclusive` (sub): OWNERSHIP EXCLUSIVE.
     pub exclusive: bool,
+    /// `--ordered`: PRESENTATION TOPIC with ordered_access.
+    pub ordered: bool,
+    /// `--filter EXPR` (sub): read through a content-filtered topic.
+    pub filter: Option<String>,
+    /// `--filter-param P` (sub): the filter's %0, %1, ...
+    pub filter_params: Vec<String>,
+    /// `--read-period-ms MS` (sub): take only this often.
+    pub read_period: Duration,
     pub shapesize: i32,
     pub count: u64,
     pub instances: u64,
@@ -66,6 +76,10 @@ impl Options {
             deadline: None,
             strength: None,
             exclusive: false,
+            ordered: false,
+            filter: None,
+            filter_params: Vec::new(),
+            read_period: Duration::ZERO,
             shapesize: 30,
             count: 10,
             instances: 1,
@@ -108,6 +122,17 @@ impl Options {
                 }
                 "--strength" => o.strength = Some(number(&flag, &value()?)?),
                 "--exclusive" => o.exclusive = true,
+                "--ordered" => o.ordered = true,
+                "--filter" => o.filter = Some(value()?),
+                "--filter-param" => {
+                    if o.filter_params.len() == 4 {
+                        return Err("--filter-param: at most 4".into());
+                    }
+                    o.filter_params.push(value()?)
+                }
+                "--read-period-ms" => {
+                    o.read_period = Duration::from_millis(number(&flag, &value()?)?)
+                }
                 "--shapesize" => o.shapesize = number(&flag, &value()?)?,
                 "--count" => o.count = number(&flag, &value()?)?,
                 "--instances" => o.instances = number::<u64>(&flag, &value()?)?.max(1),
