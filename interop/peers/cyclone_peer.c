@@ -287,8 +287,11 @@ static int run_sub(dds_entity_t pp, dds_entity_t topic)
     }
     sleep_ms(o.read_period_ms > 0 ? o.read_period_ms : n > 0 ? 0 : 5);
   }
+  /* Statuses keep being reported while lingering: a deadline missed after the last sample
+     (every sample may arrive at once, repaired after a loss) shows only here. */
   dds_time_t linger_end = dds_time() + DDS_MSECS(o.linger_ms);
   while (dds_time() < linger_end) {
+    report_statuses(rd, &matched, &incompatible, &alive, &not_alive);
     void *ptrs[N] = {0};
     dds_sample_info_t infos[N];
     int n = dds_take(rd, ptrs, infos, N, N);

@@ -675,11 +675,15 @@ static int run_sub(
         }
     }
     auto linger_end = Clock::now() + std::chrono::milliseconds(o.linger_ms);
+    // Statuses keep being reported while lingering: a deadline missed after the last sample
+    // (every sample may arrive at once, repaired after a loss) shows only here.
     while (Clock::now() < linger_end)
     {
+        report(r, seen);
         take_all();
         sleep_ms(10);
     }
+    report(r, seen);
     say("DONE");
     return 0;
 }

@@ -312,11 +312,15 @@ where
             reader.wait_for_data(Duration::from_millis(5));
         }
     }
+    // Statuses keep being reported while lingering: a deadline missed after the last sample
+    // (every sample may arrive at once, repaired after a loss) shows only here.
     let linger_end = Instant::now() + o.linger;
     while Instant::now() < linger_end {
+        seen.reader(reader);
         take(&mut keys)?;
         reader.wait_for_data(Duration::from_millis(10));
     }
+    seen.reader(reader);
     say!("DONE");
     Ok(0)
 }
