@@ -204,3 +204,36 @@ impl fmt::Display for DecodeError {
 }
 
 impl std::error::Error for DecodeError {}
+
+/// Why [`crate::transcode`] could not re-serialize a sample in another representation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TranscodeError {
+    /// The payload does not decode as the type.
+    Decode(DecodeError),
+    /// The decoded value does not encode in the other representation.
+    Encode(EncodeError),
+}
+
+impl fmt::Display for TranscodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TranscodeError::Decode(e) => write!(f, "the sample does not decode: {e}"),
+            TranscodeError::Encode(e) => write!(f, "the sample does not encode: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for TranscodeError {}
+
+impl From<DecodeError> for TranscodeError {
+    fn from(e: DecodeError) -> TranscodeError {
+        TranscodeError::Decode(e)
+    }
+}
+
+impl From<EncodeError> for TranscodeError {
+    fn from(e: EncodeError) -> TranscodeError {
+        TranscodeError::Encode(e)
+    }
+}

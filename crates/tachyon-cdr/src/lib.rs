@@ -56,7 +56,7 @@ mod traits;
 mod writer;
 
 pub use encoding::{Encapsulation, EncapsulationHeader, Endianness, Extensibility, XcdrVersion};
-pub use error::{DecodeError, DecodeErrorKind, EncodeError};
+pub use error::{DecodeError, DecodeErrorKind, EncodeError, TranscodeError};
 pub use fields::{FieldKind, FieldValue, Fields};
 pub use keyhash::{key_hash, key_hash_with_version, key_max_size, KeyHash, KEY_HASH_VERSION};
 pub use optional::{decode_maybe_bounded, decode_optional, encode_maybe_bounded, encode_optional};
@@ -114,6 +114,22 @@ pub fn deserialize<'de, T: DdsType + Decode<'de>>(bytes: &'de [u8]) -> Result<T,
     let enc = header.encapsulation;
     let mut r = Reader::new(&bytes[4..], enc.version(), enc.endianness(), 4);
     T::decode(&mut r)
+}
+
+/// Re-serializes a serialized sample (encapsulation header included) in XCDR `version`, in
+/// its own byte order: what a writer sends a reader that reads another representation than
+/// the writer writes. Errors when the payload does not decode.
+pub fn transcode<T>(payload: &[u8], version: XcdrVersion) -> Result<Vec<u8>, TranscodeError>
+where
+    T: DdsType + for<'de> Decode<'de>,
+{
+    let header = EncapsulationHeader::parse(payload)?;
+    let value: T = deserialize(payload)?;
+    Ok(serialize_to_vec(
+        &value,
+        version,
+        header.encapsulation.endianness(),
+    )?)
 }
 
 /// Deserializes a key-only payload (what [`serialize_key_payload`] writes, and what peers send

@@ -137,6 +137,19 @@ pub trait DdsType: Encode + Fields {
         let _ = (payload, f);
         None
     }
+
+    /// Re-serializes a serialized sample (encapsulation header included) in XCDR `version`
+    /// ([`crate::transcode`]): how a writer serves a reader that reads another representation
+    /// than it writes. `None` when the payload does not decode, or the type does not support
+    /// it (the default; `#[derive(DdsType)]` implements it for structs without generic
+    /// parameters).
+    fn transcode_serialized(payload: &[u8], version: crate::XcdrVersion) -> Option<Vec<u8>>
+    where
+        Self: Sized,
+    {
+        let _ = (payload, version);
+        None
+    }
 }
 
 /// A type that can discriminate a union: integers, `bool`, `char` and derived enumerations.

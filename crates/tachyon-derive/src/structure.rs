@@ -74,6 +74,12 @@ pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream
                 let v: Self = #k::deserialize(payload).ok()?;
                 ::core::option::Option::Some(f(&v))
             }
+            fn transcode_serialized(
+                payload: &[u8],
+                version: #k::XcdrVersion,
+            ) -> ::core::option::Option<::std::vec::Vec<u8>> {
+                #k::transcode::<Self>(payload, version).ok()
+            }
         }
     } else {
         quote!()

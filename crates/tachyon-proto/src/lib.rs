@@ -53,4 +53,6 @@ pub use participant::{
 pub use reader::ReaderStats;
 pub use time::{Duration, Instant};
 pub use transmit::{Destination, Transmit, TxBuf};
-pub use writer::{WriteRequest, WriterStats, ACK_REQUEST_INTERVAL, MAX_UNACKNOWLEDGED_BYTES};
+pub use writer::{
+    Transcoder, WriteRequest, WriterStats, ACK_REQUEST_INTERVAL, MAX_UNACKNOWLEDGED_BYTES,
+};

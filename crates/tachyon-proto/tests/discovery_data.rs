@@ -250,6 +250,7 @@ fn full_publication() -> PublicationData {
         group_data: vec![0xaa; 5],
         topic_data: vec![0xbb; 3],
         type_information: Some(vec![0x60, 0, 0, 0, 1, 2, 3, 4]),
+        representation_announced: true,
         entity_name: Some("writer".to_owned()),
     }
 }
@@ -280,6 +281,7 @@ fn full_subscription() -> SubscriptionData {
             expression_parameters: vec!["10".to_owned(), "abc".to_owned()],
         }),
         type_information: None,
+        representation_announced: true,
         entity_name: Some("reader".to_owned()),
     }
 }
@@ -684,7 +686,9 @@ fn fastdds_publication() {
     assert_eq!(w.qos.latency_budget, Duration::ZERO);
     assert_eq!(w.qos.liveliness, Liveliness::default());
     assert_eq!(w.qos.ownership, OwnershipKind::Shared);
+    // Fast DDS 2.9 sends no DATA_REPRESENTATION: XCDR1 by the spec, and remembered as absent.
     assert_eq!(w.qos.representation, vec![DataRepresentation::Xcdr1]);
+    assert!(!w.representation_announced);
     assert_eq!(w.presentation, Presentation::default());
     assert!(w.partition.is_empty() && w.topic_data.is_empty() && w.group_data.is_empty());
     assert_stable_publication(&bytes);
@@ -705,6 +709,7 @@ fn fastdds_subscription() {
         TypeConsistencyKind::AllowTypeCoercion
     );
     assert_eq!(r.qos.representation, vec![DataRepresentation::Xcdr1]);
+    assert!(!r.representation_announced);
     assert!(!r.expects_inline_qos);
     assert_stable_subscription(&bytes);
 }
@@ -790,14 +795,20 @@ fn assert_stable_participant(bytes: &[u8]) {
 }
 
 fn assert_stable_publication(bytes: &[u8]) {
-    let a = PublicationData::from_payload(bytes).unwrap();
+    let mut a = PublicationData::from_payload(bytes).unwrap();
     let b = PublicationData::from_payload(&a.to_payload()).unwrap();
+    // Tachyon always announces DATA_REPRESENTATION, whether the original did or not.
+    assert!(b.representation_announced);
+    a.representation_announced = true;
     assert_eq!(a, b);
 }
 
 fn assert_stable_subscription(bytes: &[u8]) {
-    let a = SubscriptionData::from_payload(bytes).unwrap();
+    let mut a = SubscriptionData::from_payload(bytes).unwrap();
     let b = SubscriptionData::from_payload(&a.to_payload()).unwrap();
+    // Tachyon always announces DATA_REPRESENTATION, whether the original did or not.
+    assert!(b.representation_announced);
+    a.representation_announced = true;
     assert_eq!(a, b);
 }
 
@@ -1402,6 +1413,7 @@ fn publication() -> impl Strategy<Value = PublicationData> {
             group_data: c.2,
             topic_data: c.3,
             type_information: c.4,
+            representation_announced: true,
             entity_name: c.5,
         })
 }
@@ -1462,6 +1474,7 @@ fn subscription() -> impl Strategy<Value = SubscriptionData> {
             topic_data: c.3,
             content_filter: c.4,
             type_information: c.5,
+            representation_announced: true,
             entity_name: c.6,
         })
 }

@@ -13,7 +13,7 @@ use tachyon_proto::qos::{
     check_partitions, AccessScope, DataRepresentation, DataWriterQos, DurabilityKind, PublisherQos,
     QosPolicyId, SubscriberQos,
 };
-use tachyon_proto::{Instant, Participant, WriteRequest, WriterConfig, WriterUpdate};
+use tachyon_proto::{Instant, Participant, Transcoder, WriteRequest, WriterConfig, WriterUpdate};
 use tachyon_wire::{EntityId, Guid, Time, VendorId};
 
 use crate::condition::StatusCondition;
@@ -281,6 +281,10 @@ impl Publisher {
             id,
             Some(crate::content_filter::remote_filter_factory::<T>()),
         )?;
+        // Readers that read another representation (Fast DDS 2.x's XCDR1 only) get converted
+        // samples.
+        st.participant
+            .set_writer_transcoder(id, Some(transcoder(T::transcode_serialized)))?;
         let mut data = PublicationData::new(Guid::UNKNOWN, topic.name(), topic.type_name());
         data.qos = qos.clone();
         data.topic_data = topic.qos().topic_data;
@@ -354,6 +358,19 @@ impl Drop for Publisher {
     fn drop(&mut self) {
         self.runtime.shared.lock().remove_entity(self.group);
     }
+}
+
+/// The [`Transcoder`] of a type's [`DdsType::transcode_serialized`] (not generic, so the
+/// closure does not need `T: 'static`).
+fn transcoder(f: fn(&[u8], XcdrVersion) -> Option<Vec<u8>>) -> Transcoder {
+    Arc::new(move |payload: &[u8], to: DataRepresentation| {
+        let version = match to {
+            DataRepresentation::Xcdr1 => XcdrVersion::Xcdr1,
+            DataRepresentation::Xcdr2 => XcdrVersion::Xcdr2,
+            _ => return None,
+        };
+        f(payload, version)
+    })
 }
 
 /// The representation a writer offers when its QoS names none: XCDR1 first for `@final`

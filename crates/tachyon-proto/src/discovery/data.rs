@@ -134,6 +134,10 @@ pub struct PublicationData {
     pub topic_data: Vec<u8>,
     /// PID_TYPE_INFORMATION, kept as received.
     pub type_information: Option<Vec<u8>>,
+    /// Whether the announcement carried PID_DATA_REPRESENTATION (`qos.representation` holds
+    /// XCDR1, the spec's meaning of its absence, when it did not). Fast DDS up to 2.x never
+    /// sends it, whatever its application asked (`compat::Unannounced`).
+    pub representation_announced: bool,
     /// PID_ENTITY_NAME, if sent.
     pub entity_name: Option<String>,
 }
@@ -169,6 +173,10 @@ pub struct SubscriptionData {
     pub content_filter: Option<ContentFilterProperty>,
     /// PID_TYPE_INFORMATION, kept as received.
     pub type_information: Option<Vec<u8>>,
+    /// Whether the announcement carried PID_DATA_REPRESENTATION (`qos.representation` holds
+    /// XCDR1, the spec's meaning of its absence, when it did not). Fast DDS up to 2.x never
+    /// sends it, whatever its application asked (`compat::Unannounced`).
+    pub representation_announced: bool,
     /// PID_ENTITY_NAME, if sent.
     pub entity_name: Option<String>,
 }
@@ -382,6 +390,7 @@ impl PublicationData {
             group_data: Vec::new(),
             topic_data: Vec::new(),
             type_information: None,
+            representation_announced: true,
             entity_name: None,
         }
     }
@@ -458,6 +467,7 @@ impl PublicationData {
         let mut f = EndpointFields::decode(payload)?;
         let (guid, topic_name, type_name) = f.identity()?;
         let d = DataWriterQos::default();
+        let representation_announced = f.representation.is_some();
         let qos = DataWriterQos {
             durability: f.durability.unwrap_or(d.durability),
             durability_service: f.durability_service.unwrap_or(d.durability_service),
@@ -494,6 +504,7 @@ impl PublicationData {
             group_data: f.group_data,
             topic_data: f.topic_data,
             type_information: f.type_information,
+            representation_announced,
             entity_name: f.entity_name,
         })
     }
@@ -518,6 +529,7 @@ impl SubscriptionData {
             topic_data: Vec::new(),
             content_filter: None,
             type_information: None,
+            representation_announced: true,
             entity_name: None,
         }
     }
@@ -593,6 +605,7 @@ impl SubscriptionData {
         let mut f = EndpointFields::decode(payload)?;
         let (guid, topic_name, type_name) = f.identity()?;
         let d = DataReaderQos::default();
+        let representation_announced = f.representation.is_some();
         let qos = DataReaderQos {
             durability: f.durability.unwrap_or(d.durability),
             deadline: f.deadline.unwrap_or(d.deadline),
@@ -627,6 +640,7 @@ impl SubscriptionData {
             topic_data: f.topic_data,
             content_filter: f.content_filter,
             type_information: f.type_information,
+            representation_announced,
             entity_name: f.entity_name,
         })
     }

@@ -3,7 +3,7 @@
 //! them — topic, type, partitions and request-offered QoS ([`crate::qos::compat`]).
 
 use tachyon_cdr::KeyHash;
-use tachyon_wire::{EntityId, Guid, VendorId};
+use tachyon_wire::{EntityId, Guid, GuidPrefix, VendorId};
 
 use super::data::{PublicationData, SubscriptionData};
 use super::{guid_key, key_guid, usable, Discovery};
@@ -12,7 +12,7 @@ use crate::event::Event;
 use crate::history::{ChangeKind, Durability, InstanceState, Payload, Query, Sample};
 use crate::participant::Error;
 use crate::qos::compat::{self, MatchOutcome};
-use crate::qos::DurabilityKind;
+use crate::qos::{DataRepresentation, DurabilityKind};
 use crate::time::Instant;
 use crate::writer::WriteRequest;
 use crate::Participant;
@@ -382,14 +382,15 @@ impl Participant {
         let local_writer = (p.guid.prefix == self.prefix).then_some(p.guid.entity_id);
         let local_reader = (s.guid.prefix == self.prefix).then_some(s.guid.entity_id);
         let same_participant = local_writer.is_some() && local_reader.is_some();
+        let unannounced = unannounced_representation(d, p, s, self.prefix);
         let outcome = if same_participant && (p.qos.ignore_local || s.qos.ignore_local) {
             MatchOutcome::NotRelated
         } else {
-            compat::check(p, s)
+            compat::check_with(p, s, unannounced)
         };
-        tracing::debug!(writer = ?p.guid, reader = ?s.guid, topic = %p.topic_name, ?outcome, "SEDP match");
+        tracing::debug!(writer = ?p.guid, reader = ?s.guid, topic = %p.topic_name, ?outcome, ?unannounced, "SEDP match");
         match outcome {
-            MatchOutcome::Match(_) => {
+            MatchOutcome::Match(rep) => {
                 if let Some(w) = local_writer {
                     let (unicast, multicast) = if s.guid.prefix == self.prefix {
                         let c = &d.config;
@@ -412,6 +413,15 @@ impl Participant {
                         },
                     );
                     self.give_reader_filter(w, &s.guid, s.content_filter.as_ref());
+                    // The reader gets its samples converted when it reads another
+                    // representation than the writer writes (an `Unannounced` reader).
+                    let writes = p
+                        .qos
+                        .representation
+                        .first()
+                        .copied()
+                        .unwrap_or(DataRepresentation::Xcdr1);
+                    self.set_reader_representation(w, &s.guid, (rep != writes).then_some(rep));
                 }
                 if let Some(r) = local_reader {
                     let unicast = if p.guid.prefix == self.prefix {
@@ -546,4 +556,29 @@ fn endpoint_key_payload(guid: &Guid) -> Vec<u8> {
         Err(_) => out.clear(),
     }
     out
+}
+
+/// Which remote endpoint of the pair, if any, is an XCDR1-only endpoint that announces no
+/// DATA_REPRESENTATION ([`compat::Unannounced`]): one of an eProsima participant (Fast DDS up
+/// to 2.x never sends the parameter) whose discovery data has none.
+fn unannounced_representation(
+    d: &Discovery,
+    p: &PublicationData,
+    s: &SubscriptionData,
+    local: GuidPrefix,
+) -> compat::Unannounced {
+    let silent_eprosima = |prefix: GuidPrefix, announced: bool| {
+        prefix != local
+            && !announced
+            && d.participants
+                .get(&prefix)
+                .is_some_and(|rp| rp.data.vendor_id == VendorId::FAST_DDS)
+    };
+    if silent_eprosima(p.guid.prefix, p.representation_announced) {
+        compat::Unannounced::Writer
+    } else if silent_eprosima(s.guid.prefix, s.representation_announced) {
+        compat::Unannounced::Reader
+    } else {
+        compat::Unannounced::Neither
+    }
 }

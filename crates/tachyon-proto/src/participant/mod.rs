@@ -10,6 +10,7 @@
 mod coherent;
 mod filter;
 mod receive;
+mod representation;
 
 use std::collections::HashMap;
 

@@ -117,6 +117,36 @@ pub enum MatchOutcome {
 
 /// Compares a writer (offered) with a reader (requested) as SEDP matching does.
 pub fn check(offered: &PublicationData, requested: &SubscriptionData) -> MatchOutcome {
+    check_with(offered, requested, Unannounced::Neither)
+}
+
+/// Which side of a pair is a remote endpoint that speaks XCDR1 only and does not announce
+/// DATA_REPRESENTATION at all, whatever its application asked: Fast DDS up to 2.x (eProsima's
+/// discovery code leaves the parameter out, "TODO - Enable when implement XCDR, XCDR2", and
+/// fastcdr 1 reads and writes XCDR1 only). By the spec its silence means XCDR1; by its
+/// behaviour it matches anything and exchanges XCDR1. Tachyon meets it there: such a writer's
+/// XCDR1 samples go to any Tachyon reader (which decodes either representation, told by each
+/// sample's encapsulation header), and such a reader gets XCDR1 from any Tachyon writer (its
+/// samples converted when the writer writes XCDR2). Other vendors announce the policy, or
+/// speak XCDR1 by default, and are held to the spec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unannounced {
+    /// Both sides announced (or are held to the spec's default).
+    Neither,
+    /// The remote writer is such an endpoint.
+    Writer,
+    /// The remote reader is such an endpoint.
+    Reader,
+}
+
+/// [`check`], knowing which side (if any) is an XCDR1-only endpoint that announces no
+/// DATA_REPRESENTATION ([`Unannounced`]): the representation check then gives XCDR1, the
+/// only one that endpoint reads or writes.
+pub fn check_with(
+    offered: &PublicationData,
+    requested: &SubscriptionData,
+    unannounced: Unannounced,
+) -> MatchOutcome {
     if offered.topic_name != requested.topic_name
         || !type_names_match(&offered.type_name, &requested.type_name)
         || !partitions_match(&offered.partition, &requested.partition)
@@ -155,7 +185,10 @@ pub fn check(offered: &PublicationData, requested: &SubscriptionData) -> MatchOu
     if w.destination_order < r.destination_order {
         bad.push(QosPolicyId::DestinationOrder);
     }
-    let repr = representation(&w.representation, &r.representation);
+    let repr = match unannounced {
+        Unannounced::Neither => representation(&w.representation, &r.representation),
+        Unannounced::Writer | Unannounced::Reader => Some(DataRepresentation::Xcdr1),
+    };
     if repr.is_none() {
         bad.push(QosPolicyId::DataRepresentation);
     }
@@ -372,6 +405,42 @@ mod tests {
         assert_eq!(representation(&[], &[]), Some(Xcdr1));
         assert_eq!(representation(&[Xcdr2], &[]), None);
         assert_eq!(representation(&[Xcdr1], &[Xcdr2]), None);
+    }
+
+    #[test]
+    fn an_unannounced_xcdr1_endpoint_matches_in_xcdr1_whatever_the_other_side_asks() {
+        use tachyon_wire::Guid;
+        use DataRepresentation::*;
+        let mut w = PublicationData::new(Guid::UNKNOWN, "Square", "ShapeType");
+        let mut r = SubscriptionData::new(Guid::UNKNOWN, "Square", "ShapeType");
+        // A Tachyon XCDR2 writer and a Fast DDS 2.x reader that announced nothing.
+        w.qos.representation = vec![Xcdr2];
+        assert_eq!(
+            check(&w, &r),
+            MatchOutcome::Incompatible(vec![QosPolicyId::DataRepresentation])
+        );
+        assert_eq!(
+            check_with(&w, &r, Unannounced::Reader),
+            MatchOutcome::Match(Xcdr1)
+        );
+        // A Fast DDS 2.x writer that announced nothing and a Tachyon XCDR2-only reader.
+        w.qos.representation = vec![];
+        r.qos.representation = vec![Xcdr2];
+        assert_eq!(
+            check(&w, &r),
+            MatchOutcome::Incompatible(vec![QosPolicyId::DataRepresentation])
+        );
+        assert_eq!(
+            check_with(&w, &r, Unannounced::Writer),
+            MatchOutcome::Match(Xcdr1)
+        );
+        // Other policies are still checked.
+        r.qos.reliability.kind = crate::endpoint::Reliability::Reliable;
+        w.qos.reliability.kind = crate::endpoint::Reliability::BestEffort;
+        assert_eq!(
+            check_with(&w, &r, Unannounced::Writer),
+            MatchOutcome::Incompatible(vec![QosPolicyId::Reliability])
+        );
     }
 
     #[test]

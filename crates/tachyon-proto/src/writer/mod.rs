@@ -15,6 +15,7 @@
 
 mod proxy;
 mod send;
+mod transcode;
 
 use std::collections::VecDeque;
 
@@ -33,6 +34,7 @@ use crate::time::Instant;
 use crate::transmit::Destination;
 
 pub(crate) use proxy::ReaderProxy;
+pub use transcode::Transcoder;
 
 /// A piggybacked HEARTBEAT asks for acknowledgements at most this often (unless the history
 /// is filling up): Cyclone DDS's minimum heartbeat interval.
@@ -106,6 +108,10 @@ pub struct WriterStats {
     /// unknown filter class, an expression that does not fit its type): those readers get
     /// every sample and filter on their side.
     pub remote_filters_refused: u64,
+    /// Samples converted for a reader of another representation (`transcode` module).
+    pub transcoded: u64,
+    /// Samples that could not be converted for such a reader (it got a GAP).
+    pub transcode_failures: u64,
 }
 
 /// The writer of one DataWriter. Owned and driven by the participant.
@@ -154,6 +160,8 @@ pub(crate) struct Writer {
     filter_factory: Option<crate::filter::FactoryHook>,
     /// Every matched reader has a content filter: new data nobody wants goes out as a GAP.
     all_filtered: bool,
+    /// Converts samples for readers of another representation (set by the typed API).
+    transcoder: Option<transcode::TranscodeHook>,
     events: VecDeque<Event>,
     stats: WriterStats,
 }
@@ -189,6 +197,7 @@ impl Writer {
             open_set: None,
             filter_factory: None,
             all_filtered: false,
+            transcoder: None,
             events: VecDeque::new(),
             stats: WriterStats::default(),
         })
@@ -303,11 +312,11 @@ impl Writer {
             if self.unacknowledged() {
                 self.heartbeat_now = true;
             }
-            for p in self
-                .proxies
-                .iter_mut()
-                .filter(|p| p.is_reliable() && !p.synced)
-            {
+            let last = self.history.last_sn();
+            for p in self.proxies.iter_mut().filter(|p| {
+                p.is_reliable() && (!p.synced || (p.transcode.is_some() && p.acked < last))
+            }) {
+                // Readers outside the fan-out hear the periodic heartbeat addressed to them.
                 p.needs_heartbeat = true;
             }
             if self.wants_heartbeats() {
@@ -427,18 +436,23 @@ impl Writer {
 
     /// A change was added to the history: send it (or consider it sent when nobody listens).
     fn queued(&mut self, now: Instant, sn: SequenceNumber, payload_len: usize) {
+        // Readers outside the fan-out (another representation) get it on their own, at once.
+        let mut alone = false;
+        for p in self.proxies.iter_mut().filter(|p| p.transcode.is_some()) {
+            p.requested.insert(sn);
+            p.repair_at = Some(p.repair_at.map_or(now, |at| at.min(now)));
+            alone = true;
+        }
         if self.fanout.is_none() {
-            // Nobody to send to: the change is "sent" as soon as it is written.
+            // Nobody in the fan-out: the change is "sent" to it as soon as it is written.
             self.next_new = SequenceNumber(sn.0 + 1);
             self.release();
-        } else {
-            if self.has_reliable() && self.heartbeat_at.is_none() {
-                self.heartbeat_at = Some(now + self.config.heartbeat_period);
-            }
-            if let Some(delay) = self.config.batch_delay {
-                self.unsent_bytes += payload_len + BATCH_OVERHEAD;
-                self.batch_until.get_or_insert(now + delay);
-            }
+        } else if let Some(delay) = self.config.batch_delay {
+            self.unsent_bytes += payload_len + BATCH_OVERHEAD;
+            self.batch_until.get_or_insert(now + delay);
+        }
+        if (self.fanout.is_some() || alone) && self.has_reliable() && self.heartbeat_at.is_none() {
+            self.heartbeat_at = Some(now + self.config.heartbeat_period);
         }
     }
 
@@ -704,9 +718,19 @@ impl Writer {
     }
 
     /// Releases from the cache what every reader has: acknowledged by the reliable ones, sent
-    /// to the best-effort ones.
+    /// to the best-effort ones (those served alone: what is still queued for them is kept).
     fn release(&mut self) {
+        let queued_alone = self
+            .proxies
+            .iter()
+            .filter(|p| p.transcode.is_some())
+            .flat_map(|p| {
+                let runs = p.frag_runs.iter().map(|r| r.sn);
+                p.requested.first().copied().into_iter().chain(runs)
+            })
+            .min();
         let sent = SequenceNumber(self.next_new.0 - 1);
+        let sent = queued_alone.map_or(sent, |sn| sent.min(SequenceNumber(sn.0 - 1)));
         let acked = self
             .proxies
             .iter()

@@ -46,6 +46,11 @@ pub(crate) struct ReaderProxy {
     pub synced: bool,
     /// The reader's content filter, when it announced one this writer can evaluate.
     pub filter: Option<crate::filter::Hook>,
+    /// The representation this reader reads when it is not the one the writer writes
+    /// (`transcode` module): it is then served alone, every change queued for it as a repair.
+    pub transcode: Option<crate::qos::DataRepresentation>,
+    /// The last sample converted for it, kept while its fragments go out.
+    pub transcoded: Option<(SequenceNumber, crate::history::Payload)>,
 }
 
 impl ReaderProxy {
@@ -63,6 +68,8 @@ impl ReaderProxy {
             needs_heartbeat: false,
             synced: false,
             filter: None,
+            transcode: None,
+            transcoded: None,
         }
     }
 

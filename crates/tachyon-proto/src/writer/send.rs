@@ -15,11 +15,13 @@ use crate::transmit::{Destination, Transmit, TxBuf};
 
 /// Where new data goes: the one unicast locator when every reader is reached there; else one
 /// multicast group every reader listens on; else each reader's first unicast locator (once
-/// per distinct locator).
-pub(super) fn fanout(proxies: &[ReaderProxy]) -> Option<Destination> {
+/// per distinct locator). Readers of another representation than the writer's are served
+/// alone (`transcode` module) and left out.
+pub(super) fn fanout(all: &[ReaderProxy]) -> Option<Destination> {
+    let proxies: Vec<&ReaderProxy> = all.iter().filter(|p| p.transcode.is_none()).collect();
     let first = proxies.first()?;
     let mut locs: Vec<Locator> = Vec::new();
-    for p in proxies {
+    for p in &proxies {
         if let Some(l) = p.dest {
             if !locs.contains(&l) {
                 locs.push(l);
@@ -240,7 +242,7 @@ impl Writer {
                     self.stats.filtered_out += 1;
                     None
                 }
-                other => other,
+                other => other.and_then(|c| self.for_reader(i, c)),
             };
             let Some(change) = held else {
                 // Not available to this reader: one GAP covers the whole unavailable run.
@@ -289,6 +291,10 @@ impl Writer {
             p.repair_at = None;
             p.needs_heartbeat = true;
         }
+        if p.transcode.is_some() && !p.is_reliable() {
+            // A best-effort reader served alone had what was kept for it.
+            self.release();
+        }
         if !wrote {
             return None;
         }
@@ -310,7 +316,7 @@ impl Writer {
         while let Some(run) = self.proxies[i].frag_runs.front().copied() {
             let relevant = run.sn >= self.proxies[i].first_relevant;
             let change = self.history.get(run.sn).filter(|_| relevant).cloned();
-            let Some(change) = change else {
+            let Some(change) = change.and_then(|c| self.for_reader(i, c)) else {
                 self.proxies[i].frag_runs.pop_front();
                 continue;
             };
@@ -348,7 +354,7 @@ impl Writer {
                     let mut mb = MessageBuilder::new(out, header).ok()?;
                     self.put_heartbeat(&mut mb, EntityId::UNKNOWN, None, liveliness)
                         .ok()?;
-                    for p in &mut self.proxies {
+                    for p in self.proxies.iter_mut().filter(|p| p.transcode.is_none()) {
                         p.needs_heartbeat = false;
                     }
                     return Some(Transmit {
