@@ -276,7 +276,9 @@ def case_transient_local(pub, sub):
 
 
 def case_large(pub, sub):
-    """A 4 MiB sample (fragmented on the wire), three of them, reliable."""
+    """A 4 MiB sample (fragmented on the wire), three of them, reliable. LargeData is
+    @appendable: Tachyon and Cyclone DDS write it as XCDR2, so a Tachyon writer converts every
+    sample to XCDR1 for a Fast DDS 2.9 reader."""
     s = sub("--type large --expect 3 --timeout-s 60")
     p = pub(f"--type large --size {LARGE} --count 3 --instances 3 --timeout-s 60 --wait-go")
     start_writing(p, s)

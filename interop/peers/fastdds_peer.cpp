@@ -58,6 +58,8 @@ struct ShapeType
     int32_t shapesize = 0;
 };
 
+// @appendable in interop.idl: in XCDR1, the only representation fastcdr 1 knows, an appendable
+// struct is laid out as a final one (no DHEADER), so this support serves it unchanged.
 struct LargeData
 {
     int32_t id = 0;

@@ -75,7 +75,7 @@ fn writer(
         let guid = r.guid;
         p.match_reader(Instant::ZERO, w, r).expect("match");
         if prefix == OTHER {
-            p.set_reader_representation(w, &guid, Some(DataRepresentation::Xcdr1));
+            p.set_reader_representation(Instant::ZERO, w, &guid, Some(DataRepresentation::Xcdr1));
         }
     }
     (p, w)
@@ -113,6 +113,10 @@ struct Sent {
     /// Sequence numbers starting a GAP.
     gaps: Vec<i64>,
     heartbeats: usize,
+    /// Heartbeats with the liveliness flag.
+    liveliness: usize,
+    /// The sequence number of every DATA and DATA_FRAG, in the order sent.
+    order: Vec<i64>,
     /// Whether the DATA were addressed to this reader (INFO_DST and reader id).
     addressed: bool,
 }
@@ -138,16 +142,23 @@ fn sent(p: &mut Participant, now: Instant) -> std::collections::BTreeMap<u16, Se
                     SubmessageView::Data(d) => {
                         let payload = d.serialized_payload().unwrap_or(&[]).to_vec();
                         s.data.push((d.writer_sn().0, payload));
+                        s.order.push(d.writer_sn().0);
                         s.addressed &= d.reader_id() == READER_ID;
                     }
-                    SubmessageView::DataFrag(d) => s.frags.push((
-                        d.writer_sn().0,
-                        d.sample_size(),
-                        d.fragment_starting_num().0,
-                        d.payload().to_vec(),
-                    )),
+                    SubmessageView::DataFrag(d) => {
+                        s.order.push(d.writer_sn().0);
+                        s.frags.push((
+                            d.writer_sn().0,
+                            d.sample_size(),
+                            d.fragment_starting_num().0,
+                            d.payload().to_vec(),
+                        ));
+                    }
                     SubmessageView::Gap(g) => s.gaps.push(g.gap_start().0),
-                    SubmessageView::Heartbeat(_) => s.heartbeats += 1,
+                    SubmessageView::Heartbeat(h) => {
+                        s.heartbeats += 1;
+                        s.liveliness += usize::from(h.liveliness());
+                    }
                     _ => {}
                 }
             }
@@ -361,4 +372,110 @@ fn a_sample_that_cannot_be_converted_becomes_a_gap_for_that_reader() {
     assert!(out[&7414].data.is_empty());
     assert_eq!(out[&7414].gaps, vec![1]);
     assert_eq!(p.writer_stats(w).expect("stats").transcode_failures, 1);
+}
+
+#[test]
+fn a_large_sample_is_not_overtaken_by_the_next_one() {
+    // A best-effort Fast DDS reader drops a sample older than the newest it has: the fragments
+    // of a large sample must all go before the sample written after it.
+    let config = WriterConfig {
+        reliability: Reliability::BestEffort,
+        max_datagram: 1400,
+        fragment_size: 1000,
+        keyed: true,
+        ..WriterConfig::default()
+    };
+    let (mut p, w) = writer(
+        config,
+        &[(OTHER, Reliability::BestEffort)],
+        Some(marker_transcoder()),
+    );
+    let now = Instant::ZERO;
+    let big: Vec<u8> = vec![5; 6000];
+    sample(&mut p, w, now, 1, &big);
+    // Only the first fragments go before the next write.
+    let mut buf = TxBuf::new(65_536);
+    assert!(p.poll_transmit(now, &mut buf).is_some());
+    sample(&mut p, w, now, 2, b"\x00\x01\x00\x00next");
+    sample(&mut p, w, now, 3, &big);
+    let out = sent(&mut p, now);
+    let order = &out[&7414].order;
+    let first_two = order.iter().position(|&sn| sn == 2).expect("sample 2 sent");
+    assert!(
+        order[..first_two].iter().all(|&sn| sn == 1)
+            && order[first_two + 1..].iter().all(|&sn| sn == 3),
+        "in sequence order: {order:?}"
+    );
+    let last_one = out[&7414]
+        .frags
+        .iter()
+        .filter(|f| f.0 == 1)
+        .map(|f| f.2)
+        .max();
+    assert_eq!(
+        last_one,
+        Some(7),
+        "every fragment of sample 1 (6004 octets converted)"
+    );
+}
+
+#[test]
+fn what_the_fan_out_had_not_sent_goes_to_a_reader_that_leaves_it() {
+    // Batching holds samples back; the reader then turns out to read another representation.
+    let config = WriterConfig {
+        batch_delay: Some(Duration::from_millis(10)),
+        ..reliable()
+    };
+    let (mut p, w) = writer(
+        config,
+        &[(PLAIN, Reliability::Reliable)],
+        Some(marker_transcoder()),
+    );
+    let now = Instant::ZERO;
+    let _ = sent(&mut p, now);
+    sample(&mut p, w, now, 1, b"\x00\x01\x00\x00held");
+    sample(&mut p, w, now, 2, b"\x00\x01\x00\x00back");
+    assert!(
+        sent(&mut p, now).values().all(|s| s.order.is_empty()),
+        "held by batching"
+    );
+    let reader = Guid::new(PLAIN, READER_ID);
+    p.set_reader_representation(now, w, &reader, Some(DataRepresentation::Xcdr1));
+    let out = sent(&mut p, now);
+    assert_eq!(
+        out[&7413].data,
+        vec![
+            (1, converted(b"\x00\x01\x00\x00held")),
+            (2, converted(b"\x00\x01\x00\x00back"))
+        ]
+    );
+    // Later writes go to it alone too, at once (nothing left to batch with).
+    sample(&mut p, w, now, 3, b"\x00\x01\x00\x00more");
+    let out = sent(&mut p, now);
+    assert_eq!(out[&7413].order, vec![3]);
+}
+
+#[test]
+fn a_liveliness_assertion_reaches_a_reader_served_alone() {
+    let config = WriterConfig {
+        liveliness: tachyon_proto::Liveliness {
+            kind: tachyon_proto::LivelinessKind::ManualByTopic,
+            lease_duration: Some(Duration::from_secs(1)),
+        },
+        ..reliable()
+    };
+    let (mut p, w) = writer(
+        config,
+        &[
+            (PLAIN, Reliability::Reliable),
+            (OTHER, Reliability::Reliable),
+        ],
+        Some(marker_transcoder()),
+    );
+    let now = Instant::ZERO;
+    let _ = sent(&mut p, now);
+    p.assert_writer_liveliness(now, w).expect("assert");
+    let out = sent(&mut p, now);
+    assert_eq!(out[&7413].liveliness, 1, "through the fan-out");
+    assert_eq!(out[&7414].liveliness, 1, "addressed to it");
 }

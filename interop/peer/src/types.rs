@@ -16,9 +16,10 @@ pub struct ShapeType {
     pub shapesize: i32,
 }
 
-/// A keyed type with an unbounded sequence, for large samples.
+/// A keyed type with an unbounded sequence, for large samples; `@appendable` (XCDR2 by
+/// default, converted to XCDR1 for Fast DDS 2.x readers).
 #[derive(DdsType, Debug, Clone)]
-#[dds(name = "LargeData")]
+#[dds(name = "LargeData", appendable)]
 pub struct LargeData {
     #[key]
     pub id: i32,

@@ -421,7 +421,7 @@ impl Participant {
                         .first()
                         .copied()
                         .unwrap_or(DataRepresentation::Xcdr1);
-                    self.set_reader_representation(w, &s.guid, (rep != writes).then_some(rep));
+                    self.set_reader_representation(now, w, &s.guid, (rep != writes).then_some(rep));
                 }
                 if let Some(r) = local_reader {
                     let unicast = if p.guid.prefix == self.prefix {

@@ -6,6 +6,7 @@ use tachyon_wire::{EntityId, Guid};
 
 use super::{Error, Participant};
 use crate::qos::DataRepresentation;
+use crate::time::Instant;
 use crate::writer::Transcoder;
 
 impl Participant {
@@ -29,12 +30,13 @@ impl Participant {
     /// matching; without discovery the caller does, after `match_reader`.
     pub fn set_reader_representation(
         &mut self,
+        now: Instant,
         writer: EntityId,
         reader: &Guid,
         to: Option<DataRepresentation>,
     ) {
         if let Some(w) = self.writer_mut(writer) {
-            w.set_reader_representation(reader, to);
+            w.set_reader_representation(now, reader, to);
         }
     }
 }

@@ -226,6 +226,13 @@ impl Writer {
             self.stats.acknacks_ignored += 1;
             return;
         }
+        // NACK suppression is about what the fan-out just sent; a reader served alone is not
+        // in it.
+        let fresh = if p.transcode.is_some() {
+            SequenceNumber(i64::MAX)
+        } else {
+            fresh
+        };
         if p.last_acknack.is_some_and(|c| count.0 <= c) {
             // Stale or repeated: it changes nothing. But Cyclone DDS repeats its pre-emptive
             // ACKNACK (requesting nothing, Final flag clear) with count 0 until a HEARTBEAT
@@ -287,12 +294,15 @@ impl Writer {
         missing: &FragmentNumberSet,
         count: Count,
     ) {
-        let held = self.history.get(sn).is_some() && sn < self.recently_sent(now);
+        let fresh = self.recently_sent(now);
+        let in_history = self.history.get(sn).is_some();
         let delay = self.config.nack_response_delay;
         let Some(p) = self.proxy_mut(&reader) else {
             self.stats.acknacks_ignored += 1;
             return;
         };
+        // NACK suppression is about what the fan-out just sent (not a reader served alone).
+        let held = in_history && (p.transcode.is_some() || sn < fresh);
         if !p.is_reliable() || p.last_nack_frag.is_some_and(|c| count.0 <= c) {
             self.stats.acknacks_ignored += 1;
             return;
@@ -467,6 +477,11 @@ impl Writer {
         self.renew_lease(now);
         self.heartbeat_now = true;
         self.heartbeat_liveliness = true;
+        for p in self.proxies.iter_mut().filter(|p| p.transcode.is_some()) {
+            // Outside the fan-out: told by a heartbeat of its own.
+            p.needs_heartbeat = true;
+            p.liveliness_due = true;
+        }
     }
 
     /// Applies the QoS changeable after creation: deadline timers restart with the new
@@ -523,8 +538,7 @@ impl Writer {
         self.fanout = send::fanout(&self.proxies);
         self.update_all_filtered();
         if self.fanout.is_none() {
-            self.next_new = SequenceNumber(self.history.last_sn().0 + 1);
-            self.next_fragment = 0;
+            self.fanout_emptied();
         }
         self.release();
         self.events.push_back(Event::PublicationMatched {
@@ -534,6 +548,14 @@ impl Writer {
             current_count: self.proxies.len(),
         });
         true
+    }
+
+    /// Nobody is left in the fan-out: what it had not sent is "sent" (a reader served alone
+    /// has it queued), and the next new sample starts afresh.
+    fn fanout_emptied(&mut self) {
+        self.next_new = SequenceNumber(self.history.last_sn().0 + 1);
+        self.next_fragment = 0;
+        self.batch_sent();
     }
 
     /// Sets (or removes) what builds the filters of readers announcing one.

@@ -51,6 +51,9 @@ pub(crate) struct ReaderProxy {
     pub transcode: Option<crate::qos::DataRepresentation>,
     /// The last sample converted for it, kept while its fragments go out.
     pub transcoded: Option<(SequenceNumber, crate::history::Payload)>,
+    /// The heartbeat addressed to it next asserts the writer's liveliness (a reader outside
+    /// the fan-out does not hear the one to everyone).
+    pub liveliness_due: bool,
 }
 
 impl ReaderProxy {
@@ -70,6 +73,7 @@ impl ReaderProxy {
             filter: None,
             transcode: None,
             transcoded: None,
+            liveliness_due: false,
         }
     }
 
@@ -94,7 +98,7 @@ impl ReaderProxy {
         // Fragment numbers start at 1; a 0 from a confused peer is ignored.
         for n in set.iter().filter(|n| n.0 >= 1) {
             match &mut run {
-                Some(r) if r.last + 1 == n.0 => r.last = n.0,
+                Some(r) if r.last.checked_add(1) == Some(n.0) => r.last = n.0,
                 _ => {
                     if let Some(r) = run.take() {
                         self.push_run(r);

@@ -222,6 +222,12 @@ impl Writer {
         let last = self.history.last_sn();
         let mut wrote = false;
         while let Some(&sn) = self.proxies[i].requested.first() {
+            if self.proxies[i].frag_runs.front().is_some_and(|r| r.sn < sn) {
+                // An earlier sample is still going out in fragments: it goes first (a reader
+                // served alone gets new data this way, and a best-effort one drops a sample
+                // older than the newest it has).
+                break;
+            }
             let first_relevant = self.proxies[i].first_relevant;
             if sn > last {
                 self.proxies[i].requested.clear();
@@ -289,7 +295,7 @@ impl Writer {
         let p = &mut self.proxies[i];
         if p.requested.is_empty() && p.frag_runs.is_empty() {
             p.repair_at = None;
-            p.needs_heartbeat = true;
+            p.needs_heartbeat |= p.is_reliable();
         }
         if p.transcode.is_some() && !p.is_reliable() {
             // A best-effort reader served alone had what was kept for it.
@@ -300,8 +306,15 @@ impl Writer {
         }
         if self.proxies[i].needs_heartbeat && mb.remaining() >= HEARTBEAT {
             self.proxies[i].needs_heartbeat = false;
-            self.put_heartbeat(&mut mb, reader.entity_id, Some(i), false)
+            let liveliness = std::mem::take(&mut self.proxies[i].liveliness_due);
+            // New data to a reader served alone asks for acknowledgements as the fan-out's
+            // piggybacked heartbeat does (now and then); a repair always asks.
+            let ask = self.proxies[i].transcode.is_none() || self.ack_wanted(now);
+            self.put_heartbeat_asking(&mut mb, reader.entity_id, Some(i), liveliness, ask)
                 .ok()?;
+            if ask && self.proxies[i].transcode.is_some() {
+                self.ack_requested_at = Some(now);
+            }
         }
         Some(Transmit {
             destination: Destination::Unicast(dest),
@@ -377,7 +390,8 @@ impl Writer {
                 return None;
             }
             mb.info_dst(reader.prefix).ok()?;
-            self.put_heartbeat(&mut mb, reader.entity_id, Some(i), false)
+            let liveliness = std::mem::take(&mut self.proxies[i].liveliness_due);
+            self.put_heartbeat(&mut mb, reader.entity_id, Some(i), liveliness)
                 .ok()?;
             return Some(Transmit {
                 destination: Destination::Unicast(dest),

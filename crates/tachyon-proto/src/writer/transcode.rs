@@ -6,9 +6,12 @@
 
 use std::sync::Arc;
 
+use tachyon_wire::SequenceNumber;
+
 use super::Writer;
 use crate::history::{CacheChange, ChangeKind, Payload};
 use crate::qos::DataRepresentation;
+use crate::time::Instant;
 
 /// Converts a serialized sample (encapsulation header included) into `to`, or `None` when it
 /// does not decode. Given by the typed API, which knows the type
@@ -37,10 +40,12 @@ impl Writer {
     /// alone, converted.
     pub(crate) fn set_reader_representation(
         &mut self,
+        now: Instant,
         reader: &tachyon_wire::Guid,
         to: Option<DataRepresentation>,
     ) {
-        let Some(p) = self.proxy_mut(reader) else {
+        let (last, next_new) = (self.history.last_sn(), self.next_new);
+        let Some(p) = self.proxies.iter_mut().find(|p| p.remote.guid == *reader) else {
             return;
         };
         if p.transcode == to {
@@ -48,12 +53,34 @@ impl Writer {
         }
         p.transcode = to;
         p.transcoded = None;
-        if to.is_some() && self.transcoder.is_none() {
-            tracing::warn!(writer = %self.guid, %reader, representation = ?to,
-                "a matched reader reads another representation and this writer cannot convert \
-                 its samples: it gets GAPs instead of data");
+        let no_locator = p.dest.is_none();
+        if to.is_some() {
+            // What the fan-out has not sent yet will not reach this reader through it.
+            let from = next_new.max(p.first_relevant);
+            let mut sn = from;
+            while sn <= last {
+                p.requested.insert(sn);
+                sn = SequenceNumber(sn.0 + 1);
+            }
+            if from <= last {
+                p.repair_at = Some(now);
+            }
+            if self.transcoder.is_none() {
+                tracing::warn!(writer = %self.guid, %reader, representation = ?to,
+                    "a matched reader reads another representation and this writer cannot \
+                     convert its samples: it gets GAPs instead of data");
+            }
+            if no_locator {
+                tracing::warn!(writer = %self.guid, %reader, representation = ?to,
+                    "a matched reader reads another representation and announced no unicast \
+                     locator to send it converted samples to: it gets nothing");
+            }
         }
         self.fanout = super::send::fanout(&self.proxies);
+        if self.fanout.is_none() {
+            self.fanout_emptied();
+        }
+        self.release();
     }
 
     /// `change` as proxy `i` gets it: unchanged for a reader of the writer's representation;
