@@ -222,10 +222,12 @@ impl Writer {
         let last = self.history.last_sn();
         let mut wrote = false;
         while let Some(&sn) = self.proxies[i].requested.first() {
-            if self.proxies[i].frag_runs.front().is_some_and(|r| r.sn < sn) {
-                // An earlier sample is still going out in fragments: it goes first (a reader
-                // served alone gets new data this way, and a best-effort one drops a sample
-                // older than the newest it has).
+            let p = &self.proxies[i];
+            if p.transcode.is_some() && p.frag_runs.front().is_some_and(|r| r.sn < sn) {
+                // An earlier sample is still going out in fragments: it goes first. A reader
+                // served alone gets its new data this way, and a best-effort one drops a
+                // sample older than the newest it has. (Repairs to other readers keep their
+                // order: whole samples first.)
                 break;
             }
             let first_relevant = self.proxies[i].first_relevant;
