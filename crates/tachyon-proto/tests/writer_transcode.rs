@@ -81,6 +81,20 @@ fn writer(
     (p, w)
 }
 
+/// A reliable writer matched with a reader of each kind, its first heartbeats sent.
+fn both_readers(transcoder: Option<Transcoder>) -> (Participant, EntityId) {
+    let (mut p, w) = writer(
+        reliable(),
+        &[
+            (PLAIN, Reliability::Reliable),
+            (OTHER, Reliability::Reliable),
+        ],
+        transcoder,
+    );
+    let _ = sent(&mut p, Instant::ZERO);
+    (p, w)
+}
+
 fn reliable() -> WriterConfig {
     WriterConfig {
         reliability: Reliability::Reliable,
@@ -189,16 +203,8 @@ fn acknack(writer: EntityId, from: GuidPrefix, base: i64, missing: &[i64], count
 
 #[test]
 fn new_data_goes_converted_to_the_reader_of_another_representation_and_unchanged_to_the_rest() {
-    let (mut p, w) = writer(
-        reliable(),
-        &[
-            (PLAIN, Reliability::Reliable),
-            (OTHER, Reliability::Reliable),
-        ],
-        Some(marker_transcoder()),
-    );
+    let (mut p, w) = both_readers(Some(marker_transcoder()));
     let now = Instant::ZERO;
-    let _ = sent(&mut p, now);
     let samples: [&[u8]; 3] = [
         b"\x00\x01\x00\x00one!",
         b"\x00\x01\x00\x00two!",
@@ -328,16 +334,8 @@ fn a_best_effort_reader_served_alone_gets_everything_and_the_history_is_released
 
 #[test]
 fn a_dispose_reaches_that_reader_with_the_key_hash_alone() {
-    let (mut p, w) = writer(
-        reliable(),
-        &[
-            (PLAIN, Reliability::Reliable),
-            (OTHER, Reliability::Reliable),
-        ],
-        Some(marker_transcoder()),
-    );
+    let (mut p, w) = both_readers(Some(marker_transcoder()));
     let now = Instant::ZERO;
-    let _ = sent(&mut p, now);
     let req = WriteRequest {
         kind: ChangeKind::NotAliveDisposed,
         instance: tachyon_cdr::KeyHash([7; 16]),
@@ -356,16 +354,8 @@ fn a_dispose_reaches_that_reader_with_the_key_hash_alone() {
 #[test]
 fn a_sample_that_cannot_be_converted_becomes_a_gap_for_that_reader() {
     let refusing: Transcoder = Arc::new(|_: &[u8], _| None);
-    let (mut p, w) = writer(
-        reliable(),
-        &[
-            (PLAIN, Reliability::Reliable),
-            (OTHER, Reliability::Reliable),
-        ],
-        Some(refusing),
-    );
+    let (mut p, w) = both_readers(Some(refusing));
     let now = Instant::ZERO;
-    let _ = sent(&mut p, now);
     sample(&mut p, w, now, 1, b"\x00\x01\x00\x00data");
     let out = sent(&mut p, now);
     assert_eq!(out[&7413].data.len(), 1);

@@ -95,6 +95,7 @@ fn color_parameter_filters_on_the_writer_and_dispose_passes() {
     // The reader announces the related topic's name, so the writer of "Square" matches it.
     wait_until("the match", || {
         writer.get_publication_matched_status().current_count == 1
+            && reader.get_subscription_matched_status().current_count == 1
     });
     for (i, color) in ["BLUE", "RED", "GREEN", "RED", "YELLOW"].iter().enumerate() {
         writer.write(&shape(color, i as i32, 30)).unwrap();
@@ -150,8 +151,13 @@ fn size_between_like_and_nested_members_filter_on_the_reader() {
         .unwrap()
         .create_datawriter(&ta, DataWriterQos::default().reliable().keep_all())
         .unwrap();
+    // Both sides: a reader that learns of the writer after its data arrived gets it repaired
+    // (and refused samples as GAPs, which the writer counts as filtered).
     wait_until("the matches", || {
         writer.get_publication_matched_status().current_count == 4
+            && [&r_small, &r_between, &r_like, &r_all]
+                .iter()
+                .all(|r| r.get_subscription_matched_status().current_count == 1)
     });
     let samples = [
         shape("BLUE", 5, 10),
@@ -202,6 +208,7 @@ fn size_between_like_and_nested_members_filter_on_the_reader() {
         .unwrap();
     wait_until("the nested match", || {
         w_outer.get_publication_matched_status().current_count == 1
+            && r_nested.get_subscription_matched_status().current_count == 1
     });
     for (id, level, label) in [(1, 1, "a"), (2, 3, "b"), (3, 5, "skip"), (4, 9, "c")] {
         let inner = Inner {
@@ -236,6 +243,7 @@ fn new_parameters_change_what_arrives() {
         .unwrap();
     wait_until("the match", || {
         writer.get_publication_matched_status().current_count == 1
+            && reader.get_subscription_matched_status().current_count == 1
     });
     writer.write(&shape("RED", 1, 1)).unwrap();
     writer.write(&shape("BLUE", 2, 1)).unwrap();
@@ -289,8 +297,12 @@ fn keep_last_one_keeps_the_last_matching_sample() {
         .unwrap()
         .create_datawriter(&ta, DataWriterQos::default().reliable().keep_all())
         .unwrap();
+    // Both sides: a filtered reader that learns of the writer late gets refused samples as
+    // GAPs from the writer's repairs, never seeing (and counting) them itself.
     wait_until("the matches", || {
         writer.get_publication_matched_status().current_count == 2
+            && reader.get_subscription_matched_status().current_count == 1
+            && plain.get_subscription_matched_status().current_count == 1
     });
     for size in [10, 30, 15, 40, 50] {
         writer.write(&shape("RED", size, size)).unwrap();
