@@ -83,8 +83,16 @@ fn writer(
 
 /// A reliable writer matched with a reader of each kind, its first heartbeats sent.
 fn both_readers(transcoder: Option<Transcoder>) -> (Participant, EntityId) {
+    both_readers_with(reliable(), transcoder)
+}
+
+/// [`both_readers`] with a writer configured so.
+fn both_readers_with(
+    config: WriterConfig,
+    transcoder: Option<Transcoder>,
+) -> (Participant, EntityId) {
     let (mut p, w) = writer(
-        reliable(),
+        config,
         &[
             (PLAIN, Reliability::Reliable),
             (OTHER, Reliability::Reliable),
@@ -272,16 +280,8 @@ fn a_large_sample_goes_to_that_reader_in_fragments_of_its_converted_form() {
         fragment_size: 1000,
         ..reliable()
     };
-    let (mut p, w) = writer(
-        config,
-        &[
-            (PLAIN, Reliability::Reliable),
-            (OTHER, Reliability::Reliable),
-        ],
-        Some(marker_transcoder()),
-    );
+    let (mut p, w) = both_readers_with(config, Some(marker_transcoder()));
     let now = Instant::ZERO;
-    let _ = sent(&mut p, now);
     let big: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
     sample(&mut p, w, now, 1, &big);
     let out = sent(&mut p, now);
@@ -454,16 +454,8 @@ fn a_liveliness_assertion_reaches_a_reader_served_alone() {
         },
         ..reliable()
     };
-    let (mut p, w) = writer(
-        config,
-        &[
-            (PLAIN, Reliability::Reliable),
-            (OTHER, Reliability::Reliable),
-        ],
-        Some(marker_transcoder()),
-    );
+    let (mut p, w) = both_readers_with(config, Some(marker_transcoder()));
     let now = Instant::ZERO;
-    let _ = sent(&mut p, now);
     p.assert_writer_liveliness(now, w).expect("assert");
     let out = sent(&mut p, now);
     assert_eq!(out[&7413].liveliness, 1, "through the fan-out");
