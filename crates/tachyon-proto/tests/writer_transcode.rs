@@ -103,6 +103,15 @@ fn both_readers_with(
     (p, w)
 }
 
+/// A writer matched with one best-effort reader of the other representation.
+fn best_effort_alone(config: WriterConfig) -> (Participant, EntityId) {
+    writer(
+        config,
+        &[(OTHER, Reliability::BestEffort)],
+        Some(marker_transcoder()),
+    )
+}
+
 fn reliable() -> WriterConfig {
     WriterConfig {
         reliability: Reliability::Reliable,
@@ -316,11 +325,7 @@ fn a_best_effort_reader_served_alone_gets_everything_and_the_history_is_released
         keyed: true,
         ..WriterConfig::default()
     };
-    let (mut p, w) = writer(
-        config,
-        &[(OTHER, Reliability::BestEffort)],
-        Some(marker_transcoder()),
-    );
+    let (mut p, w) = best_effort_alone(config);
     let now = Instant::ZERO;
     for i in 0..5u8 {
         sample(&mut p, w, now, i, &[0, 1, 0, 0, i, 0, 0, 0]);
@@ -375,11 +380,7 @@ fn a_large_sample_is_not_overtaken_by_the_next_one() {
         keyed: true,
         ..WriterConfig::default()
     };
-    let (mut p, w) = writer(
-        config,
-        &[(OTHER, Reliability::BestEffort)],
-        Some(marker_transcoder()),
-    );
+    let (mut p, w) = best_effort_alone(config);
     let now = Instant::ZERO;
     let big: Vec<u8> = vec![5; 6000];
     sample(&mut p, w, now, 1, &big);

@@ -257,11 +257,9 @@ impl Publisher {
         if qos.representation.is_empty() {
             qos.representation = default_representation(T::EXTENSIBILITY);
         }
-        let version = match qos.representation.first() {
-            Some(DataRepresentation::Xcdr2) => XcdrVersion::Xcdr2,
-            Some(DataRepresentation::Xcdr1) => XcdrVersion::Xcdr1,
-            _ => return Err(Error::Unsupported("the XML data representation")),
-        };
+        let version = DataRepresentation::written(&qos.representation)
+            .xcdr_version()
+            .ok_or(Error::Unsupported("the XML data representation"))?;
         let presentation = lock(&self.state).qos.presentation;
         let mut config = writer_config(&qos, T::KEYED, self.runtime.shared.max_datagram);
         if presentation.coherent_access {
@@ -363,14 +361,7 @@ impl Drop for Publisher {
 /// The [`Transcoder`] of a type's [`DdsType::transcode_serialized`] (not generic, so the
 /// closure does not need `T: 'static`).
 fn transcoder(f: fn(&[u8], XcdrVersion) -> Option<Vec<u8>>) -> Transcoder {
-    Arc::new(move |payload: &[u8], to: DataRepresentation| {
-        let version = match to {
-            DataRepresentation::Xcdr1 => XcdrVersion::Xcdr1,
-            DataRepresentation::Xcdr2 => XcdrVersion::Xcdr2,
-            _ => return None,
-        };
-        f(payload, version)
-    })
+    Arc::new(move |payload: &[u8], to: DataRepresentation| f(payload, to.xcdr_version()?))
 }
 
 /// The representation a writer offers when its QoS names none: XCDR1 first for `@final`

@@ -415,12 +415,7 @@ impl Participant {
                     self.give_reader_filter(w, &s.guid, s.content_filter.as_ref());
                     // The reader gets its samples converted when it reads another
                     // representation than the writer writes (an `Unannounced` reader).
-                    let writes = p
-                        .qos
-                        .representation
-                        .first()
-                        .copied()
-                        .unwrap_or(DataRepresentation::Xcdr1);
+                    let writes = DataRepresentation::written(&p.qos.representation);
                     self.set_reader_representation(now, w, &s.guid, (rep != writes).then_some(rep));
                 }
                 if let Some(r) = local_reader {

@@ -219,10 +219,7 @@ pub fn representation(
     offered: &[DataRepresentation],
     accepted: &[DataRepresentation],
 ) -> Option<DataRepresentation> {
-    let first = offered
-        .first()
-        .copied()
-        .unwrap_or(DataRepresentation::Xcdr1);
+    let first = DataRepresentation::written(offered);
     let ok = if accepted.is_empty() {
         first == DataRepresentation::Xcdr1
     } else {

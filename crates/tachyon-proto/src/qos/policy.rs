@@ -131,6 +131,24 @@ impl DataRepresentation {
         }
     }
 
+    /// The XCDR version of this representation (`None` for XML).
+    pub fn xcdr_version(self) -> Option<tachyon_cdr::XcdrVersion> {
+        match self {
+            DataRepresentation::Xcdr1 => Some(tachyon_cdr::XcdrVersion::Xcdr1),
+            DataRepresentation::Xcdr2 => Some(tachyon_cdr::XcdrVersion::Xcdr2),
+            DataRepresentation::Xml => None,
+        }
+    }
+
+    /// The representation a writer offering `offered` writes: the first (XTypes 7.6.3.1.1),
+    /// XCDR1 when the list is empty (as an absent DATA_REPRESENTATION means).
+    pub fn written(offered: &[DataRepresentation]) -> DataRepresentation {
+        offered
+            .first()
+            .copied()
+            .unwrap_or(DataRepresentation::Xcdr1)
+    }
+
     /// The representation of a wire identifier, `None` for unknown ones.
     pub fn from_id(id: i16) -> Option<DataRepresentation> {
         match id {
