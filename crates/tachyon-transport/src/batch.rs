@@ -101,6 +101,46 @@ impl RecvBatch {
         self.received.clear();
     }
 
+    /// Start a fill by copying (transports without `recvmmsg`): forgets the last receive.
+    pub(crate) fn begin(&mut self) {
+        self.received.clear();
+        self.drained = false;
+    }
+
+    /// Copies one datagram into the next free slot; `false` when every slot is taken. A
+    /// datagram larger than a slot is counted in `truncated` and skipped (`true`: it was
+    /// consumed).
+    pub(crate) fn push(&mut self, source: Locator, bytes: &[u8], counters: &Counters) -> bool {
+        let slot = self.received.len();
+        if slot >= self.slots {
+            return false;
+        }
+        if bytes.len() > self.slot_size {
+            Counters::add(&counters.truncated, 1);
+            return true;
+        }
+        let start = slot * self.slot_size;
+        self.buf[start..start + bytes.len()].copy_from_slice(bytes);
+        self.received.push(Received {
+            slot,
+            len: bytes.len(),
+            source,
+        });
+        Counters::add(&counters.datagrams_received, 1);
+        Counters::add(&counters.bytes_received, bytes.len() as u64);
+        true
+    }
+
+    /// Whether every slot is taken.
+    pub(crate) fn is_full(&self) -> bool {
+        self.received.len() >= self.slots
+    }
+
+    /// Records that the source was emptied by this fill.
+    pub(crate) fn set_drained(&mut self) {
+        self.drained = true;
+    }
+
     /// Fill the batch from `fd` with as many `recvmmsg` calls as it takes to fill every slot or
     /// drain the socket. Returns the number of datagrams handed out.
     pub(crate) fn fill(&mut self, fd: RawFd, counters: &Counters) -> io::Result<usize> {

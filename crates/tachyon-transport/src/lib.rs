@@ -1,4 +1,6 @@
-//! Transports of Tachyon DDS (DESIGN.md section 4). For now: UDPv4.
+//! Transports of Tachyon DDS (DESIGN.md section 4): the [`Transport`] trait (start there: its
+//! module says how buffers are lent and how a transport is chosen per matched pair), UDPv4
+//! ([`UdpTransport`]) and an in-memory, fault-injecting network for tests ([`mem`]).
 //!
 //! Sans-async: nothing here spawns a thread or blocks. [`UdpTransport::open`] selects the
 //! network interface ([`choose_interface`]), allocates the participant index by the RTPS port
@@ -32,6 +34,7 @@ mod batch;
 mod config;
 mod error;
 mod interface;
+pub mod mem;
 mod ports;
 pub mod priority;
 mod stats;
@@ -39,6 +42,7 @@ mod stats;
 mod sys;
 pub mod testing;
 pub mod thread;
+mod transport;
 mod udp;
 
 pub use batch::{RecvBatch, MAX_UDP_PAYLOAD};
@@ -50,4 +54,7 @@ pub use interface::{
 };
 pub use ports::{PortKind, PortMapping};
 pub use stats::TransportStats;
-pub use udp::{SocketId, UdpTransport};
+pub use transport::{
+    Reach, RxSource, Traffic, Transport, TransportLocators, TxBuffer, TxPool, MAX_SOURCES,
+};
+pub use udp::{SocketId, UdpTransport, ETHERNET_MAX_DATAGRAM, LOOPBACK_MAX_DATAGRAM};

@@ -11,7 +11,7 @@ use tachyon_proto::discovery::DiscoveryConfig;
 use tachyon_proto::frag::ReassemblyLimits;
 use tachyon_proto::qos::{DomainParticipantQos, PublisherQos, SubscriberQos, TopicQos};
 use tachyon_proto::{Duration, Participant, ParticipantConfig, ReaderConfig};
-use tachyon_transport::{UdpConfig, UdpTransport};
+use tachyon_transport::{Transport, UdpConfig, UdpTransport};
 use tachyon_wire::{GuidPrefix, VendorId};
 
 use crate::builtin::{
@@ -28,7 +28,7 @@ use crate::listener::{
 };
 use crate::publication::Publisher;
 use crate::runtime::builtin::{PARTICIPANT_READER, PUBLICATION_READER, SUBSCRIPTION_READER};
-use crate::runtime::{lock, ReaderLimits, Runtime};
+use crate::runtime::{lock, ReaderLimits, Runtime, Transports};
 use crate::statistics::ParticipantStatistics;
 use crate::status::StatusMask;
 use crate::subscription::{DataReader, Subscriber};
@@ -40,6 +40,8 @@ use crate::DdsType;
 pub struct ParticipantSettings {
     /// The UDP transport: interface, multicast, peers, ports, socket buffers.
     pub udp: UdpConfig,
+    /// Transports other than UDP, and whether UDP is used at all.
+    pub transports: TransportSettings,
     /// Lease announced to others (`None`: 10 s).
     pub lease_duration: Option<Duration>,
     /// SPDP announcement period (`None`: 3 s).
@@ -66,6 +68,20 @@ pub struct ParticipantSettings {
     pub user_data: Vec<u8>,
     /// ENTITY_NAME announced (a name tools such as Cyclone's `ddsls` show).
     pub entity_name: Option<String>,
+}
+
+/// Which transports a participant uses besides the default UDP one.
+///
+/// Each matched writer/reader pair uses the most preferred transport both sides announce
+/// ([`Transport::preference`]); other vendors ignore locators of kinds they do not know and
+/// use UDP. A transport given here is shared with the participant (it keeps an `Arc`).
+#[derive(Clone, Debug, Default)]
+pub struct TransportSettings {
+    /// Leave UDP out: the participant talks only through `extra` (for tests on
+    /// [`tachyon_transport::mem`], or a deployment without IP). Default `false`.
+    pub no_udp: bool,
+    /// Further transports, e.g. a [`MemTransport`](tachyon_transport::mem::MemTransport).
+    pub extra: Vec<Arc<dyn Transport>>,
 }
 
 /// The factory of DDS: creates participants (`DomainParticipant::new` does the same).
@@ -133,7 +149,15 @@ impl DomainParticipant {
         settings: &ParticipantSettings,
     ) -> Result<DomainParticipant, Error> {
         warn_unapplied_threads(&settings.threads);
-        let transport = UdpTransport::open(domain_id, &settings.udp)?;
+        let udp = if settings.transports.no_udp {
+            None
+        } else {
+            Some(UdpTransport::open(domain_id, &settings.udp)?)
+        };
+        let transports =
+            Transports::new(udp, settings.transports.extra.clone()).ok_or(Error::NoTransport)?;
+        let locators = transports.locators();
+        let use_multicast = transports.udp().is_some_and(UdpTransport::uses_multicast);
         let epoch = std::time::Instant::now();
         let wall = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -149,26 +173,37 @@ impl DomainParticipant {
             max_remote_endpoints: settings
                 .max_remote_endpoints
                 .unwrap_or(defaults.max_remote_endpoints),
-            spdp_destinations: transport.spdp_destinations().to_vec(),
-            metatraffic_unicast: transport.metatraffic_unicast_locators().to_vec(),
-            metatraffic_multicast: transport.metatraffic_multicast_locators().to_vec(),
-            default_unicast: transport.default_unicast_locators().to_vec(),
-            default_multicast: transport.default_multicast_locators().to_vec(),
-            use_multicast: transport.uses_multicast(),
+            spdp_destinations: locators.spdp_destinations.clone(),
+            metatraffic_unicast: locators.metatraffic_unicast.clone(),
+            metatraffic_multicast: locators.metatraffic_multicast.clone(),
+            default_unicast: locators.default_unicast.clone(),
+            default_multicast: locators.default_multicast.clone(),
+            use_multicast,
+            reach: transports.reach(),
             wall_clock_at_zero: wall,
             user_data: settings.user_data.clone(),
             entity_name: settings.entity_name.clone(),
             ..defaults
         };
         let prefix = new_prefix();
-        tracing::info!(
-            domain = domain_id,
-            participant = %prefix,
-            index = transport.participant_index(),
-            interface = %transport.interface().name,
-            multicast = transport.uses_multicast(),
-            "participant created"
-        );
+        let names: Vec<&str> = transports.all().iter().map(|t| t.name()).collect();
+        match transports.udp() {
+            Some(udp) => tracing::info!(
+                domain = domain_id,
+                participant = %prefix,
+                index = udp.participant_index(),
+                interface = %udp.interface().name,
+                multicast = udp.uses_multicast(),
+                transports = ?names,
+                "participant created"
+            ),
+            None => tracing::info!(
+                domain = domain_id,
+                participant = %prefix,
+                transports = ?names,
+                "participant created without UDP"
+            ),
+        }
         let mut participant =
             Participant::with_discovery(prefix, ParticipantConfig::default(), discovery);
         let reader_defaults = ReaderConfig::default();
@@ -181,7 +216,7 @@ impl DomainParticipant {
         participant.set_critical_priority(settings.threads.critical_priority);
         let runtime = Arc::new(Runtime::start(
             participant,
-            transport,
+            transports,
             epoch,
             &settings.threads,
             limits,
@@ -253,14 +288,23 @@ impl DomainParticipant {
         .instance_handle()
     }
 
-    /// The participant index the transport chose (it fixes the unicast ports).
+    /// The participant index the UDP transport chose (it fixes the unicast ports); 0 for a
+    /// participant without UDP.
     pub fn participant_index(&self) -> u32 {
-        self.runtime.shared.transport.participant_index()
+        self.runtime
+            .shared
+            .transports
+            .udp()
+            .map_or(0, UdpTransport::participant_index)
     }
 
     /// Whether the transport uses multicast (configured, or chosen from the interface).
     pub fn uses_multicast(&self) -> bool {
-        self.runtime.shared.transport.uses_multicast()
+        self.runtime
+            .shared
+            .transports
+            .udp()
+            .is_some_and(UdpTransport::uses_multicast)
     }
 
     /// A topic of type `T` with default QoS.
@@ -507,7 +551,7 @@ impl DomainParticipant {
     /// now for remote entities (participants, endpoints, samples in reassembly).
     pub fn statistics(&self) -> ParticipantStatistics {
         let sh = &self.runtime.shared;
-        let transport = sh.transport.stats();
+        let transport = sh.transports.stats();
         let st = sh.lock();
         let p = &st.participant;
         let (max_participants, max_remote_endpoints) = p

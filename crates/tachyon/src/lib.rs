@@ -65,7 +65,9 @@ pub use builtin::{
 pub use condition::{Condition, GuardCondition, ReadCondition, StatusCondition, WaitSet};
 pub use config::{Config, ConfigError};
 pub use content_filter::{ContentFilteredTopic, TopicDescription};
-pub use domain::{DomainParticipant, DomainParticipantFactory, ParticipantSettings};
+pub use domain::{
+    DomainParticipant, DomainParticipantFactory, ParticipantSettings, TransportSettings,
+};
 pub use error::Error;
 pub use listener::{
     AnyDataReader, AnyDataWriter, AnyTopic, DataReaderListener, DataWriterListener,

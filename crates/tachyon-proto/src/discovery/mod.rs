@@ -20,7 +20,7 @@ mod spdp;
 use std::collections::{HashMap, VecDeque};
 
 use tachyon_cdr::KeyHash;
-use tachyon_wire::{EntityId, Guid, GuidPrefix, Locator, Time};
+use tachyon_wire::{EntityId, Guid, GuidPrefix, Locator, Reach, Time};
 
 use crate::endpoint::{Reliability, WriterConfig};
 use crate::event::Event;
@@ -64,6 +64,10 @@ pub struct DiscoveryConfig {
     /// Whether remote multicast locators may be used as destinations (false when the chosen
     /// interface cannot multicast).
     pub use_multicast: bool,
+    /// The locators this participant's transports reach, most preferred first: of each
+    /// remote list, only the locators of the first rule that covers any of them are used
+    /// (default: UDPv4 only). So each matched pair uses the best transport both sides have.
+    pub reach: Vec<Reach>,
     /// Most remote participants kept; further ones are ignored (and counted).
     pub max_participants: usize,
     /// Most remote writers plus readers kept over all participants.
@@ -92,6 +96,7 @@ impl Default for DiscoveryConfig {
             default_unicast: Vec::new(),
             default_multicast: Vec::new(),
             use_multicast: true,
+            reach: vec![Reach::kind(Locator::KIND_UDPV4)],
             max_participants: 1024,
             max_remote_endpoints: 65_536,
             user_data: Vec::new(),
@@ -230,7 +235,7 @@ impl Participant {
         let known = d
             .participants
             .values()
-            .map(|p| usable(&p.data.metatraffic_unicast, false))
+            .map(|p| usable(&d.config.reach, &p.data.metatraffic_unicast, false))
             .filter(|l| !l.is_empty())
             .collect();
         d.config.user_data.clone_from(&user_data);
@@ -529,13 +534,30 @@ pub(crate) fn key_guid(key: &KeyHash) -> Guid {
 /// sample a flood to addresses of the announcer's choosing.
 pub(crate) const MAX_USABLE_LOCATORS: usize = 16;
 
-/// The usable locators of a list: UDPv4 only (other kinds are other vendors' transports),
-/// multicast only where it can be used, at most [`MAX_USABLE_LOCATORS`].
-pub(crate) fn usable(locators: &[Locator], multicast: bool) -> Vec<Locator> {
+/// The usable locators of a list: those of the most preferred rule of `reach` that covers
+/// any of them (other kinds are other vendors' transports, or ours out of reach: another
+/// host's shared memory), UDPv4 ones with a valid port, multicast only where it can be used,
+/// at most [`MAX_USABLE_LOCATORS`].
+pub(crate) fn usable(reach: &[Reach], locators: &[Locator], multicast: bool) -> Vec<Locator> {
+    usable_by(reach, locators, multicast).0
+}
+
+/// [`usable`], and the index in `reach` of the rule chosen (`reach.len()` when none).
+fn usable_by(reach: &[Reach], locators: &[Locator], multicast: bool) -> (Vec<Locator>, usize) {
+    let valid = |l: &&Locator| {
+        (l.kind != Locator::KIND_UDPV4 || (l.port != 0 && l.port <= 0xffff))
+            && (multicast || !is_multicast(l))
+    };
+    let Some(rule) = reach
+        .iter()
+        .position(|r| locators.iter().filter(valid).any(|l| r.covers(l)))
+    else {
+        return (Vec::new(), reach.len());
+    };
     let usable: Vec<Locator> = locators
         .iter()
-        .filter(|l| l.kind == Locator::KIND_UDPV4 && l.port != 0 && l.port <= 0xffff)
-        .filter(|l| multicast || !is_multicast(l))
+        .filter(valid)
+        .filter(|l| reach[rule].covers(l))
         .take(MAX_USABLE_LOCATORS)
         .copied()
         .collect();
@@ -546,7 +568,24 @@ pub(crate) fn usable(locators: &[Locator], multicast: bool) -> Vec<Locator> {
             "locator list truncated"
         );
     }
-    usable
+    (usable, rule)
+}
+
+/// The usable unicast and multicast locators of an endpoint: multicast only of the
+/// transport its unicast locators chose, so one pair never uses two transports.
+pub(crate) fn usable_pair(
+    reach: &[Reach],
+    unicast: &[Locator],
+    multicast: &[Locator],
+    use_multicast: bool,
+) -> (Vec<Locator>, Vec<Locator>) {
+    let (u, rule) = usable_by(reach, unicast, false);
+    let (m, mrule) = usable_by(reach, multicast, use_multicast);
+    if u.is_empty() || mrule == rule {
+        (u, m)
+    } else {
+        (u, Vec::new())
+    }
 }
 
 /// Whether a UDPv4 locator names a multicast group.
@@ -568,5 +607,67 @@ impl Discovery {
             self.subscriptions.get(reader)
         };
         data?.content_filter.as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn udp(port: u32, a: u8) -> Locator {
+        Locator {
+            kind: Locator::KIND_UDPV4,
+            port,
+            address: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, a, 0, 0, 1],
+        }
+    }
+
+    fn vendor(kind: i32, scope: u8) -> Locator {
+        let mut address = [0; 16];
+        address[0] = scope;
+        Locator {
+            kind,
+            port: 0,
+            address,
+        }
+    }
+
+    const SHM: i32 = 0x0054_4302;
+
+    #[test]
+    fn udp_only_keeps_valid_udp_locators() {
+        let reach = [Reach::kind(Locator::KIND_UDPV4)];
+        let list = [vendor(SHM, 1), udp(0, 10), udp(7411, 10), udp(70_000, 10)];
+        assert_eq!(usable(&reach, &list, false), vec![udp(7411, 10)]);
+        assert_eq!(usable(&reach, &[udp(7401, 239)], false), vec![]);
+        assert_eq!(
+            usable(&reach, &[udp(7401, 239)], true),
+            vec![udp(7401, 239)]
+        );
+        assert_eq!(usable(&[], &list, true), vec![], "nothing reaches");
+    }
+
+    #[test]
+    fn the_most_preferred_transport_in_reach_wins_per_list() {
+        let shm_here = Reach {
+            kind: SHM,
+            address_prefix: vec![1],
+        };
+        let reach = [shm_here, Reach::kind(Locator::KIND_UDPV4)];
+        let same_host = [udp(7411, 10), vendor(SHM, 1)];
+        assert_eq!(usable(&reach, &same_host, false), vec![vendor(SHM, 1)]);
+        let other_host = [udp(7411, 10), vendor(SHM, 2)];
+        assert_eq!(usable(&reach, &other_host, false), vec![udp(7411, 10)]);
+        // Multicast only of the transport the unicast locators chose.
+        let (u, m) = usable_pair(&reach, &same_host, &[udp(7401, 239)], true);
+        assert_eq!((u, m), (vec![vendor(SHM, 1)], vec![]));
+        let (u, m) = usable_pair(&reach, &other_host, &[udp(7401, 239)], true);
+        assert_eq!((u, m), (vec![udp(7411, 10)], vec![udp(7401, 239)]));
+        let (u, m) = usable_pair(&reach, &[], &[udp(7401, 239)], true);
+        assert_eq!(
+            (u, m),
+            (vec![], vec![udp(7401, 239)]),
+            "multicast-only endpoints"
+        );
     }
 }

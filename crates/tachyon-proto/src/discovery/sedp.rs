@@ -6,7 +6,7 @@ use tachyon_cdr::KeyHash;
 use tachyon_wire::{EntityId, Guid, GuidPrefix, VendorId};
 
 use super::data::{PublicationData, SubscriptionData};
-use super::{guid_key, key_guid, usable, Discovery};
+use super::{guid_key, key_guid, usable, usable_pair, Discovery};
 use crate::endpoint::{RemoteReader, RemoteWriter};
 use crate::event::Event;
 use crate::history::{ChangeKind, Durability, InstanceState, Payload, Query, Sample};
@@ -279,11 +279,11 @@ impl Participant {
             return;
         }
         fill_locators(
+            &d.config,
             &mut p.unicast_locators,
             &mut p.multicast_locators,
             &owner.data.default_unicast,
             &owner.data.default_multicast,
-            d.config.use_multicast,
         );
         let old = d.publications.insert(p.guid, p.clone());
         match &old {
@@ -320,11 +320,11 @@ impl Participant {
             return;
         }
         fill_locators(
+            &d.config,
             &mut s.unicast_locators,
             &mut s.multicast_locators,
             &owner.data.default_unicast,
             &owner.data.default_multicast,
-            d.config.use_multicast,
         );
         let old = d.subscriptions.insert(s.guid, s.clone());
         match &old {
@@ -394,9 +394,11 @@ impl Participant {
                 if let Some(w) = local_writer {
                     let (unicast, multicast) = if s.guid.prefix == self.prefix {
                         let c = &d.config;
-                        (
-                            usable(&c.default_unicast, false),
-                            usable(&c.default_multicast, c.use_multicast),
+                        usable_pair(
+                            &c.reach,
+                            &c.default_unicast,
+                            &c.default_multicast,
+                            c.use_multicast,
                         )
                     } else {
                         (s.unicast_locators.clone(), s.multicast_locators.clone())
@@ -420,7 +422,7 @@ impl Participant {
                 }
                 if let Some(r) = local_reader {
                     let unicast = if p.guid.prefix == self.prefix {
-                        usable(&d.config.default_unicast, false)
+                        usable(&d.config.reach, &d.config.default_unicast, false)
                     } else {
                         p.unicast_locators.clone()
                     };
@@ -502,18 +504,17 @@ fn inconsistent_topics(d: &mut Discovery, topic: &str, type_name: &str, remote: 
 
 /// An endpoint without locators of its own uses its participant's defaults.
 fn fill_locators(
+    config: &super::DiscoveryConfig,
     unicast: &mut Vec<tachyon_wire::Locator>,
     multicast: &mut Vec<tachyon_wire::Locator>,
     default_unicast: &[tachyon_wire::Locator],
     default_multicast: &[tachyon_wire::Locator],
-    use_multicast: bool,
 ) {
     if unicast.is_empty() && multicast.is_empty() {
         *unicast = default_unicast.to_vec();
         *multicast = default_multicast.to_vec();
     }
-    *unicast = usable(unicast, false);
-    *multicast = usable(multicast, use_multicast);
+    (*unicast, *multicast) = usable_pair(&config.reach, unicast, multicast, config.use_multicast);
 }
 
 fn durability(k: DurabilityKind) -> Durability {

@@ -16,7 +16,7 @@ use crate::endpoint::{Liveliness, Reliability, RemoteReader, RemoteWriter};
 use crate::event::Event;
 use crate::history::Durability;
 use crate::time::Instant;
-use crate::transmit::{Destination, Transmit, TxBuf};
+use crate::transmit::{Destination, Transmit};
 use crate::Participant;
 
 /// STATUS_INFO flags of a dispose + unregister.
@@ -220,7 +220,7 @@ impl Participant {
         }
         tracing::debug!(participant = %prefix, vendor = ?data.vendor_id, "participant discovered");
         self.match_builtin(now, d, &data);
-        let to = usable(&data.metatraffic_unicast, false);
+        let to = usable(&d.config.reach, &data.metatraffic_unicast, false);
         if !to.is_empty() {
             d.spdp.directed.push_back(to);
         }
@@ -244,9 +244,10 @@ impl Participant {
 
     /// Matches our builtin SEDP and liveliness endpoints with a participant's.
     fn match_builtin(&mut self, now: Instant, d: &Discovery, p: &ParticipantData) {
-        let mut locs = usable(&p.metatraffic_unicast, false);
+        let reach = &d.config.reach;
+        let mut locs = usable(reach, &p.metatraffic_unicast, false);
         if locs.is_empty() {
-            locs = usable(&p.metatraffic_multicast, d.config.use_multicast);
+            locs = usable(reach, &p.metatraffic_multicast, d.config.use_multicast);
         }
         let prefix = p.guid_prefix;
         let pairs = [
@@ -325,7 +326,7 @@ impl Participant {
     }
 
     /// The next SPDP datagram, if one is due.
-    pub(crate) fn poll_spdp_transmit(&mut self, now: Instant, buf: &mut TxBuf) -> Option<Transmit> {
+    pub(crate) fn poll_spdp_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
         let header = self.header;
         let d = self.discovery.as_mut()?;
         let time = Participant::discovery_time(d, now);
@@ -335,7 +336,7 @@ impl Participant {
             a.next = None;
             let mut all = d.config.spdp_destinations.clone();
             for p in d.participants.values() {
-                all.extend(usable(&p.data.metatraffic_unicast, false));
+                all.extend(usable(&d.config.reach, &p.data.metatraffic_unicast, false));
             }
             (all, true)
         } else if let Some(to) = a.directed.pop_front() {
@@ -357,7 +358,7 @@ impl Participant {
         let status = dispose.then_some(DISPOSED_UNREGISTERED);
         let qos = InlineQos::new(Some(key.0), status);
         let payload: &[u8] = if dispose { &[] } else { &a.payload };
-        let mut mb = MessageBuilder::new(buf.as_mut_slice(), &header).ok()?;
+        let mut mb = MessageBuilder::new(buf, &header).ok()?;
         mb.info_ts(Some(time)).ok()?;
         mb.data(&DataSpec {
             reader_id: EntityId::SPDP_READER,

@@ -635,6 +635,13 @@ impl Participant {
 
     /// The next datagram to send, written into `buf`.
     pub fn poll_transmit(&mut self, now: Instant, buf: &mut TxBuf) -> Option<Transmit> {
+        self.poll_transmit_into(now, buf.as_mut_slice())
+    }
+
+    /// The next datagram to send, written into the start of `buf` (a buffer a transport
+    /// lent, written in place): [`Transmit::len`] bytes of it. Nothing longer than
+    /// `buf.len()` is written, so lend at least the largest datagram configured.
+    pub fn poll_transmit_into(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
         if self.discovery.is_some() {
             if let Some(t) = self.poll_spdp_transmit(now, buf) {
                 return Some(t);

@@ -8,7 +8,7 @@ use tachyon_wire::{
 use super::Reader;
 use crate::layout;
 use crate::time::Instant;
-use crate::transmit::{Destination, Transmit, TxBuf};
+use crate::transmit::{Destination, Transmit};
 
 /// Bytes of a NACK_FRAG with the largest fragment set.
 const NACK_FRAG_MAX: usize = 4 + 16 + 8 + 32 + 4;
@@ -19,7 +19,7 @@ impl Reader {
         &mut self,
         now: Instant,
         header: &Header,
-        buf: &mut TxBuf,
+        buf: &mut [u8],
     ) -> Option<Transmit> {
         loop {
             let pi = self
@@ -37,7 +37,7 @@ impl Reader {
             // and is repeated; afterwards one that requests nothing needs no answer.
             let preemptive = p.reliable && p.last_heartbeat.is_none();
             p.ack_at = p.next_preemptive_ack(now);
-            let mut mb = MessageBuilder::new(buf.as_mut_slice(), header).ok()?;
+            let mut mb = MessageBuilder::new(&mut *buf, header).ok()?;
             mb.info_dst(writer.prefix).ok()?;
             if layout::acknack(&state) > mb.remaining() {
                 return None;

@@ -1,5 +1,5 @@
 //! The writer's output: new data to every reader (packed, or in fragments), repairs and GAPs
-//! to one reader, heartbeats. Everything is written straight into the caller's [`TxBuf`].
+//! to one reader, heartbeats. Everything is written straight into the caller's buffer.
 
 use tachyon_wire::{
     DataFragSpec, DataSpec, EntityId, FragmentNumber, Header, Locator, MessageBuilder, PayloadKind,
@@ -11,7 +11,7 @@ use super::{Writer, HEARTBEAT, HEARTBEAT_FRAG, INFO_DST, INFO_TS};
 use crate::history::{CacheChange, ChangeKind};
 use crate::layout;
 use crate::time::Instant;
-use crate::transmit::{Destination, Transmit, TxBuf};
+use crate::transmit::{Destination, Transmit};
 
 /// Where new data goes: the one unicast locator when every reader is reached there; else one
 /// multicast group every reader listens on; else each reader's first unicast locator (once
@@ -66,10 +66,10 @@ impl Writer {
         &mut self,
         now: Instant,
         header: &Header,
-        buf: &mut TxBuf,
+        buf: &mut [u8],
     ) -> Option<Transmit> {
-        let max = self.config.max_datagram.min(buf.capacity());
-        let out = &mut buf.as_mut_slice()[..max];
+        let max = self.config.max_datagram.min(buf.len());
+        let out = &mut buf[..max];
         if let Some(t) = self.send_new(now, header, out) {
             return Some(t);
         }

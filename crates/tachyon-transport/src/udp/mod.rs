@@ -36,8 +36,10 @@
 mod destinations;
 mod setup;
 mod socket;
+mod transport;
 
 pub use socket::SocketId;
+pub use transport::{ETHERNET_MAX_DATAGRAM, LOOPBACK_MAX_DATAGRAM};
 
 use crate::batch::RecvBatch;
 use crate::config::UdpConfig;
@@ -72,6 +74,10 @@ pub struct UdpTransport {
     default_multicast: Vec<Locator>,
     spdp_destinations: Vec<Locator>,
     counters: Counters,
+    /// What [`Transport::locators`](crate::Transport::locators) returns.
+    announced: crate::TransportLocators,
+    /// The buffers it lends.
+    pool: crate::TxPool,
 }
 
 impl UdpTransport {
@@ -116,7 +122,17 @@ impl UdpTransport {
                 Vec::new()
             }
         };
+        let announced = crate::TransportLocators {
+            metatraffic_unicast: vec![locator(addr, meta_uc_port)],
+            metatraffic_multicast: mc(meta_mc_port),
+            default_unicast: vec![locator(addr, user_uc_port)],
+            default_multicast: mc(user_mc_port),
+            spdp_destinations: spdp_destinations.clone(),
+        };
+        let pool = crate::TxPool::new(transport::max_datagram(&interface), transport::POOL_KEEP);
         let transport = UdpTransport {
+            announced,
+            pool,
             domain_id,
             participant_index,
             multicast,

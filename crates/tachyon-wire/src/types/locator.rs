@@ -5,6 +5,33 @@ use crate::error::{EmitError, WireError};
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
+/// Which locators a transport can send to: those of `kind` whose address starts with
+/// `address_prefix` (the network, host or process id the transport is confined to; empty
+/// for any address). A participant keeps, of a remote endpoint's locators, those of the most
+/// preferred transport that covers any of them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Reach {
+    /// Locator kind.
+    pub kind: i32,
+    /// Leading address bytes that must match.
+    pub address_prefix: Vec<u8>,
+}
+
+impl Reach {
+    /// Any locator of `kind`.
+    pub fn kind(kind: i32) -> Reach {
+        Reach {
+            kind,
+            address_prefix: Vec::new(),
+        }
+    }
+
+    /// Whether `locator` is reachable by this rule.
+    pub fn covers(&self, locator: &Locator) -> bool {
+        locator.kind == self.kind && locator.address.starts_with(&self.address_prefix)
+    }
+}
+
 /// Where an endpoint can be reached: kind, port and a 16-byte address.
 ///
 /// Kinds other than UDPv4/UDPv6 (TCP, shared memory, vendor kinds) are kept as sent.
@@ -33,6 +60,14 @@ impl Locator {
     pub const KIND_TCPV6: i32 = 8;
     /// Fast DDS shared-memory locator kind.
     pub const KIND_FASTDDS_SHM: i32 = 16;
+    /// Tachyon's in-memory test network (`tachyon_transport::mem`): address bytes 0..8 name
+    /// the network, 8..16 the node on it.
+    ///
+    /// Tachyon's own kinds are `0x0054_4300 + n` ("\0TC" and a number): positive like every
+    /// vendor kind in use (RTI and Cyclone DDS use `0x0100_0000` for their shared memory, Fast
+    /// DDS 16), and far from all of them. Other vendors ignore kinds they do not know, so
+    /// they keep using the UDPv4 locators announced beside these.
+    pub const KIND_TACHYON_MEM: i32 = 0x0054_43ff;
     /// Bytes a locator takes on the wire.
     pub const WIRE_LEN: usize = 24;
     /// LOCATOR_INVALID.

@@ -7,7 +7,7 @@ mod time;
 mod vendor;
 
 pub use guid::{EntityId, EntityKind, Guid, GuidPrefix};
-pub use locator::{Locator, LocatorUdpV4};
+pub use locator::{Locator, LocatorUdpV4, Reach};
 pub use seqnum::{
     FragmentNumber, FragmentNumberSet, SequenceNumber, SequenceNumberSet, MAX_SET_BITS,
 };

@@ -8,10 +8,10 @@ use std::time::Duration as StdDuration;
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 use tachyon_proto::{Instant, TimerClass, TimerDeadlines};
-use tachyon_transport::{RecvBatch, SocketId};
+use tachyon_transport::{RecvBatch, RxSource};
 
 use super::executor::{Class, Ready};
-use super::{Shared, MAX_DATAGRAM};
+use super::Shared;
 
 /// The waker's token.
 pub(super) const WAKE: Token = Token(usize::MAX);
@@ -24,32 +24,40 @@ pub(crate) struct Driver {
     poll: Poll,
     events: Events,
     batch: RecvBatch,
-    /// Sockets reported readable and not drained since (readiness is edge-triggered).
-    readable: [bool; SocketId::ALL.len()],
-    /// Where the next search for a readable socket of a class starts (fairness within it).
+    /// Every receive source of every transport, with its transport's index; a source's
+    /// mio token is its index here.
+    sources: Vec<(usize, RxSource)>,
+    /// Sources reported readable and not drained since (readiness is edge-triggered).
+    readable: Vec<bool>,
+    /// Where the next search for a readable source of a class starts (fairness within it).
     cursor: usize,
     /// The protocol's timer deadlines, as of the last time the driver held the state lock.
     deadlines: TimerDeadlines,
 }
 
 impl Driver {
-    /// A driver watching every socket of `shared`'s transport on `poll` (whose waker is
-    /// `shared`'s).
+    /// A driver watching every receive source of `shared`'s transports on `poll` (whose
+    /// waker is `shared`'s).
     pub(super) fn new(shared: &Shared, poll: Poll) -> Driver {
-        for (id, fd) in shared.transport.sockets() {
+        let sources = shared.transports.sources();
+        for (token, (t, s)) in sources.iter().enumerate() {
+            let name = shared.transports.all()[*t].name();
             if let Err(e) =
                 poll.registry()
-                    .register(&mut SourceFd(&fd), Token(id.index()), Interest::READABLE)
+                    .register(&mut SourceFd(&s.fd), Token(token), Interest::READABLE)
             {
-                tracing::error!(socket = ?id, error = %e, "cannot watch socket; it will not receive");
+                tracing::error!(transport = name, source = s.id, error = %e,
+                    "cannot watch a receive source; it will not receive");
             }
         }
+        let readable = vec![false; sources.len()];
         Driver {
             poll,
             events: Events::with_capacity(16),
             // Receive slots as large as a UDP datagram can be: peers may send more than we do.
-            batch: RecvBatch::new(BATCH, tachyon_transport::MAX_UDP_PAYLOAD.max(MAX_DATAGRAM)),
-            readable: [false; SocketId::ALL.len()],
+            batch: RecvBatch::new(BATCH, tachyon_transport::MAX_UDP_PAYLOAD),
+            sources,
+            readable,
             cursor: 0,
             deadlines: TimerDeadlines::default(),
         }
@@ -114,10 +122,12 @@ impl Driver {
 
     /// The classes with work: readable sockets and due timers.
     fn ready(&self, now: Instant) -> Ready {
-        let sockets = SocketId::ALL
-            .into_iter()
-            .filter(|s| self.readable[s.index()])
-            .map(Class::of_socket);
+        let sockets = self
+            .sources
+            .iter()
+            .zip(&self.readable)
+            .filter(|(_, r)| **r)
+            .map(|((_, s), _)| Class::of_traffic(s.traffic));
         let timers = TimerClass::ALL
             .into_iter()
             .filter(|&c| self.timer_due(c, now))
@@ -139,8 +149,8 @@ impl Driver {
             }
         }
         for ev in self.events.iter() {
-            if let Some(id) = SocketId::from_index(ev.token().0) {
-                self.readable[id.index()] = true;
+            if let Some(r) = self.readable.get_mut(ev.token().0) {
+                *r = true;
             }
         }
         true
@@ -150,7 +160,10 @@ impl Driver {
     fn serve(&mut self, shared: &Shared, class: Class) {
         let now = shared.now();
         match class {
-            Class::Critical => self.timers(shared, TimerClass::Critical, now),
+            Class::Critical if self.timer_due(TimerClass::Critical, now) => {
+                self.timers(shared, TimerClass::Critical, now);
+            }
+            Class::Critical => self.receive(shared, Class::Critical),
             Class::UserData => self.receive(shared, Class::UserData),
             Class::Reliability => self.timers(shared, TimerClass::User, now),
             // Announcements and lease checks are due rarely and cost one batch; a storm on
@@ -170,40 +183,44 @@ impl Driver {
         self.deadlines = st.participant.poll_timeouts();
     }
 
-    /// Receives one batch from the next readable socket of `class`, hands it to the
-    /// participant under one lock and sends what became due.
+    /// Receives one batch from the next readable source of `class`, hands it to the
+    /// participant under one lock and queues what became due (sent once the lock is
+    /// released).
     fn receive(&mut self, shared: &Shared, class: Class) {
-        let n = SocketId::ALL.len();
-        let Some(id) = (0..n)
-            .map(|k| SocketId::ALL[(self.cursor + k) % n])
-            .find(|&s| self.readable[s.index()] && Class::of_socket(s) == class)
+        let n = self.sources.len();
+        let Some(k) = (0..n)
+            .map(|k| (self.cursor + k) % n)
+            .find(|&k| self.readable[k] && Class::of_traffic(self.sources[k].1.traffic) == class)
         else {
             return;
         };
-        self.cursor = (id.index() + 1) % n;
-        match shared.transport.recv_batch(id, &mut self.batch) {
+        self.cursor = (k + 1) % n;
+        let (t, source) = self.sources[k];
+        let transport = &shared.transports.all()[t];
+        match transport.receive(source.id, &mut self.batch) {
             Ok(got) => {
                 if got == 0 || self.batch.drained() {
-                    self.readable[id.index()] = false;
+                    self.readable[k] = false;
                 }
                 if got == 0 {
                     return;
                 }
                 let mut st = shared.lock();
                 let now = shared.now();
-                for (source, bytes) in self.batch.iter() {
-                    st.participant.handle_datagram(now, source, bytes);
+                for (from, bytes) in self.batch.iter() {
+                    st.participant.handle_datagram(now, from, bytes);
                 }
                 st.flush(shared, now);
                 self.deadlines = st.participant.poll_timeouts();
             }
             Err(e) => {
                 // An ICMP error of an earlier send is reported once, ahead of the queued
-                // datagrams: the socket stays readable. Anything else: wait for a new edge.
+                // datagrams: the source stays readable. Anything else: wait for a new edge.
                 if e.kind() != std::io::ErrorKind::ConnectionRefused {
-                    self.readable[id.index()] = false;
+                    self.readable[k] = false;
                 }
-                tracing::debug!(socket = ?id, error = %e, "receive failed");
+                tracing::debug!(transport = transport.name(), source = source.id, error = %e,
+                    "receive failed");
             }
         }
     }

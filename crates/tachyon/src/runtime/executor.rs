@@ -16,14 +16,14 @@
 //! user data delays discovery, by design).
 
 use tachyon_proto::TimerClass;
-use tachyon_transport::SocketId;
+use tachyon_transport::Traffic;
 
 /// A class of work, in priority order (`Critical` first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Class {
-    /// User data of critical writers and readers: today the timers of writers whose
-    /// TRANSPORT_PRIORITY is above `threads.critical_priority` (heartbeats, repairs). Their
-    /// datagrams arrive on the user-data sockets, which no other user data outranks.
+    /// User data of critical writers and readers: the timers of writers whose
+    /// TRANSPORT_PRIORITY is above `threads.critical_priority` (heartbeats, repairs), and
+    /// the receive sources a transport reserves for critical traffic.
     Critical,
     /// Other user data: the user-data unicast and multicast sockets.
     UserData,
@@ -44,11 +44,12 @@ impl Class {
         Class::Discovery,
     ];
 
-    /// The class of what arrives on `socket`.
-    pub(crate) fn of_socket(socket: SocketId) -> Class {
-        match socket {
-            SocketId::UserUnicast | SocketId::UserMulticast => Class::UserData,
-            SocketId::MetaUnicast | SocketId::MetaMulticast => Class::Discovery,
+    /// The class of what arrives on a receive source carrying `traffic`.
+    pub(crate) fn of_traffic(traffic: Traffic) -> Class {
+        match traffic {
+            Traffic::Critical => Class::Critical,
+            Traffic::UserData => Class::UserData,
+            Traffic::Discovery => Class::Discovery,
         }
     }
 
@@ -176,11 +177,10 @@ mod tests {
     }
 
     #[test]
-    fn sockets_and_timers_map_to_their_classes() {
-        assert_eq!(Class::of_socket(SocketId::UserUnicast), Class::UserData);
-        assert_eq!(Class::of_socket(SocketId::UserMulticast), Class::UserData);
-        assert_eq!(Class::of_socket(SocketId::MetaUnicast), Class::Discovery);
-        assert_eq!(Class::of_socket(SocketId::MetaMulticast), Class::Discovery);
+    fn sources_and_timers_map_to_their_classes() {
+        assert_eq!(Class::of_traffic(Traffic::Critical), Class::Critical);
+        assert_eq!(Class::of_traffic(Traffic::UserData), Class::UserData);
+        assert_eq!(Class::of_traffic(Traffic::Discovery), Class::Discovery);
         assert_eq!(Class::of_timers(TimerClass::Critical), Class::Critical);
         assert_eq!(Class::of_timers(TimerClass::User), Class::Reliability);
         assert_eq!(Class::of_timers(TimerClass::Discovery), Class::Discovery);

@@ -10,10 +10,13 @@
 //! `[threads.driver]` applied when it starts; in single-thread mode no thread is spawned and
 //! the application runs the driver with `DomainParticipant::run_once`/`spin`.
 //!
-//! User calls (`write`, `take`) lock the state briefly and send what became due straight from
-//! the calling thread, so a write reaches the socket without a thread hop; the driver
-//! handles what arrives and what a timer makes due. Shutdown is explicit: a mio waker, never
-//! a datagram to oneself.
+//! User calls (`write`, `take`) lock the state briefly and send what became due from the
+//! calling thread, so a write reaches the socket without a thread hop; the driver handles
+//! what arrives and what a timer makes due. Under the lock the protocol only writes its
+//! datagrams into buffers the transports lend and queues them ([`outbox`]); they are sent
+//! once the lock is released ([`StateGuard`]), so no system call runs under a lock another
+//! endpoint's thread may wait for. Which transports carry what is [`transports`]'s concern.
+//! Shutdown is explicit: a mio waker, never a datagram to oneself.
 //!
 //! Whatever changes the state notifies the `changed` condvar (blocking calls of this
 //! participant) and the registered WaitSets ([`notify`]). Listeners are not called under the
@@ -37,7 +40,9 @@ pub(crate) mod builtin;
 mod driver;
 mod executor;
 pub(crate) mod notify;
+mod outbox;
 mod status;
+mod transports;
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -47,8 +52,8 @@ use std::thread::JoinHandle;
 use std::time::Duration as StdDuration;
 
 use tachyon_proto::history::{Query, ReaderHistory, Sample};
-use tachyon_proto::{Event, Instant, Participant, TxBuf};
-use tachyon_transport::{thread, UdpTransport};
+use tachyon_proto::{Event, Instant, Participant};
+use tachyon_transport::{thread, TxBuffer};
 use tachyon_wire::{EntityId, EntityKind};
 
 pub(crate) use status::Statuses;
@@ -58,15 +63,8 @@ use crate::error::Error;
 use crate::status::StatusMask;
 use driver::Driver;
 use notify::Observers;
-
-/// Largest datagram the runtime builds on a link with an Ethernet MTU (1500 − IP − UDP).
-pub(crate) const MAX_DATAGRAM: usize = tachyon_proto::DEFAULT_MAX_DATAGRAM;
-
-/// Largest datagram user writers build when the participant's interface is loopback, whose
-/// MTU (65536) needs no IP fragmentation below the UDP limit: a 64 KiB sample goes in two
-/// datagrams instead of fifty, batches hold forty 1 KiB samples. Discovery keeps
-/// [`MAX_DATAGRAM`].
-pub(crate) const LOOPBACK_MAX_DATAGRAM: usize = 65_000;
+use outbox::{Outbox, Outgoing};
+pub(crate) use transports::Transports;
 
 /// What the user threads and the driver thread share.
 pub(crate) struct Shared {
@@ -75,7 +73,11 @@ pub(crate) struct Shared {
     pub(crate) changed: Condvar,
     /// The WaitSets waiting on conditions of this participant.
     pub(crate) observers: Observers,
-    pub(crate) transport: UdpTransport,
+    pub(crate) transports: Transports,
+    /// Datagrams written under the state lock, sent after it is released.
+    outbox: Outbox,
+    /// Datagrams of TRANSPORT_PRIORITY above this go in the outbox's critical lane.
+    critical_above: Option<i32>,
     /// Bounds every DataReader of this participant is created with.
     pub(crate) reader_limits: ReaderLimits,
     epoch: std::time::Instant,
@@ -90,8 +92,9 @@ pub(crate) struct Shared {
     /// Threads waiting on `changed` (counted under the state lock, so a notifier holding
     /// it skips the wake-up system call when there are none).
     changed_waiters: AtomicU64,
-    /// Largest datagram user writers build: [`LOOPBACK_MAX_DATAGRAM`] on loopback, else
-    /// [`MAX_DATAGRAM`].
+    /// Largest datagram user writers build: the smallest of the transports' (on loopback
+    /// UDP nearly 64 KiB, so a 64 KiB sample goes in two datagrams; on a link an Ethernet
+    /// MTU).
     pub(crate) max_datagram: usize,
 }
 
@@ -108,7 +111,8 @@ pub(crate) struct ReaderLimits {
 /// The protocol state and what goes with it, behind one lock.
 pub(crate) struct State {
     pub(crate) participant: Participant,
-    txbuf: TxBuf,
+    /// A lent transmit buffer the last flush did not fill (kept for the next one).
+    spare: Option<TxBuffer>,
     pub(crate) statuses: Statuses,
     /// The listener of each entity that has one.
     listeners: HashMap<EntityId, Listener>,
@@ -177,7 +181,7 @@ impl Runtime {
     /// `threads.driver` says, or, in single-thread mode, a driver for the application to run.
     pub(crate) fn start(
         participant: Participant,
-        transport: UdpTransport,
+        transports: Transports,
         epoch: std::time::Instant,
         threads: &ThreadRoles,
         reader_limits: ReaderLimits,
@@ -185,15 +189,11 @@ impl Runtime {
         let poll = mio::Poll::new().map_err(Error::Thread)?;
         let waker = mio::Waker::new(poll.registry(), driver::WAKE).map_err(Error::Thread)?;
         let builtin = builtin::BuiltinTopics::new().map_err(tachyon_proto::Error::Qos)?;
-        let max_datagram = if transport.interface().loopback {
-            LOOPBACK_MAX_DATAGRAM
-        } else {
-            MAX_DATAGRAM
-        };
+        let max_datagram = transports.max_datagram();
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 participant,
-                txbuf: TxBuf::new(max_datagram),
+                spare: None,
                 statuses: {
                     let mut s = builtin::statuses();
                     s.insert(EntityId::PARTICIPANT);
@@ -208,7 +208,9 @@ impl Runtime {
             }),
             changed: Condvar::new(),
             observers: Observers::default(),
-            transport,
+            transports,
+            outbox: Outbox::default(),
+            critical_above: threads.critical_priority,
             reader_limits,
             epoch,
             waker,
@@ -387,24 +389,45 @@ impl Shared {
     }
 
     /// Locks the state (a panic while holding it cannot leave it inconsistent for us: the
-    /// protocol state is plain data, so a poisoned lock is taken over).
-    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    /// protocol state is plain data, so a poisoned lock is taken over). What the holder
+    /// flushed is sent when the guard is dropped, after the lock is released.
+    pub(crate) fn lock(&self) -> StateGuard<'_> {
+        StateGuard {
+            shared: self,
+            guard: Some(self.state.lock().unwrap_or_else(|p| p.into_inner())),
+        }
     }
 
-    /// Waits on `changed` for at most `timeout`.
+    /// Waits on `changed` for at most `timeout`. Datagrams the holder queued are sent
+    /// first, with the lock released and taken again, and the wait ends at once (the caller
+    /// looks at its condition again, as after any wake-up).
     pub(crate) fn wait<'a>(
-        &self,
-        guard: MutexGuard<'a, State>,
+        &'a self,
+        mut st: StateGuard<'a>,
         timeout: StdDuration,
-    ) -> MutexGuard<'a, State> {
+    ) -> StateGuard<'a> {
+        if self.outbox.has_queued() {
+            drop(st);
+            return self.lock();
+        }
+        let Some(guard) = st.guard.take() else {
+            return self.lock();
+        };
         self.changed_waiters.fetch_add(1, Ordering::SeqCst);
         let g = match self.changed.wait_timeout(guard, timeout) {
             Ok((g, _)) => g,
             Err(p) => p.into_inner().0,
         };
         self.changed_waiters.fetch_sub(1, Ordering::SeqCst);
-        g
+        st.guard = Some(g);
+        st
+    }
+
+    /// Sends what the outbox holds (call without the state lock).
+    pub(crate) fn send_queued(&self) {
+        if self.outbox.has_queued() {
+            self.outbox.drain(&self.transports);
+        }
     }
 
     /// Wakes the threads waiting on `changed`, if any (call with the state lock held).
@@ -511,23 +534,59 @@ impl Shared {
     }
 }
 
+/// The state lock held: derefs to [`State`]. Dropping it releases the lock, then sends what
+/// was flushed meanwhile ([`outbox`]).
+pub(crate) struct StateGuard<'a> {
+    shared: &'a Shared,
+    /// `None` only inside [`Shared::wait`].
+    guard: Option<MutexGuard<'a, State>>,
+}
+
+impl std::ops::Deref for StateGuard<'_> {
+    type Target = State;
+    fn deref(&self) -> &State {
+        self.guard
+            .as_deref()
+            .expect("a StateGuard holds its lock outside Shared::wait")
+    }
+}
+
+impl std::ops::DerefMut for StateGuard<'_> {
+    fn deref_mut(&mut self) -> &mut State {
+        self.guard
+            .as_deref_mut()
+            .expect("a StateGuard holds its lock outside Shared::wait")
+    }
+}
+
+impl Drop for StateGuard<'_> {
+    fn drop(&mut self) {
+        drop(self.guard.take());
+        self.shared.send_queued();
+    }
+}
+
 impl State {
-    /// Sends everything the protocol has due and processes its events.
+    /// Writes everything the protocol has due into lent buffers, queued to be sent when the
+    /// lock is released, and processes its events.
     pub(crate) fn flush(&mut self, shared: &Shared, now: Instant) {
-        while let Some(t) = self.participant.poll_transmit(now, &mut self.txbuf) {
-            let bytes = self.txbuf.datagram(&t);
-            let r = match &t.destination {
-                tachyon_proto::Destination::Unicast(l)
-                | tachyon_proto::Destination::Multicast(l) => {
-                    shared.transport.send_to(l, bytes, t.priority)
-                }
-                tachyon_proto::Destination::Many(ls) => {
-                    shared.transport.send_to_many(ls, bytes, t.priority)
-                }
+        loop {
+            let mut buf = self
+                .spare
+                .take()
+                .unwrap_or_else(|| shared.transports.lend());
+            let Some(t) = self.participant.poll_transmit_into(now, &mut buf) else {
+                self.spare = Some(buf);
+                break;
             };
-            if let Err(e) = r {
-                tracing::debug!(error = %e, "send failed");
-            }
+            let critical = shared.critical_above.is_some_and(|c| t.priority > c);
+            let d = Outgoing {
+                buf,
+                len: t.len,
+                dest: t.destination,
+                priority: t.priority,
+            };
+            shared.outbox.push(d, critical);
         }
         let mut any = false;
         while let Some(e) = self.participant.poll_event() {

@@ -1,0 +1,265 @@
+//! The [`Transport`] trait: what the runtime needs of a way to move RTPS datagrams, whatever
+//! carries them (kernel UDP sockets, the in-memory test network, later shared memory and
+//! AF_XDP).
+//!
+//! # The shape
+//!
+//! - **Receive** through a batch the runtime lends ([`RecvBatch`], preallocated once):
+//!   [`Transport::receive`] fills it from one of the transport's [`RxSource`]s without
+//!   blocking, and the runtime hands each datagram to the protocol in place. Every source has
+//!   a file descriptor that becomes readable when datagrams wait, so one `epoll` (mio) serves
+//!   every transport of a participant, and a [`Traffic`] class that tells the executor where
+//!   its work stands in the priority order.
+//! - **Transmit** through a buffer the transport lends ([`Transport::tx_buffer`], the smoltcp
+//!   `TxToken` shape): the protocol writes its datagram into it in place, then
+//!   [`Transport::send`] takes it back with the destinations. A transport whose frames live
+//!   in special memory (an AF_XDP UMEM, a shared-memory slot) lends those, so nothing is
+//!   copied on the way; a buffer lent by another transport is copied (it is plain memory).
+//!   Buffers come from a bounded pool ([`TxPool`]) and go back to it when dropped: the
+//!   steady state allocates nothing.
+//! - **Addressing** by locator: each transport announces its [`TransportLocators`] (merged
+//!   into the participant's SPDP data), says which remote locators it can reach
+//!   ([`Transport::reach`]), and how much it is preferred. The participant keeps, for each
+//!   matched remote endpoint, only the locators of the most preferred transport both sides
+//!   have, so the choice is made per matched writer/reader pair. Locators of kinds a peer
+//!   does not know are ignored by it (other vendors keep using UDPv4).
+//!
+//! Every method takes `&self`: one thread may receive while others send.
+
+use std::fmt;
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::{Arc, Mutex};
+
+use tachyon_wire::Locator;
+pub use tachyon_wire::Reach;
+
+use crate::batch::RecvBatch;
+use crate::stats::TransportStats;
+
+/// What arrives on a receive source, for the executor's priority order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Traffic {
+    /// User data of critical endpoints (TRANSPORT_PRIORITY above the threshold).
+    Critical,
+    /// User data and its reliability traffic.
+    UserData,
+    /// Discovery (SPDP, SEDP) and the participant message topic.
+    Discovery,
+}
+
+/// A source of received datagrams: one socket, one queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RxSource {
+    /// The transport's own number for it (what [`Transport::receive`] takes); below
+    /// [`MAX_SOURCES`].
+    pub id: usize,
+    /// Readable when datagrams wait (edge-triggered use is fine: [`RecvBatch::drained`]
+    /// says when the source was emptied).
+    pub fd: RawFd,
+    /// What arrives there.
+    pub traffic: Traffic,
+}
+
+/// The most receive sources one transport has.
+pub const MAX_SOURCES: usize = 16;
+
+/// The locators a transport announces in discovery, and where it sends SPDP.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TransportLocators {
+    /// Metatraffic (SPDP/SEDP) unicast.
+    pub metatraffic_unicast: Vec<Locator>,
+    /// Metatraffic multicast.
+    pub metatraffic_multicast: Vec<Locator>,
+    /// User-data unicast.
+    pub default_unicast: Vec<Locator>,
+    /// User-data multicast.
+    pub default_multicast: Vec<Locator>,
+    /// Where SPDP announcements go.
+    pub spdp_destinations: Vec<Locator>,
+}
+
+/// A way to move RTPS datagrams: see the [module documentation](self).
+pub trait Transport: Send + Sync + fmt::Debug {
+    /// A short name for logs and statistics (`"udp"`, `"mem"`).
+    fn name(&self) -> &'static str;
+
+    /// What the transport announces.
+    fn locators(&self) -> &TransportLocators;
+
+    /// The remote locators it can send to.
+    fn reach(&self) -> Reach;
+
+    /// Lower is preferred when a remote endpoint is reachable by several transports
+    /// (in-process 0, shared memory 10, AF_XDP 20, UDP 30).
+    fn preference(&self) -> u8;
+
+    /// The largest datagram it carries.
+    fn max_datagram(&self) -> usize;
+
+    /// Its receive sources.
+    fn sources(&self) -> Vec<RxSource>;
+
+    /// Fills `batch` from source `source` without blocking; returns how many datagrams it
+    /// holds (0 when none waited).
+    fn receive(&self, source: usize, batch: &mut RecvBatch) -> io::Result<usize>;
+
+    /// Lends a buffer of [`max_datagram`](Self::max_datagram) bytes to write a datagram
+    /// into.
+    fn tx_buffer(&self) -> TxBuffer;
+
+    /// Sends the first `len` bytes of `buf` to every destination it reaches (others are
+    /// counted as skipped), tagged with TRANSPORT_PRIORITY `priority`. A full queue is a
+    /// counted drop, not an error: reliability repairs.
+    fn send(&self, buf: TxBuffer, len: usize, dests: &[Locator], priority: i32) -> io::Result<()>;
+
+    /// Its counters.
+    fn stats(&self) -> TransportStats;
+}
+
+/// A transmit buffer lent by a transport ([`Transport::tx_buffer`]). It goes back to its pool
+/// when dropped.
+pub struct TxBuffer {
+    bytes: Vec<u8>,
+    pool: Option<Arc<PoolInner>>,
+}
+
+impl TxBuffer {
+    /// A buffer of `len` bytes owned by no pool (tests, one-off sends).
+    pub fn unpooled(len: usize) -> TxBuffer {
+        TxBuffer {
+            bytes: vec![0; len],
+            pool: None,
+        }
+    }
+
+    /// Its capacity in bytes.
+    pub fn capacity(&self) -> usize {
+        self.bytes.len()
+    }
+}
+
+impl std::ops::Deref for TxBuffer {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl std::ops::DerefMut for TxBuffer {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.bytes
+    }
+}
+
+impl fmt::Debug for TxBuffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TxBuffer")
+            .field("capacity", &self.bytes.len())
+            .finish()
+    }
+}
+
+impl Drop for TxBuffer {
+    fn drop(&mut self) {
+        if let Some(pool) = self.pool.take() {
+            pool.put(std::mem::take(&mut self.bytes));
+        }
+    }
+}
+
+/// A bounded pool of heap transmit buffers of one size: what UDP and the in-memory network
+/// lend. Taking and returning a buffer locks the pool for a push or a pop, never longer.
+#[derive(Clone, Debug)]
+pub struct TxPool(Arc<PoolInner>);
+
+#[derive(Debug)]
+struct PoolInner {
+    size: usize,
+    keep: usize,
+    free: Mutex<Vec<Vec<u8>>>,
+}
+
+impl PoolInner {
+    fn put(&self, bytes: Vec<u8>) {
+        if bytes.len() != self.size {
+            return;
+        }
+        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        if free.len() < self.keep {
+            free.push(bytes);
+        }
+    }
+}
+
+impl TxPool {
+    /// A pool of buffers of `size` bytes that keeps at most `keep` free ones (more are
+    /// allocated when all are lent, and freed when returned to a full pool).
+    pub fn new(size: usize, keep: usize) -> TxPool {
+        TxPool(Arc::new(PoolInner {
+            size,
+            keep,
+            free: Mutex::new(Vec::new()),
+        }))
+    }
+
+    /// A buffer of the pool's size.
+    pub fn take(&self) -> TxBuffer {
+        let recycled = self.0.free.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        TxBuffer {
+            bytes: recycled.unwrap_or_else(|| vec![0; self.0.size]),
+            pool: Some(Arc::clone(&self.0)),
+        }
+    }
+
+    /// The size of its buffers.
+    pub fn buffer_size(&self) -> usize {
+        self.0.size
+    }
+
+    /// How many free buffers it holds.
+    pub fn free(&self) -> usize {
+        self.0.free.lock().map_or(0, |f| f.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_return_to_their_pool_and_the_pool_stays_bounded() {
+        let pool = TxPool::new(64, 2);
+        let a = pool.take();
+        let b = pool.take();
+        let c = pool.take();
+        assert_eq!(a.capacity(), 64);
+        assert_eq!(pool.free(), 0);
+        drop((a, b, c));
+        assert_eq!(pool.free(), 2, "the third buffer is freed, not kept");
+        let d = pool.take();
+        assert_eq!(pool.free(), 1, "a recycled buffer is lent first");
+        drop(d);
+        assert_eq!(pool.free(), 2);
+    }
+
+    #[test]
+    fn reach_matches_kind_and_address_prefix() {
+        let mut l = Locator {
+            kind: Locator::KIND_TACHYON_MEM,
+            port: 0,
+            address: [0; 16],
+        };
+        l.address[..8].copy_from_slice(&7u64.to_be_bytes());
+        let r = Reach {
+            kind: Locator::KIND_TACHYON_MEM,
+            address_prefix: 7u64.to_be_bytes().to_vec(),
+        };
+        assert!(r.covers(&l));
+        l.address[7] = 8;
+        assert!(!r.covers(&l), "another network");
+        let udp = Reach::kind(Locator::KIND_UDPV4);
+        assert!(!udp.covers(&l));
+        assert!(udp.covers(&Locator::udp("127.0.0.1:7400".parse().expect("addr"))));
+    }
+}

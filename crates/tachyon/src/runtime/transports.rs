@@ -1,0 +1,196 @@
+//! The transports of one participant, behind the [`Transport`] trait: what they announce
+//! together, which one a destination goes through, and their receive sources for the
+//! driver.
+//!
+//! Which transport carries a matched pair is decided in discovery, from the locators both
+//! sides announce (`DiscoveryConfig::reach`, most preferred transport first): the protocol
+//! then only ever names locators of the chosen transport for that pair, and [`route`]
+//! finds it again when sending.
+//!
+//! [`route`]: Transports::route
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use tachyon_proto::Destination;
+use tachyon_transport::{
+    RxSource, Transport, TransportLocators, TransportStats, TxBuffer, UdpTransport,
+};
+use tachyon_wire::{Locator, Reach};
+
+/// A participant's transports, most preferred first.
+#[derive(Debug)]
+pub(crate) struct Transports {
+    list: Vec<Arc<dyn Transport>>,
+    /// What each one reaches (`list` order).
+    reach: Vec<Reach>,
+    /// The UDP transport, for what only it has (participant index, multicast).
+    udp: Option<Arc<UdpTransport>>,
+    /// What the participant announces: every transport's locators, most preferred first.
+    locators: TransportLocators,
+    /// Destinations no transport reaches (dropped).
+    unroutable: AtomicU64,
+}
+
+impl Transports {
+    /// `udp` (if any) and `others`, ordered by preference. `None` when there is none.
+    pub(crate) fn new(
+        udp: Option<UdpTransport>,
+        others: Vec<Arc<dyn Transport>>,
+    ) -> Option<Transports> {
+        let udp = udp.map(Arc::new);
+        let mut list = others;
+        if let Some(u) = &udp {
+            list.push(Arc::clone(u) as Arc<dyn Transport>);
+        }
+        if list.is_empty() {
+            return None;
+        }
+        // Stable: equal preferences keep the order given.
+        list.sort_by_key(|t| t.preference());
+        let mut locators = TransportLocators::default();
+        for t in &list {
+            let l = t.locators();
+            locators
+                .metatraffic_unicast
+                .extend_from_slice(&l.metatraffic_unicast);
+            locators
+                .metatraffic_multicast
+                .extend_from_slice(&l.metatraffic_multicast);
+            locators
+                .default_unicast
+                .extend_from_slice(&l.default_unicast);
+            locators
+                .default_multicast
+                .extend_from_slice(&l.default_multicast);
+            locators
+                .spdp_destinations
+                .extend_from_slice(&l.spdp_destinations);
+        }
+        let reach = list.iter().map(|t| t.reach()).collect();
+        Some(Transports {
+            list,
+            reach,
+            udp,
+            locators,
+            unroutable: AtomicU64::new(0),
+        })
+    }
+
+    /// Every transport, most preferred first.
+    pub(crate) fn all(&self) -> &[Arc<dyn Transport>] {
+        &self.list
+    }
+
+    /// What the transports reach, most preferred first (for discovery's choice).
+    pub(crate) fn reach(&self) -> Vec<Reach> {
+        self.reach.clone()
+    }
+
+    /// Every transport's locators, most preferred first.
+    pub(crate) fn locators(&self) -> &TransportLocators {
+        &self.locators
+    }
+
+    /// The UDP transport, if the participant has one.
+    pub(crate) fn udp(&self) -> Option<&UdpTransport> {
+        self.udp.as_deref()
+    }
+
+    /// The largest datagram every transport carries (a writer's datagrams may go through
+    /// any of them).
+    pub(crate) fn max_datagram(&self) -> usize {
+        self.list
+            .iter()
+            .map(|t| t.max_datagram())
+            .min()
+            .unwrap_or(tachyon_proto::DEFAULT_MAX_DATAGRAM)
+    }
+
+    /// A buffer to write the next datagram into, lent by the most preferred transport.
+    pub(crate) fn lend(&self) -> TxBuffer {
+        match self.list.first() {
+            Some(t) => t.tx_buffer(),
+            None => TxBuffer::unpooled(tachyon_proto::DEFAULT_MAX_DATAGRAM),
+        }
+    }
+
+    /// The transport that reaches `locator`, if one does.
+    pub(crate) fn route(&self, locator: &Locator) -> Option<usize> {
+        self.reach.iter().position(|r| r.covers(locator))
+    }
+
+    /// Every receive source, with the index of its transport.
+    pub(crate) fn sources(&self) -> Vec<(usize, RxSource)> {
+        self.list
+            .iter()
+            .enumerate()
+            .flat_map(|(i, t)| t.sources().into_iter().map(move |s| (i, s)))
+            .collect()
+    }
+
+    /// Sends the first `len` bytes of `buf` to `dest`, through the transport of each
+    /// locator. Failures are logged at debug and counted by the transports: UDP is lossy,
+    /// reliability repairs.
+    pub(crate) fn send(&self, buf: TxBuffer, len: usize, dest: &Destination, priority: i32) {
+        let dests: &[Locator] = match dest {
+            Destination::Unicast(l) | Destination::Multicast(l) => std::slice::from_ref(l),
+            Destination::Many(ls) => ls,
+        };
+        let Some(first) = dests.first().and_then(|l| self.route(l)) else {
+            return self.send_split(buf, len, dests, priority);
+        };
+        if dests[1..].iter().all(|l| self.route(l) == Some(first)) {
+            self.send_via(first, buf, len, dests, priority);
+        } else {
+            self.send_split(buf, len, dests, priority);
+        }
+    }
+
+    /// The rare case: destinations of several transports (or none) in one datagram.
+    fn send_split(&self, buf: TxBuffer, len: usize, dests: &[Locator], priority: i32) {
+        let mut by: Vec<Vec<Locator>> = vec![Vec::new(); self.list.len()];
+        for l in dests {
+            match self.route(l) {
+                Some(i) => by[i].push(*l),
+                None => {
+                    self.unroutable.fetch_add(1, Ordering::Relaxed);
+                    tracing::trace!(dest = %l, "no transport reaches this locator");
+                }
+            }
+        }
+        for (i, ls) in by.iter().enumerate().filter(|(_, ls)| !ls.is_empty()) {
+            let mut copy = self.list[i].tx_buffer();
+            let n = len.min(copy.len()).min(buf.len());
+            copy[..n].copy_from_slice(&buf[..n]);
+            self.send_via(i, copy, n, ls, priority);
+        }
+    }
+
+    fn send_via(&self, i: usize, buf: TxBuffer, len: usize, dests: &[Locator], priority: i32) {
+        let t = &self.list[i];
+        if let Err(e) = t.send(buf, len, dests, priority) {
+            tracing::debug!(transport = t.name(), error = %e, "send failed");
+        }
+    }
+
+    /// The counters of every transport, added up.
+    pub(crate) fn stats(&self) -> TransportStats {
+        let mut sum = TransportStats {
+            skipped_locators: self.unroutable.load(Ordering::Relaxed),
+            ..TransportStats::default()
+        };
+        for t in &self.list {
+            let s = t.stats();
+            sum.datagrams_received += s.datagrams_received;
+            sum.bytes_received += s.bytes_received;
+            sum.datagrams_sent += s.datagrams_sent;
+            sum.bytes_sent += s.bytes_sent;
+            sum.truncated += s.truncated;
+            sum.send_drops += s.send_drops;
+            sum.skipped_locators += s.skipped_locators;
+            sum.send_errors += s.send_errors;
+        }
+        sum
+    }
+}
