@@ -35,6 +35,7 @@ mod layout;
 mod ownership;
 pub mod participant;
 pub mod qos;
+pub mod quirks;
 mod reader;
 pub mod time;
 pub mod transmit;

@@ -13,8 +13,9 @@ use tachyon_proto::qos::{
     check_partitions, AccessScope, DataRepresentation, DataWriterQos, DurabilityKind, PublisherQos,
     QosPolicyId, SubscriberQos,
 };
+use tachyon_proto::quirks;
 use tachyon_proto::{Instant, Participant, Transcoder, WriteRequest, WriterConfig, WriterUpdate};
-use tachyon_wire::{EntityId, Guid, Time, VendorId};
+use tachyon_wire::{EntityId, Guid, Time};
 
 use crate::condition::StatusCondition;
 use crate::error::Error;
@@ -707,14 +708,14 @@ impl<T: DdsType> DataWriter<T> {
     }
 
     /// Whether a dispose or unregister should carry the key hash only, without the serialized
-    /// key: when every matched reader is Fast DDS's. Fast DDS 2.9 derives the instance of a
-    /// DATA with a serialized key from that key through its type's full deserializer (which
-    /// fails on a key-only payload) instead of the inline key hash, and so reports the change
-    /// on a wrong instance; Cyclone DDS, which needs the serialized key when the key hash is an
-    /// MD5, gets it whenever one of its readers is matched (docs/interop.md).
+    /// key: when every matched reader needs it (`quirks::needs_key_hash_only_disposes`).
     fn readers_want_key_hash_only(&self) -> bool {
         let st = self.inner.runtime.shared.lock();
-        readers_want_key_hash_only(&st.participant, self.inner.id)
+        quirks::every_matched_reader(
+            &st.participant,
+            self.inner.id,
+            quirks::needs_key_hash_only_disposes,
+        )
     }
 
     /// Hands a change to the protocol, waiting up to `max_blocking_time` while a reliable
@@ -768,17 +769,16 @@ impl<T> Drop for WriterInner<T> {
 }
 
 /// Deleting a writer unregisters its instances. Readers learn that from discovery (the
-/// writer is gone), except Fast DDS 2.9's, which then reports only the instances still
-/// holding samples: when every matched reader is Fast DDS's, `writer` sends an unregistration
-/// per registered instance, key hash only, as Fast DDS's own writers do (not a dispose: as
-/// RTI Connext and Fast DDS, and as the OMG suite expects, deleting a writer does not dispose).
-/// Returns whether it queued anything (the caller flushes).
+/// writer is gone), except some that then report only the instances still holding samples
+/// (`quirks::needs_unregister_on_writer_deletion`): when every matched reader is such, `writer`
+/// sends an unregistration per registered instance, key hash only. Returns whether it queued
+/// anything (the caller flushes).
 pub(crate) fn unregister_for_fast_readers(
     p: &mut Participant,
     now: Instant,
     writer: EntityId,
 ) -> bool {
-    if !readers_want_key_hash_only(p, writer) {
+    if !quirks::every_matched_reader(p, writer, quirks::needs_unregister_on_writer_deletion) {
         return false;
     }
     let instances: Vec<KeyHash> = p
@@ -796,17 +796,6 @@ pub(crate) fn unregister_for_fast_readers(
         let _ = p.write(now, writer, req);
     }
     !instances.is_empty()
-}
-
-/// Whether every reader matched with `writer` is Fast DDS's (see
-/// `DataWriter::readers_want_key_hash_only`).
-fn readers_want_key_hash_only(p: &Participant, writer: EntityId) -> bool {
-    let readers = p.matched_readers(writer);
-    !readers.is_empty()
-        && readers.iter().all(|g| {
-            p.discovered_participant(&g.prefix)
-                .is_some_and(|d| d.data.vendor_id == VendorId::FAST_DDS)
-        })
 }
 
 /// A wall-clock time as an RTPS timestamp.

@@ -568,7 +568,7 @@ fn unannounced_representation(
             && !announced
             && d.participants
                 .get(&prefix)
-                .is_some_and(|rp| rp.data.vendor_id == VendorId::FAST_DDS)
+                .is_some_and(|rp| crate::quirks::omits_data_representation(rp.data.vendor_id))
     };
     if silent_eprosima(p.guid.prefix, p.representation_announced) {
         compat::Unannounced::Writer

@@ -2,7 +2,7 @@
 //! samples it holds only in part.
 
 use tachyon_wire::{
-    Count, FragmentNumber, Header, MessageBuilder, SequenceNumber, SequenceNumberSet, VendorId,
+    Count, FragmentNumber, Header, MessageBuilder, SequenceNumber, SequenceNumberSet,
 };
 
 use super::Reader;
@@ -70,7 +70,9 @@ impl Reader {
         // Nothing received and nothing heard of: a pre-emptive ACKNACK.
         let nothing = p.expected == SequenceNumber(1) && p.highest_known < p.expected;
         if !p.synced || (nothing && p.last_heartbeat.is_none()) {
-            return SequenceNumberSet::empty(preemptive_base(p.remote.vendor));
+            return SequenceNumberSet::empty(SequenceNumber(
+                crate::quirks::preemptive_acknack_base(p.remote.vendor),
+            ));
         }
         let mut state = SequenceNumberSet::empty(p.expected);
         if p.highest_known < p.expected {
@@ -132,18 +134,5 @@ impl Reader {
                 self.stats.nack_frags_sent += 1;
             }
         }
-    }
-}
-
-/// The bitmap base of a pre-emptive ACKNACK (nothing received, nothing requested) to a writer
-/// of `vendor`. The spec wants 1; Fast DDS and RTI Connext send 0 themselves, and Fast DDS
-/// answers at once with a HEARTBEAT only that form (to base 1 it restarts its periodic
-/// heartbeat timer: 3 s on its discovery endpoints, which is how long a lost SEDP sample
-/// takes to come back). Cyclone DDS accepts base 0 from those two vendors only.
-fn preemptive_base(vendor: VendorId) -> SequenceNumber {
-    if vendor == VendorId::FAST_DDS || vendor == VendorId::RTI_CONNEXT {
-        SequenceNumber(0)
-    } else {
-        SequenceNumber(1)
     }
 }

@@ -1,0 +1,105 @@
+//! Other vendors' deviations from the spec (or from what every other peer does), in one place,
+//! as Cyclone DDS's `ddsi_vendor.h` keeps them: each a named predicate on the peer's vendor
+//! id, with the peer and version it was seen in and the test or capture that shows it. Code
+//! elsewhere asks these questions instead of comparing vendor ids itself, so a reader sees
+//! every special case here at a glance.
+
+use tachyon_wire::{EntityId, VendorId};
+
+use crate::Participant;
+
+/// The peer never announces DATA_REPRESENTATION and reads and writes XCDR1 only, whatever its
+/// application asked.
+///
+/// Seen in: Fast DDS 2.9.1 (its discovery code has the parameter commented out, "TODO -
+/// Enable when implement XCDR, XCDR2"); Fast DDS 3 announces it and is held to the spec.
+/// Evidence: `tests/discovery_data.rs::fastdds_publication` (the capture has no PID) and the
+/// interop matrix's `xcdr2` and `large` cases against Fast DDS (docs/interop.md).
+/// Used by: SEDP matching (`compat::Unannounced`: such an endpoint matches in XCDR1, and a
+/// Tachyon XCDR2 writer converts each sample for such a reader).
+pub fn omits_data_representation(vendor: VendorId) -> bool {
+    vendor == VendorId::FAST_DDS
+}
+
+/// The bitmap base of a pre-emptive ACKNACK (nothing received, nothing requested yet) sent to
+/// a writer of `vendor`. The spec wants 1; Fast DDS and RTI Connext send 0 themselves, and Fast
+/// DDS answers at once with a HEARTBEAT only that form (to base 1 it restarts its periodic
+/// heartbeat timer: 3 s on its discovery endpoints, which is how long a lost SEDP sample then
+/// takes to come back). Cyclone DDS accepts base 0 from those two vendors only.
+///
+/// Seen in: Fast DDS 2.9.1 (a lost Fast DDS DATA(w) came back after 3 s).
+/// Evidence: `tests/reader_preemptive_acknack.rs::fast_dds_writers_get_the_form_they_answer`.
+pub fn preemptive_acknack_base(vendor: VendorId) -> i64 {
+    if vendor == VendorId::FAST_DDS || vendor == VendorId::RTI_CONNEXT {
+        0
+    } else {
+        1
+    }
+}
+
+/// Disposes and unregisters for a reader of `vendor` carry the key hash only, without the
+/// serialized key: the peer derives the instance of a DATA with a serialized key through its
+/// type's full deserializer (which fails on a key-only payload) instead of the inline key
+/// hash, and so reports the change on a wrong instance. Cyclone DDS needs the serialized key
+/// when the key hash is an MD5, so it gets it whenever one of its readers is matched: the
+/// writer sends key-hash-only changes when [`every_matched_reader`] has this quirk.
+///
+/// Seen in: Fast DDS 2.9.1. Evidence: the interop matrix's `dispose` case T>F
+/// (docs/interop.md).
+pub fn needs_key_hash_only_disposes(vendor: VendorId) -> bool {
+    vendor == VendorId::FAST_DDS
+}
+
+/// A reader of `vendor` learns that a deleted writer's instances are unregistered only for
+/// the instances still holding samples, unless the writer sends an unregistration per
+/// instance before it goes (as the peer's own writers do). Tachyon's writers do so when
+/// [`every_matched_reader`] has this quirk (an unregistration, not a dispose: deleting a
+/// writer does not dispose, as RTI Connext, Fast DDS and the OMG suite expect).
+///
+/// Seen in: Fast DDS 2.9.1 (NOT_ALIVE_NO_WRITERS missing for emptied instances). Evidence:
+/// the OMG suite's FinalInstanceState cases T>F (docs/interop.md, docs/qos.md).
+pub fn needs_unregister_on_writer_deletion(vendor: VendorId) -> bool {
+    vendor == VendorId::FAST_DDS
+}
+
+/// Whether local writer `writer` has matched readers and every one of them belongs to a
+/// participant whose vendor has `quirk`.
+pub fn every_matched_reader(
+    p: &Participant,
+    writer: EntityId,
+    quirk: fn(VendorId) -> bool,
+) -> bool {
+    let readers = p.matched_readers(writer);
+    !readers.is_empty()
+        && readers.iter().all(|g| {
+            p.discovered_participant(&g.prefix)
+                .is_some_and(|d| quirk(d.data.vendor_id))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_quirk_names_its_vendors_only() {
+        let others = [
+            VendorId::TACHYON,
+            VendorId::UNKNOWN,
+            VendorId::RTI_CONNEXT,
+            VendorId::CYCLONE_DDS,
+        ];
+        for q in [
+            omits_data_representation,
+            needs_key_hash_only_disposes,
+            needs_unregister_on_writer_deletion,
+        ] {
+            assert!(q(VendorId::FAST_DDS));
+            assert!(others.iter().all(|v| !q(*v)));
+        }
+        assert_eq!(preemptive_acknack_base(VendorId::FAST_DDS), 0);
+        assert_eq!(preemptive_acknack_base(VendorId::RTI_CONNEXT), 0);
+        assert_eq!(preemptive_acknack_base(VendorId::CYCLONE_DDS), 1);
+        assert_eq!(preemptive_acknack_base(VendorId::TACHYON), 1);
+    }
+}
