@@ -4,7 +4,9 @@ implementations, alternating them (A B C A B C ...), and writes a report folder.
 
 Implementations (each skipped, with the reason, when it is not there):
   tachyon   target/release/tachyon perf MODE ...      (cargo build --release -p tachyon-cli)
-  cyclone   /usr/bin/ddsperf (Cyclone DDS 0.10.2)      its per-second lines are converted
+  cyclone   Cyclone DDS 0.10.2: latency by target/bench/cyclone_ping ping|pong (bench/build-peers.sh:
+            every round trip kept, exact percentiles); throughput by /usr/bin/ddsperf, whose
+            per-second lines are converted (as latency's when cyclone_ping is not built)
   fastdds   target/bench/fastdds_perf MODE ...         (bench/build-peers.sh)
   udp       target/release/tachyon floor MODE ...      raw UDP, the floor (--udp-wake)
 
@@ -64,6 +66,8 @@ from harness.scenarios import PLACEMENTS, SCENARIO_IDS, build_matrix, estimate, 
 
 PLOT_MANIFEST = os.path.join(HERE, "plot", "Cargo.toml")
 IMPL_ORDER = ["tachyon", "cyclone", "fastdds", "udp"]
+# Programs --bin can replace: one per implementation, and Cyclone's latency program.
+BIN_NAMES = IMPL_ORDER + ["cyclone_ping"]
 
 
 # --- command line ----------------------------------------------------------------------------
@@ -86,7 +90,8 @@ def parse_args(argv=None):
                     help="wake modes of the raw-UDP floor, comma-separated: blocking, busy-poll")
     ap.add_argument("--bin", action="append", default=[], metavar="IMPL=PATH",
                     help="run this program for an implementation instead of the default "
-                         "(e.g. --bin fastdds=/tmp/fastdds_perf, --bin cyclone=/opt/bin/ddsperf); repeatable")
+                         "(e.g. --bin fastdds=/tmp/fastdds_perf, --bin cyclone=/opt/bin/ddsperf, "
+                         "--bin cyclone_ping=/tmp/cyclone_ping); repeatable")
     ap.add_argument("--build", action="store_true",
                     help="build tachyon (cargo build --release -p tachyon-cli) and the peers "
                          "(bench/build-peers.sh, if present) first")
@@ -109,8 +114,8 @@ def parse_args(argv=None):
 
 def _binary(ap, text):
     name, sep, path = text.partition("=")
-    if not sep or name not in IMPL_ORDER or not path:
-        ap.error(f"--bin {text!r}: expected IMPL=PATH with IMPL one of {', '.join(IMPL_ORDER)}")
+    if not sep or name not in BIN_NAMES or not path:
+        ap.error(f"--bin {text!r}: expected IMPL=PATH with IMPL one of {', '.join(BIN_NAMES)}")
     return name, path
 
 

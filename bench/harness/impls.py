@@ -265,26 +265,64 @@ def merge_subscribers(records):
     return first
 
 
-# --- Cyclone DDS's ddsperf ---------------------------------------------------------------------
+# --- Cyclone DDS: cyclone_ping (latency) and ddsperf (throughput) -------------------------------
+
+class CyclonePing(PerfProgram):
+    """`target/bench/cyclone_ping` (bench/peers/cyclone_ping.c): ping and pong on Cyclone DDS's C
+    API with `tachyon perf`'s options and JSON, every round trip kept (full distribution)."""
+
+    name = "cyclone"
+    label = "Cyclone DDS"
+    build_hint = " (bench/build-peers.sh)"
+
+    def __init__(self, root):
+        super().__init__(root)
+        self.binary = os.path.join(root, "target/bench/cyclone_ping")
+
+    @property
+    def argv0(self):
+        return [self.binary]
+
 
 class Cyclone(Impl):
+    """Cyclone DDS 0.10.2. Latency runs use cyclone_ping on both sides when it is built (exact
+    percentiles, p99.9 and max, the harness's QoS); otherwise, and for throughput, `ddsperf`,
+    whose per-second lines `ddsperf.py` converts (approximate percentiles, no p99.9)."""
+
     name = "cyclone"
     label = "Cyclone DDS"
     binary = "/usr/bin/ddsperf"
 
-    def unavailable(self):
+    def __init__(self, root):
+        self.ping = CyclonePing(root)
+
+    def _ddsperf_missing(self):
         if not os.access(self.binary, os.X_OK):
-            return f"{self.binary} not installed (apt-get install cyclonedds-tools)"
+            return f"{self.binary} not installed (apt-get install cyclonedds-tools, or bench/build-peers.sh)"
+        return None
+
+    def uses_cyclone_ping(self, case):
+        return case.spec.kind == "latency" and self.ping.unavailable() is None
+
+    def unavailable(self):
+        ping_missing, ddsperf_missing = self.ping.unavailable(), self._ddsperf_missing()
+        if ping_missing and ddsperf_missing:
+            return f"{ddsperf_missing}; {ping_missing}"
         return None
 
     def unsupported(self, case):
+        if self.uses_cyclone_ping(case):
+            return None
+        missing = self._ddsperf_missing()
+        if missing:
+            return missing
         if case.spec.type != "simple":
             return "ddsperf has no equivalent of the complex type"
         return None
 
     def deviations(self, case):
         spec = case.spec
-        if spec.kind == "latency" and spec.history != "keep-last":
+        if spec.kind == "latency" and spec.history != "keep-last" and not self.uses_cyclone_ping(case):
             return ["ddsperf's ping and pong are always KEEP_LAST(1)"]
         return []
 
@@ -307,6 +345,8 @@ class Cyclone(Impl):
         return o
 
     def plan(self, case, ctx):
+        if self.uses_cyclone_ping(case):
+            return self.ping.plan(case, ctx)
         spec = case.spec
         env = self.env(spec, spec.subscribers)
         measuring_s = ddsperf.run_seconds(spec)
@@ -339,6 +379,8 @@ class Cyclone(Impl):
                 "warmup_s": spec.warmup, "duration_s": spec.measured_seconds()}
 
     def record(self, case, ctx, procs):
+        if self.uses_cyclone_ping(case):
+            return self.ping.record(case, ctx, procs)
         role = "ping" if case.spec.kind == "latency" else "sub"
         records = []
         for p in procs:
@@ -352,13 +394,16 @@ class Cyclone(Impl):
 
 def all_impls(root, udp_wakes=("blocking",), binaries=None):
     """Every adapter; `binaries` ({"tachyon": path, ...}) replaces the default programs
-    (the udp floor is `tachyon floor`: it follows "tachyon" unless "udp" is given)."""
+    (the udp floor is `tachyon floor`: it follows "tachyon" unless "udp" is given; "cyclone" is
+    ddsperf, "cyclone_ping" Cyclone's latency program)."""
     binaries = binaries or {}
-    impls = [Tachyon(root), Cyclone(), FastDds(root)]
+    impls = [Tachyon(root), Cyclone(root), FastDds(root)]
     impls += [UdpFloor(root, wake) for wake in udp_wakes]
     for impl in impls:
         family = impl.name.split("-")[0]
         path = binaries.get(family) or (binaries.get("tachyon") if family == "udp" else None)
         if path:
             impl.binary = os.path.abspath(path)
+        if family == "cyclone" and binaries.get("cyclone_ping"):
+            impl.ping.binary = os.path.abspath(binaries["cyclone_ping"])
     return impls

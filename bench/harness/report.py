@@ -277,8 +277,9 @@ def markdown(info, options, scenarios, agg, skipped, unsupported, target_rows, o
             "**below 1 = Tachyon faster**. Throughput: samples/s and Mbit/s of payload counted at "
             "the subscriber; ratios **above 1 = Tachyon faster**. CPU % = CPU time of all processes "
             "of a run over its wall time (200 % = both vCPUs busy); RSS = the largest peak RSS of "
-            "them. `~` = approximate (ddsperf prints per-second percentiles only: the figure is their "
-            "count-weighted median), `–` = not measured.", ""]
+            "them. `~` = approximate (a Cyclone DDS figure from `ddsperf`, used when cyclone_ping is "
+            "not built: it prints per-second percentiles only, and the figure is their count-weighted "
+            "median), `–` = not measured.", ""]
     all_notes = set()
     for s in scenarios:
         out += [f"## {s.number}. {s.title}", "", f"{s.note}.", ""]

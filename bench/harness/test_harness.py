@@ -1,9 +1,15 @@
 """Unit tests of the harness's pure parts: the ddsperf converter, the merging of subscribers,
-medians, ratios and targets. `python3 -m unittest discover -s bench/harness -t bench`"""
+medians, ratios and targets, the Cyclone adapter's choice of cyclone_ping or ddsperf.
+`python3 -m unittest discover -s bench/harness -t bench`"""
+import json
+import os
+import stat
+import tempfile
+import types
 import unittest
 
 from harness import ddsperf, report
-from harness.impls import Cyclone, RunContext, Tachyon, UdpFloor, merge_subscribers
+from harness.impls import Cyclone, RunContext, Tachyon, UdpFloor, all_impls, merge_subscribers
 from harness.netns import Loopback
 from harness.scenarios import SAME, SPLIT, Case, Scenario, Spec, build_matrix, estimate
 
@@ -128,7 +134,7 @@ class PlanTest(unittest.TestCase):
 
     def test_cyclone_fanout_waits_for_its_subscribers(self):
         spec = Spec("throughput", 1024, history="keep-all", subscribers=4, unicast=True)
-        procs = Cyclone().plan(Case("fanout", "f", "f", spec, SPLIT), self.ctx())
+        procs = Cyclone("/repo").plan(Case("fanout", "f", "f", spec, SPLIT), self.ctx())
         self.assertEqual([p.role for p in procs], ["sub0", "sub1", "sub2", "sub3", "pub"])
         pub = procs[-1].argv
         self.assertIn("-Qminmatch:4", pub)
@@ -143,6 +149,139 @@ class PlanTest(unittest.TestCase):
         self.assertEqual(pong.argv[-4:], ["--bind", "127.0.0.1:20015", "--peer", "127.0.0.1:20014"])
         self.assertNotIn("--subscribers", ping.argv)
         self.assertIsNotNone(UdpFloor("/repo").unsupported(Case("latency", "l", "l", Spec("latency", 1 << 20), SAME)))
+
+
+# A record as cyclone_ping wrote it (a real run, histogram shortened).
+CYCLONE_PING_RECORD = {
+    "schema": "tachyon-perf/1", "implementation": "cyclone", "version": "0.10.2 (cyclone_ping)",
+    "role": "ping",
+    "config": {"size": 32, "payload_bytes": 32, "type": "simple", "reliability": "reliable",
+               "history": "keep-last", "depth": 1, "durability": "volatile", "keys": 1, "rate": None,
+               "burst": 1, "delivery": "listener", "multicast": True, "subscribers": 1,
+               "warmup_s": 0.5, "duration_s": 2.001601176},
+    "latency": {"count": 73302, "lost": 0, "min": 22021, "mean": 27234, "p50": 25268, "p90": 28794,
+                "p99": 53721, "p99_9": 136095, "p99_99": 756908, "max": 2103029, "stddev": 18821,
+                "pdv": 3493},
+    "histogram": [[22208, 1], [23110, 9], [23341, 58], [1717697, 1], [2116875, 1]],
+    "throughput": None,
+    "timeline": [{"t": 1.000075, "count": 36790, "p50": 25197, "max": 1685276,
+                  "samples_per_s": 36787.256, "mbit_per_s": 0.0},
+                 {"t": 2.001597, "count": 36511, "p50": 25328, "max": 2103029,
+                  "samples_per_s": 36455.513, "mbit_per_s": 0.0}],
+    "process": {"cpu_user_s": 0.372821, "cpu_sys_s": 0.624103, "cpu_percent": 49.807, "peak_rss_kib": 8000},
+    "discovery_ns": 3616463,
+}
+
+# The fields of bench/SCHEMA.md's record (and of its parts) every ping record carries.
+SCHEMA_FIELDS = {
+    "": {"schema", "implementation", "version", "role", "config", "latency", "histogram",
+         "throughput", "timeline", "process", "discovery_ns"},
+    "config": {"size", "payload_bytes", "type", "reliability", "history", "depth", "durability", "keys",
+               "rate", "burst", "delivery", "multicast", "subscribers", "warmup_s", "duration_s"},
+    "latency": {"count", "lost", "min", "mean", "p50", "p90", "p99", "p99_9", "p99_99", "max", "stddev", "pdv"},
+    "process": {"cpu_user_s", "cpu_sys_s", "cpu_percent", "peak_rss_kib"},
+}
+
+
+class CycloneTest(unittest.TestCase):
+    """Cyclone DDS: cyclone_ping for latency when it is built, ddsperf otherwise and for throughput."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = self.tmp.name
+        self.ctx = RunContext(domain=7, port=20014, net=Loopback(),
+                              path_prefix=os.path.join(self.root, "x"))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def build_cyclone_ping(self):
+        path = os.path.join(self.root, "target", "bench", "cyclone_ping")
+        os.makedirs(os.path.dirname(path))
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("#!/bin/sh\n")
+        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+        return path
+
+    def cyclone(self, ddsperf_path="/nonexistent/ddsperf"):
+        impl = Cyclone(self.root)
+        impl.binary = ddsperf_path
+        return impl
+
+    def test_latency_runs_cyclone_ping_on_both_sides(self):
+        path = self.build_cyclone_ping()
+        spec = Spec("latency", 1024, type="complex", history="keep-all", rate=1000.0, duration=2.0, warmup=0.5)
+        case = Case("bound", "b", "b", spec, SAME)
+        impl = self.cyclone()
+        self.assertIsNone(impl.unavailable())
+        self.assertIsNone(impl.unsupported(case))  # complex type and keep-all: cyclone_ping has both
+        self.assertEqual(impl.deviations(case), [])
+        pong, ping = impl.plan(case, self.ctx)
+        self.assertEqual((pong.argv[:2], ping.argv[:2]), ([path, "pong"], [path, "ping"]))
+        self.assertEqual(ping.argv[ping.argv.index("--history") + 1], "keep-all")
+        self.assertEqual(ping.argv[ping.argv.index("--rate") + 1], "1000")
+        self.assertEqual(ping.argv[ping.argv.index("--type") + 1], "complex")
+        self.assertEqual(ping.json_path, self.ctx.path_prefix + "-ping.json")
+        self.assertTrue(ping.measuring and not pong.measuring)
+
+    def test_cyclone_ping_records_give_exact_percentiles(self):
+        self.build_cyclone_ping()
+        case = Case("latency", "latency-32-same", "32 B, same vCPU", Spec("latency", 32), SAME)
+        impl = self.cyclone()
+        _, ping = impl.plan(case, self.ctx)
+        with open(ping.json_path, "w", encoding="utf-8") as f:
+            json.dump(CYCLONE_PING_RECORD, f)
+        rec = impl.record(case, self.ctx, [types.SimpleNamespace(spec=ping)])
+        self.assertEqual(rec["latency"]["p99_9"], 136095)
+        rec["_file"] = "runs/x.json"
+        rec["harness"] = {"case_id": case.case_id, "implementation": "cyclone", "label": "Cyclone DDS",
+                          "error": None, "cpu_percent_total": 50.0, "peak_rss_kib_max": 8000,
+                          "deviations": []}
+        agg = report.aggregate([rec, run_record(case, "tachyon", 20_000)])
+        self.assertEqual(agg[case.case_id]["cyclone"]["approximate"], [])
+        scenario = Scenario("latency", 1, "Latency", "latency", "µs", [case])
+        p999 = next(t for t in report.targets([scenario], agg)
+                    if t["metric"] == "p99_9" and t["against"] == "cyclone")
+        self.assertIsNotNone(p999["ratio"])
+        self.assertFalse(p999["approximate"])
+
+    def test_cyclone_ping_record_has_every_schema_field(self):
+        for part, fields in SCHEMA_FIELDS.items():
+            record = CYCLONE_PING_RECORD[part] if part else CYCLONE_PING_RECORD
+            self.assertEqual(set(record), fields, part or "record")
+        hist = CYCLONE_PING_RECORD["histogram"]
+        self.assertEqual(hist, sorted(hist))
+
+    def test_latency_falls_back_to_ddsperf(self):
+        spec = Spec("latency", 32, history="keep-all")
+        case = Case("bound", "b", "b", spec, SAME)
+        impl = self.cyclone("/usr/bin/true")
+        pong, ping = impl.plan(case, self.ctx)
+        self.assertEqual((pong.argv[0], ping.argv[0]), ("/usr/bin/true", "/usr/bin/true"))
+        self.assertIn("ping", ping.argv)
+        self.assertEqual(impl.deviations(case), ["ddsperf's ping and pong are always KEEP_LAST(1)"])
+        complex_case = Case("variants", "v", "v", Spec("latency", 1024, type="complex"), SAME)
+        self.assertIn("complex", impl.unsupported(complex_case))
+
+    def test_throughput_stays_with_ddsperf(self):
+        self.build_cyclone_ping()
+        case = Case("throughput", "t", "t", Spec("throughput", 32, history="keep-all"), SPLIT)
+        impl = self.cyclone()
+        self.assertIsNone(impl.unavailable())  # cyclone_ping alone is enough to run something
+        self.assertIn("cyclonedds-tools", impl.unsupported(case))
+        impl.binary = "/usr/bin/true"
+        sub, pub = impl.plan(case, self.ctx)
+        self.assertEqual((sub.argv[0], pub.argv[0]), ("/usr/bin/true", "/usr/bin/true"))
+
+    def test_unavailable_names_both_programs(self):
+        why = self.cyclone().unavailable()
+        self.assertIn("cyclonedds-tools", why)
+        self.assertIn("cyclone_ping", why)
+
+    def test_bin_replaces_either_program(self):
+        impls = all_impls(self.root, binaries={"cyclone": "/opt/ddsperf", "cyclone_ping": "/opt/cping"})
+        cyclone = next(i for i in impls if i.name == "cyclone")
+        self.assertEqual((cyclone.binary, cyclone.ping.binary), ("/opt/ddsperf", "/opt/cping"))
 
 
 class MatrixTest(unittest.TestCase):
