@@ -142,15 +142,24 @@ impl RecvBatch {
     }
 
     /// Fill the batch from `fd` with as many `recvmmsg` calls as it takes to fill every slot or
-    /// drain the socket. Returns the number of datagrams handed out.
-    pub(crate) fn fill(&mut self, fd: RawFd, counters: &Counters) -> io::Result<usize> {
+    /// drain the socket; with `wait`, the first call blocks until a datagram arrives (or the
+    /// socket is shut down: then the batch is empty). Returns the number of datagrams handed
+    /// out.
+    pub(crate) fn fill(&mut self, fd: RawFd, counters: &Counters, wait: bool) -> io::Result<usize> {
         self.received.clear();
         self.drained = false;
         let mut next = 0;
         while next < self.slots {
             let asked = (self.slots - next).min(sys::RECV_CHUNK);
             let buf = &mut self.buf[next * self.slot_size..];
-            let got = match sys::recvmmsg(fd, buf, self.slot_size, &mut self.meta[..asked]) {
+            let block = wait && next == 0;
+            let got = match sys::recvmmsg(fd, buf, self.slot_size, &mut self.meta[..asked], block) {
+                // Shut down for reading: the kernel reports an empty message without a
+                // sender (a real empty datagram has one). Nothing more will come.
+                Ok(got) if block && (got == 0 || self.meta[0].shutdown()) => {
+                    self.drained = true;
+                    break;
+                }
                 Ok(got) => got,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -190,5 +199,31 @@ impl RecvBatch {
             }
         }
         Ok(self.received.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+
+    /// A blocked receive returns, with nothing, once the socket is shut down for reading; no
+    /// datagram is sent to wake it (nothing leaves the socket: no network namespace needed).
+    #[test]
+    fn a_blocked_receive_returns_empty_on_shutdown() {
+        let s = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
+        let fd = s.as_raw_fd();
+        let t = std::thread::spawn(move || {
+            let mut b = RecvBatch::new(4, 64);
+            let got = b.fill(fd, &Counters::default(), true);
+            (got.map_err(|e| e.to_string()), b.drained(), b.len())
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        sys::shutdown_read(fd);
+        let (got, drained, len) = t.join().expect("join");
+        assert_eq!(got, Ok(0));
+        assert!(drained);
+        assert_eq!(len, 0);
+        drop(s);
     }
 }

@@ -270,7 +270,8 @@ impl Queue {
     fn new() -> io::Result<Queue> {
         let (signal, ready) = UnixStream::pair()?;
         signal.set_nonblocking(true)?;
-        ready.set_nonblocking(true)?;
+        // Blocking, for `receive_wait`; every other read passes MSG_DONTWAIT.
+        ready.set_nonblocking(false)?;
         Ok(Queue {
             items: Mutex::new(Pending::default()),
             signal,
@@ -301,8 +302,9 @@ impl Queue {
     /// Moves what fits into `batch`; the signal is consumed first, so a datagram pushed
     /// while the batch fills signals again.
     fn pop_into(&self, batch: &mut RecvBatch, counters: &Counters) -> usize {
-        let mut sink = [0u8; 64];
-        while matches!((&self.ready).read(&mut sink), Ok(n) if n > 0) {}
+        let mut sink = [std::mem::MaybeUninit::new(0u8); 64];
+        let ready = socket2::SockRef::from(&self.ready);
+        while matches!(ready.recv_with_flags(&mut sink, libc::MSG_DONTWAIT), Ok(n) if n > 0) {}
         batch.begin();
         let mut p = lock(&self.items);
         while !batch.is_full() {
@@ -325,6 +327,19 @@ pub struct MemTransport {
     locators: TransportLocators,
     pool: TxPool,
     counters: Counters,
+}
+
+impl MemTransport {
+    fn queue_of(&self, source: usize) -> io::Result<&Queue> {
+        match source {
+            0 => Ok(&self.node.meta),
+            1 => Ok(&self.node.user),
+            _ => Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("mem: no source {source}"),
+            )),
+        }
+    }
 }
 
 impl Drop for MemTransport {
@@ -374,17 +389,32 @@ impl Transport for MemTransport {
     }
 
     fn receive(&self, source: usize, batch: &mut RecvBatch) -> io::Result<usize> {
-        let q = match source {
-            0 => &self.node.meta,
-            1 => &self.node.user,
-            _ => {
-                return Err(io::Error::new(
-                    io::ErrorKind::NotFound,
-                    format!("mem: no source {source}"),
-                ))
+        Ok(self.queue_of(source)?.pop_into(batch, &self.counters))
+    }
+
+    fn receive_wait(&self, source: usize, batch: &mut RecvBatch) -> io::Result<usize> {
+        let q = self.queue_of(source)?;
+        loop {
+            let n = q.pop_into(batch, &self.counters);
+            if n > 0 {
+                return Ok(n);
             }
-        };
-        Ok(q.pop_into(batch, &self.counters))
+            // Sleep until a signal (a push to the empty queue) or the end of the stream
+            // (`interrupt`).
+            let mut byte = [0u8; 1];
+            match (&q.ready).read(&mut byte) {
+                Ok(0) => return Ok(0),
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn interrupt(&self) {
+        for q in [&self.node.meta, &self.node.user] {
+            let _ = q.signal.shutdown(std::net::Shutdown::Write);
+        }
     }
 
     fn tx_buffer(&self) -> TxBuffer {
@@ -448,7 +478,11 @@ mod tests {
             &t.node.user
         };
         let mut b = [std::mem::MaybeUninit::new(0u8)];
-        matches!(socket2::SockRef::from(&q.ready).peek(&mut b), Ok(1))
+        let flags = libc::MSG_PEEK | libc::MSG_DONTWAIT;
+        matches!(
+            socket2::SockRef::from(&q.ready).recv_with_flags(&mut b, flags),
+            Ok(1)
+        )
     }
 
     #[test]
@@ -514,6 +548,25 @@ mod tests {
         });
         assert!(stats.reordered > 0);
         assert!(reordered.windows(2).any(|w| w[0] > w[1]), "some came late");
+    }
+
+    #[test]
+    fn a_waiting_receiver_wakes_for_data_and_for_good_on_interrupt() {
+        let net = MemNetwork::new(1);
+        let a = net.transport().expect("a");
+        let b = Arc::new(net.transport().expect("b"));
+        let rx = Arc::clone(&b);
+        let t = std::thread::spawn(move || {
+            let mut batch = RecvBatch::new(8, 2048);
+            let first = rx.receive_wait(1, &mut batch).expect("wait");
+            let second = rx.receive_wait(1, &mut batch).expect("wait");
+            (first, second)
+        });
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        send(&a, &b.locators().default_unicast[0], b"x");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        b.interrupt();
+        assert_eq!(t.join().expect("join"), (1, 0));
     }
 
     #[test]

@@ -110,15 +110,27 @@ pub(crate) struct RecvMeta {
     pub truncated: bool,
 }
 
-/// One non-blocking `recvmmsg` into consecutive `slot_size` slots of `buf`.
+impl RecvMeta {
+    /// What a receive returns once the socket is shut down for reading ([`shutdown_read`]):
+    /// an empty message without a sender.
+    pub(crate) fn shutdown(&self) -> bool {
+        self.len == 0 && self.source.is_none()
+    }
+}
+
+/// One `recvmmsg` into consecutive `slot_size` slots of `buf`: non-blocking, or, with `wait`,
+/// blocking until the first datagram arrives (`MSG_WAITFORONE`; the socket must be in
+/// blocking mode, as the transport's are, every other call passing `MSG_DONTWAIT`).
 ///
 /// Receives at most `min(meta.len(), buf.len() / slot_size, RECV_CHUNK)` datagrams and returns
-/// how many; `WouldBlock` when none is queued.
+/// how many; `WouldBlock` when none is queued (without `wait`); 0 once the socket was shut
+/// down for reading ([`shutdown_read`]).
 pub(crate) fn recvmmsg(
     fd: RawFd,
     buf: &mut [u8],
     slot_size: usize,
     meta: &mut [RecvMeta],
+    wait: bool,
 ) -> io::Result<usize> {
     if slot_size == 0 {
         return Ok(0);
@@ -148,14 +160,19 @@ pub(crate) fn recvmmsg(
     }
     // SAFETY: the first `n` headers point at `n` distinct, live, writable slots of `buf`
     // (each `slot_size` bytes, as the iovecs say) and at `n` live `sockaddr_in`s with their
-    // true size; all of them outlive the call, and MSG_DONTWAIT with a null timeout makes the
-    // call return at once. MSG_TRUNC makes `msg_len` the datagram's real length.
+    // true size; all of them outlive the call (which may block, with `wait`: the buffers are
+    // borrowed for all of it). MSG_TRUNC makes `msg_len` the datagram's real length.
+    let block = if wait {
+        libc::MSG_WAITFORONE
+    } else {
+        libc::MSG_DONTWAIT
+    };
     let rc = unsafe {
         libc::recvmmsg(
             fd,
             hdrs.as_mut_ptr(),
             n as libc::c_uint,
-            (libc::MSG_DONTWAIT | libc::MSG_TRUNC) as _,
+            (block | libc::MSG_TRUNC) as _,
             ptr::null_mut(),
         )
     };
@@ -181,6 +198,14 @@ pub(crate) fn recvmmsg(
         };
     }
     Ok(got)
+}
+
+/// Shuts `fd` down for reading: a thread blocked in [`recvmmsg`] on it returns (Linux wakes
+/// the waiters of a UDP socket on `shutdown` even when it is not connected, which it reports
+/// as `ENOTCONN`; that error is expected and ignored).
+pub(crate) fn shutdown_read(fd: RawFd) {
+    // SAFETY: plain system call on a descriptor we own; no memory is passed.
+    let _ = unsafe { libc::shutdown(fd, libc::SHUT_RD) };
 }
 
 /// One non-blocking `sendmmsg` of the same `data` to the first `min(dests.len(), SEND_CHUNK)`

@@ -9,7 +9,9 @@
 //!   blocking, and the runtime hands each datagram to the protocol in place. Every source has
 //!   a file descriptor that becomes readable when datagrams wait, so one `epoll` (mio) serves
 //!   every transport of a participant, and a [`Traffic`] class that tells the executor where
-//!   its work stands in the priority order.
+//!   its work stands in the priority order. A thread that serves one source alone blocks in
+//!   [`Transport::receive_wait`] instead (for UDP one `recvmmsg`, no `epoll`), and
+//!   [`Transport::interrupt`] wakes it for good when the participant closes.
 //! - **Transmit** through a buffer the transport lends ([`Transport::tx_buffer`], the smoltcp
 //!   `TxToken` shape): the protocol writes its datagram into it in place, then
 //!   [`Transport::send`] takes it back with the destinations. A transport whose frames live
@@ -103,6 +105,15 @@ pub trait Transport: Send + Sync + fmt::Debug {
     /// Fills `batch` from source `source` without blocking; returns how many datagrams it
     /// holds (0 when none waited).
     fn receive(&self, source: usize, batch: &mut RecvBatch) -> io::Result<usize>;
+
+    /// Like [`receive`](Self::receive), but blocks until a datagram waits on `source`: for a
+    /// thread that serves this source alone (one system call per wake-up where the transport
+    /// can). Returns 0 once [`interrupt`](Self::interrupt) was called.
+    fn receive_wait(&self, source: usize, batch: &mut RecvBatch) -> io::Result<usize>;
+
+    /// Wakes every thread blocked in [`receive_wait`](Self::receive_wait), for good (the
+    /// participant is closing); sending still works.
+    fn interrupt(&self);
 
     /// Lends a buffer of [`max_datagram`](Self::max_datagram) bytes to write a datagram
     /// into.

@@ -608,8 +608,15 @@ impl DomainParticipant {
         }
     }
 
-    /// The kernel id of the participant's driver thread (as `/proc/self/task/<tid>`,
-    /// `taskset -p` and `chrt -p` name it); `None` in single-thread mode.
+    /// The role and kernel id of each of the participant's threads (as `/proc/self/task/<tid>`,
+    /// `taskset -p` and `chrt -p` name it): `"driver"` in driver mode; `"timers"` and one
+    /// `"receive"` per user-data receive source in threads mode; none in single-thread mode.
+    pub fn thread_ids(&self) -> Vec<(&'static str, i32)> {
+        self.runtime.thread_ids()
+    }
+
+    /// The kernel id of the participant's driver thread (the timers thread in threads mode;
+    /// see [`thread_ids`](Self::thread_ids)); `None` in single-thread mode.
     pub fn driver_thread_id(&self) -> Option<i32> {
         self.runtime.thread_id()
     }
@@ -632,15 +639,22 @@ impl Drop for DomainParticipant {
 /// single-thread mode the application's thread is the driver.
 fn warn_unapplied_threads(threads: &ThreadRoles) {
     for (role, t) in threads.roles().filter(|(_, t)| !t.is_default()) {
-        if role == "driver" && threads.mode == ThreadMode::Driver {
-            continue;
-        }
-        let why = if role == "driver" {
-            "single-thread mode spawns no driver thread: schedule the thread that calls \
-             run_once yourself"
-        } else {
-            "the driver thread receives and runs the timers; there is no separate thread for \
-             this role: configure [threads.driver]"
+        let why = match (threads.mode, role) {
+            (ThreadMode::Driver, "driver") | (ThreadMode::Threads, "receive" | "timers") => {
+                continue
+            }
+            (ThreadMode::Single, _) => {
+                "single-thread mode spawns no thread: schedule the thread that calls run_once \
+                 yourself"
+            }
+            (ThreadMode::Driver, _) => {
+                "in driver mode the driver thread receives and runs the timers: configure \
+                 [threads.driver], or set threads.mode = \"threads\""
+            }
+            (ThreadMode::Threads, _) => {
+                "in threads mode receive threads and a timers thread do the driver's work: \
+                 configure [threads.receive] and [threads.timers]"
+            }
         };
         tracing::warn!(role, cpus = ?t.cpus, priority = ?t.priority, "thread settings not applied: {why}");
     }

@@ -30,14 +30,16 @@
 //!
 //! Waiting for data and events, as in every DDS: a [`WaitSet`] with conditions (a
 //! [`ReadCondition`] for samples, the endpoint's [`StatusCondition`] for statuses, a
-//! [`GuardCondition`] to wake it from another thread), or listeners called on the driver
-//! thread; or, in async code on any executor, [`DataReader::stream`] and
+//! [`GuardCondition`] to wake it from another thread), or listeners called on the
+//! participant's runtime threads; or, in async code on any executor, [`DataReader::stream`] and
 //! [`DataReader::wait_for_data_async`].
 //!
-//! Threads: each participant has a driver thread that receives, runs the protocol's timers
-//! and serves them in a fixed priority order (critical writers, user data, reliability,
-//! discovery), scheduled as `[threads.driver]` of the [`config`] says (CPU affinity,
-//! `SCHED_FIFO`). With `threads.mode = "single"` no thread is spawned and the application
+//! Threads: by default each participant has a receive thread per user-data socket, blocked
+//! in its `recvmmsg`, which handles what arrives (listeners included), and a timers thread that
+//! runs the protocol's timers and serves discovery in a fixed priority order (critical writers,
+//! reliability, discovery), scheduled as `[threads.receive]` and `[threads.timers]` of the
+//! [`config`] say (CPU affinity, `SCHED_FIFO`). With `threads.mode = "driver"` one driver thread
+//! does all of it through epoll, in the executor's order. With `threads.mode = "single"` no thread is spawned and the application
 //! drives the participant with [`DomainParticipant::run_once`] or
 //! [`DomainParticipant::spin`]; listeners then run inside those calls.
 #![forbid(unsafe_code)]

@@ -21,12 +21,14 @@
 //! with the subscriber's readers that hold new data (DDS passes the Subscriber; the readers
 //! are what a listener looks up with it).
 //!
-//! **Listeners run on the participant's driver thread**, the thread that receives and sends
-//! for the whole participant, after it released the participant's lock: a listener may call
-//! `take`, `read`, `write` or the status getters. Keep them short — while one runs, the
-//! participant receives nothing and its timers (heartbeats, deadlines, leases) wait. Hand
-//! long work to another thread, or use a [`WaitSet`](crate::WaitSet) instead. A panicking
-//! listener is logged and the runtime goes on.
+//! **Listeners run on the participant's runtime threads**: the receive thread that received
+//! the data, or the timers thread for what a timer or discovery changed (the driver thread in
+//! driver mode; inside `run_once` in single-thread mode), one listener call at a time per
+//! participant, after the participant's lock was released: a listener may call `take`,
+//! `read`, `write` or the status getters. Keep them short — while one runs, the thread that
+//! called it receives nothing (or its timers wait). Hand long work to another thread, or use
+//! a [`WaitSet`](crate::WaitSet) instead. A panicking listener is logged and the runtime goes
+//! on.
 //!
 //! As DDS says, a status a listener is called for is read by that call: its `*_change`
 //! counts and its changed flag are reset, so a [`StatusCondition`](crate::StatusCondition)
@@ -50,7 +52,7 @@ use crate::status::{
 use crate::subscription::DataReader;
 
 /// Callbacks for the statuses of a [`DataReader<T>`] (see the [module](self) docs: they
-/// run on the driver thread and should be short).
+/// run on the participant's runtime threads and should be short).
 #[allow(unused_variables)]
 pub trait DataReaderListener<T>: Send + Sync {
     /// DATA_AVAILABLE: new samples or instance-state changes arrived.
@@ -72,7 +74,7 @@ pub trait DataReaderListener<T>: Send + Sync {
 }
 
 /// Callbacks for the statuses of a [`DataWriter<T>`] (see the [module](self) docs: they
-/// run on the driver thread and should be short).
+/// run on the participant's runtime threads and should be short).
 #[allow(unused_variables)]
 pub trait DataWriterListener<T>: Send + Sync {
     /// PUBLICATION_MATCHED: a reader was matched or unmatched.

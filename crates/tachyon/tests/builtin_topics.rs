@@ -2,8 +2,11 @@
 //! participants of one process over real UDP sockets on loopback (inside the isolated
 //! network namespace `scripts/test.sh` provides).
 
-use std::time::{Duration, Instant};
+mod common;
 
+use std::time::Instant;
+
+use common::{wait_matched, wait_until, PATIENCE};
 use tachyon::prelude::*;
 use tachyon::qos::LivelinessKind;
 use tachyon::{BuiltinTopicKey, ParticipantSettings, SampleState, ViewState};
@@ -15,8 +18,6 @@ struct Telemetry {
     unit: u32,
     value: f64,
 }
-
-const PATIENCE: Duration = Duration::from_secs(10);
 
 fn participant(domain: u32, user_data: &[u8], name: &str) -> DomainParticipant {
     let settings = ParticipantSettings {
@@ -189,11 +190,7 @@ fn remote_participants_writers_and_readers_come_and_go_on_the_builtin_readers() 
         .is_ok());
 
     // A user sample's publication_handle leads to the writer's announcement.
-    let end = Instant::now() + PATIENCE;
-    while reader.matched_publications().is_empty() || writer.matched_subscriptions().is_empty() {
-        assert!(Instant::now() < end, "matching");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_matched(&writer, &reader);
     writer
         .write(&Telemetry {
             unit: 3,
@@ -244,11 +241,7 @@ fn a_reader_created_late_finds_the_participants_discovered_before_and_reads_keep
     let a = participant(42, b"", "a");
     let b = participant(42, b"", "b");
     let a_key = BuiltinTopicKey::from_instance_handle(a.get_instance_handle());
-    let end = Instant::now() + PATIENCE;
-    while b.discovered_participants().is_empty() {
-        assert!(Instant::now() < end, "discovery");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_until("discovery", || !b.discovered_participants().is_empty());
     // The reader existed all along: what discovery found is there, unread.
     let parts = b.builtin_participants_reader();
     assert!(parts.wait_for_data(PATIENCE));

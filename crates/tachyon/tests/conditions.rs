@@ -2,10 +2,13 @@
 //! participants of one process over real UDP sockets on loopback (inside the isolated
 //! network namespace `scripts/test.sh` provides). Guard-condition tests need no network.
 
+mod common;
+
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use common::{participants, PATIENCE};
 use tachyon::prelude::*;
 use tachyon::status::SubscriptionMatchedStatus;
 use tachyon::KeyHash;
@@ -18,9 +21,6 @@ struct Reading {
     value: u64,
 }
 
-/// Generous: a loaded 2-core machine discovers in well under a second.
-const PATIENCE: Duration = Duration::from_secs(10);
-
 /// A writer on participant `a` and a reader on participant `b`, reliable KEEP_ALL, topic
 /// "readings" of `domain`.
 struct Pair {
@@ -32,9 +32,7 @@ struct Pair {
 }
 
 fn pair(domain: u32) -> Pair {
-    tachyon_transport::testing::require_isolated_network();
-    let a = DomainParticipant::new(domain).expect("participant a");
-    let b = DomainParticipant::new(domain).expect("participant b");
+    let (a, b) = participants(domain);
     let writer = a
         .create_publisher()
         .expect("publisher")
@@ -59,8 +57,9 @@ fn pair(domain: u32) -> Pair {
     }
 }
 
-/// Waits (with a WaitSet on the writer's StatusCondition) until the writer matched a reader.
-fn wait_matched(w: &DataWriter<Reading>) {
+/// Waits (with a WaitSet on the writer's StatusCondition) until the writer matched a reader,
+/// then until `r` matched the writer too.
+fn wait_matched(w: &DataWriter<Reading>, r: &DataReader<Reading>) {
     let c = w.get_statuscondition();
     c.set_enabled_statuses(StatusMask::PUBLICATION_MATCHED);
     let mut ws = WaitSet::new();
@@ -71,6 +70,7 @@ fn wait_matched(w: &DataWriter<Reading>) {
         ws.wait(left).expect("the writer matches in time");
         w.get_publication_matched_status();
     }
+    common::wait_matched(w, r);
 }
 
 #[test]
@@ -156,6 +156,7 @@ fn read_condition_wakes_on_data_from_another_participant() {
     let started = Instant::now();
     std::thread::scope(|s| {
         s.spawn(|| {
+            // Later, so that the main thread is blocked in wait() when the data comes.
             std::thread::sleep(Duration::from_millis(50));
             w.write(&written).expect("write");
         });
@@ -298,9 +299,7 @@ impl DataReaderListener<Reading> for Recorder {
 
 #[test]
 fn listener_takes_in_on_data_available_without_deadlock() {
-    tachyon_transport::testing::require_isolated_network();
-    let a = DomainParticipant::new(24).expect("participant a");
-    let b = DomainParticipant::new(24).expect("participant b");
+    let (a, b) = participants(24);
     let (tx, rx) = mpsc::channel();
     let recorder = Arc::new(Recorder {
         matched: Mutex::new(Vec::new()),
@@ -324,7 +323,7 @@ fn listener_takes_in_on_data_available_without_deadlock() {
             DataWriterQos::default().reliable().keep_all(),
         )
         .expect("writer");
-    wait_matched(&writer);
+    wait_matched(&writer, &reader);
     let n = 20u64;
     for i in 0..n {
         writer
@@ -377,7 +376,7 @@ fn listener_takes_in_on_data_available_without_deadlock() {
 #[test]
 fn instances_are_read_and_taken_one_by_one() {
     let p = pair(25);
-    wait_matched(&p.writer);
+    wait_matched(&p.writer, &p.reader);
     for sensor in [7u32, 1, 4] {
         for value in 0..2u64 {
             p.writer.write(&Reading { sensor, value }).expect("write");
@@ -477,9 +476,7 @@ impl DataWriterListener<Reading> for MatchForwarder {
 
 #[test]
 fn writer_listener_reports_matches_and_consumes_the_status() {
-    tachyon_transport::testing::require_isolated_network();
-    let a = DomainParticipant::new(26).expect("participant a");
-    let b = DomainParticipant::new(26).expect("participant b");
+    let (a, b) = participants(26);
     let (tx, rx) = mpsc::channel();
     let writer = a
         .create_publisher()
@@ -529,9 +526,7 @@ fn wait_for(ws: &WaitSet, what: &str, mut done: impl FnMut(&[Condition]) -> bool
 
 #[test]
 fn deadline_missed_statuses_name_the_late_instance() {
-    tachyon_transport::testing::require_isolated_network();
-    let a = DomainParticipant::new(27).expect("participant a");
-    let b = DomainParticipant::new(27).expect("participant b");
+    let (a, b) = participants(27);
     let period = Duration::from_millis(100);
     let writer = a
         .create_publisher()
@@ -549,7 +544,7 @@ fn deadline_missed_statuses_name_the_late_instance() {
             DataReaderQos::default().reliable().deadline(period),
         )
         .expect("reader");
-    wait_matched(&writer);
+    wait_matched(&writer, &reader);
     let sample = Reading {
         sensor: 5,
         value: 0,
@@ -585,9 +580,7 @@ fn deadline_missed_statuses_name_the_late_instance() {
 #[test]
 fn liveliness_lost_and_changed_are_reported() {
     use tachyon::qos::LivelinessKind;
-    tachyon_transport::testing::require_isolated_network();
-    let a = DomainParticipant::new(28).expect("participant a");
-    let b = DomainParticipant::new(28).expect("participant b");
+    let (a, b) = participants(28);
     let lease = Some(Duration::from_millis(200));
     let writer = a
         .create_publisher()
@@ -609,7 +602,7 @@ fn liveliness_lost_and_changed_are_reported() {
                 .liveliness(LivelinessKind::ManualByTopic, lease),
         )
         .expect("reader");
-    wait_matched(&writer);
+    wait_matched(&writer, &reader);
     // Writing asserts the writer; then it falls silent and its lease runs out.
     writer
         .write(&Reading {
@@ -677,7 +670,7 @@ fn a_panicking_listener_does_not_stop_the_runtime() {
         })),
         StatusMask::DATA_AVAILABLE,
     );
-    wait_matched(&p.writer);
+    wait_matched(&p.writer, &p.reader);
     p.writer
         .write(&Reading {
             sensor: 1,

@@ -3,9 +3,12 @@
 //! (`TACHYON_CONFIG` is exercised in `config_env.rs`, its own process: the environment is
 //! shared by every test of a binary.)
 
-use std::net::Ipv4Addr;
-use std::time::{Duration, Instant};
+mod common;
 
+use std::net::Ipv4Addr;
+use std::time::Duration;
+
+use common::{take_at_least, wait_matched, wait_until};
 use tachyon::prelude::*;
 use tachyon::{Config, ConfigError, MulticastMode, Peer};
 use tachyon_transport::PortMapping;
@@ -372,14 +375,6 @@ struct Note {
     id: u32,
 }
 
-fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + timeout;
-    while !f() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 #[test]
 fn a_participant_uses_the_pinned_index_and_unicast_peers() {
     tachyon_transport::testing::require_isolated_network();
@@ -405,7 +400,7 @@ fn a_participant_uses_the_pinned_index_and_unicast_peers() {
     assert_eq!(pa.participant_index(), 15);
     assert_eq!(pb.participant_index(), 2);
     assert!(!pa.uses_multicast() && !pb.uses_multicast());
-    wait_until("mutual discovery", Duration::from_secs(10), || {
+    wait_until("mutual discovery", || {
         pa.discovered_participants().len() == 1 && pb.discovered_participants().len() == 1
     });
     for p in pa.discovered_participants() {
@@ -423,16 +418,9 @@ fn a_participant_uses_the_pinned_index_and_unicast_peers() {
         .expect("subscriber")
         .create_datareader(&tb, DataReaderQos::default().reliable())
         .expect("reader");
-    wait_until("matching", Duration::from_secs(10), || {
-        !w.matched_subscriptions().is_empty()
-    });
+    wait_matched(&w, &r);
     w.write(&Note { id: 9 }).expect("write");
-    let mut got = Vec::new();
-    wait_until("the sample", Duration::from_secs(10), || {
-        got.extend(r.take(16).expect("take").into_iter().filter_map(|s| s.data));
-        !got.is_empty()
-    });
-    assert_eq!(got, vec![Note { id: 9 }]);
+    assert_eq!(take_at_least(&r, 1), vec![Note { id: 9 }]);
 }
 
 #[test]

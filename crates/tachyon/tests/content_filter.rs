@@ -3,10 +3,11 @@
 //! reader (before its cache), on the writer (samples no reader wants are not sent), and
 //! parameters changed while running.
 
-use std::time::{Duration, Instant};
+mod common;
 
+use common::{participants, take_all_written, wait_until, PATIENCE};
 use tachyon::prelude::*;
-use tachyon::{Decode, FilterError};
+use tachyon::{BuiltinTopicKey, FilterError};
 
 #[derive(DdsType, Debug, Clone, PartialEq)]
 #[dds(name = "ShapeType", appendable)]
@@ -44,34 +45,13 @@ fn shape(color: &str, x: i32, size: i32) -> ShapeType {
     }
 }
 
-fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + Duration::from_secs(10);
-    while !f() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// Takes until `n` samples with data arrived (and a little longer, to see extra ones).
-fn take_data<T: DdsType + for<'de> Decode<'de>>(r: &DataReader<T>, n: usize) -> Vec<T> {
-    let mut got = Vec::new();
-    wait_until("samples", || {
-        got.extend(r.take(100).unwrap().into_iter().filter_map(|s| s.data));
-        got.len() >= n
-    });
-    std::thread::sleep(Duration::from_millis(150));
-    got.extend(r.take(100).unwrap().into_iter().filter_map(|s| s.data));
-    got
-}
-
 fn reliable() -> DataReaderQos {
     DataReaderQos::default().reliable().keep_all()
 }
 
 #[test]
 fn color_parameter_filters_on_the_writer_and_dispose_passes() {
-    let a = DomainParticipant::new(61).unwrap();
-    let b = DomainParticipant::new(61).unwrap();
+    let (a, b) = participants(61);
     let ta = a.create_topic::<ShapeType>("Square").unwrap();
     let tb = b.create_topic::<ShapeType>("Square").unwrap();
     let cft = b
@@ -100,15 +80,13 @@ fn color_parameter_filters_on_the_writer_and_dispose_passes() {
     for (i, color) in ["BLUE", "RED", "GREEN", "RED", "YELLOW"].iter().enumerate() {
         writer.write(&shape(color, i as i32, 30)).unwrap();
     }
-    let got = take_data(&reader, 2);
+    let got = take_all_written(&writer, &reader, 2);
     let xs: Vec<(String, i32)> = got.iter().map(|s| (s.color.clone(), s.x)).collect();
     assert_eq!(xs, [("RED".to_owned(), 1), ("RED".to_owned(), 3)]);
     // The writer evaluated the reader's announced filter: three samples never left it.
     assert_eq!(writer.filtered_sample_count(), 3);
     assert_eq!(reader.filtered_sample_count(), 0);
-    assert!(writer
-        .wait_for_acknowledgments(Duration::from_secs(5))
-        .is_ok());
+    assert!(writer.wait_for_acknowledgments(PATIENCE).is_ok());
 
     // A dispose carries no data: it passes every filter.
     writer.dispose(&shape("RED", 0, 0)).unwrap();
@@ -123,8 +101,7 @@ fn color_parameter_filters_on_the_writer_and_dispose_passes() {
 
 #[test]
 fn size_between_like_and_nested_members_filter_on_the_reader() {
-    let a = DomainParticipant::new(62).unwrap();
-    let b = DomainParticipant::new(62).unwrap();
+    let (a, b) = participants(62);
     let ta = a.create_topic::<ShapeType>("Circle").unwrap();
     let tb = b.create_topic::<ShapeType>("Circle").unwrap();
     let sub = b.create_subscriber().unwrap();
@@ -169,20 +146,23 @@ fn size_between_like_and_nested_members_filter_on_the_reader() {
     for s in &samples {
         writer.write(s).unwrap();
     }
-    assert_eq!(take_data(&r_all, 5).len(), 5);
+    assert_eq!(take_all_written(&writer, &r_all, 5).len(), 5);
     // Samples come grouped by instance: compare sorted.
     let colors = |v: Vec<ShapeType>| {
         let mut c: Vec<String> = v.into_iter().map(|s| s.color).collect();
         c.sort();
         c
     };
-    assert_eq!(colors(take_data(&r_small, 2)), ["BLUE", "GREEN"]);
     assert_eq!(
-        colors(take_data(&r_between, 3)),
+        colors(take_all_written(&writer, &r_small, 2)),
+        ["BLUE", "GREEN"]
+    );
+    assert_eq!(
+        colors(take_all_written(&writer, &r_between, 3)),
         ["BLUE", "GOLDEN", "GREEN"]
     );
     assert_eq!(
-        colors(take_data(&r_like, 4)),
+        colors(take_all_written(&writer, &r_like, 4)),
         ["BLACK", "BLUE", "GOLDEN", "GREEN"]
     );
     // A plain reader shares the destination: the writer sends everything, readers filter.
@@ -217,15 +197,17 @@ fn size_between_like_and_nested_members_filter_on_the_reader() {
         };
         w_outer.write(&Outer { id, inner }).unwrap();
     }
-    let mut ids: Vec<u32> = take_data(&r_nested, 2).into_iter().map(|o| o.id).collect();
+    let mut ids: Vec<u32> = take_all_written(&w_outer, &r_nested, 2)
+        .into_iter()
+        .map(|o| o.id)
+        .collect();
     ids.sort();
     assert_eq!(ids, [2, 4]);
 }
 
 #[test]
 fn new_parameters_change_what_arrives() {
-    let a = DomainParticipant::new(63).unwrap();
-    let b = DomainParticipant::new(63).unwrap();
+    let (a, b) = participants(63);
     let ta = a.create_topic::<ShapeType>("Triangle").unwrap();
     let tb = b.create_topic::<ShapeType>("Triangle").unwrap();
     let cft = b
@@ -245,9 +227,22 @@ fn new_parameters_change_what_arrives() {
         writer.get_publication_matched_status().current_count == 1
             && reader.get_subscription_matched_status().current_count == 1
     });
+    // The writer's participant puts each announcement of the reader on its DCPSSubscription
+    // reader once it applied it (filter parameters included): take the first one, so that
+    // the next one is the re-announcement.
+    let announcements = a.builtin_subscriptions_reader();
+    let key = BuiltinTopicKey(reader.guid());
+    let mut announced = || {
+        announcements
+            .take(usize::MAX)
+            .unwrap()
+            .iter()
+            .any(|s| s.data.as_ref().is_some_and(|d| d.key == key))
+    };
+    wait_until("the reader's announcement", &mut announced);
     writer.write(&shape("RED", 1, 1)).unwrap();
     writer.write(&shape("BLUE", 2, 1)).unwrap();
-    assert_eq!(take_data(&reader, 1), [shape("RED", 1, 1)]);
+    assert_eq!(take_all_written(&writer, &reader, 1), [shape("RED", 1, 1)]);
 
     // A parameter that does not fit is refused, and nothing changes.
     assert!(matches!(
@@ -261,18 +256,17 @@ fn new_parameters_change_what_arrives() {
 
     cft.set_expression_parameters(&["'BLUE'"]).unwrap();
     assert_eq!(cft.get_expression_parameters(), ["'BLUE'"]);
-    // The writer learns the new parameters from the re-announcement; the reader applies
-    // them at once.
-    std::thread::sleep(Duration::from_millis(300));
+    // The reader applies the new parameters at once, the writer once the re-announcement
+    // reached its participant.
+    wait_until("the re-announcement with the new parameters", announced);
     writer.write(&shape("RED", 3, 1)).unwrap();
     writer.write(&shape("BLUE", 4, 1)).unwrap();
-    assert_eq!(take_data(&reader, 1), [shape("BLUE", 4, 1)]);
+    assert_eq!(take_all_written(&writer, &reader, 1), [shape("BLUE", 4, 1)]);
 }
 
 #[test]
 fn keep_last_one_keeps_the_last_matching_sample() {
-    let a = DomainParticipant::new(64).unwrap();
-    let b = DomainParticipant::new(64).unwrap();
+    let (a, b) = participants(64);
     let c = DomainParticipant::new(64).unwrap();
     let ta = a.create_topic::<ShapeType>("Square").unwrap();
     let tb = b.create_topic::<ShapeType>("Square").unwrap();
@@ -307,7 +301,7 @@ fn keep_last_one_keeps_the_last_matching_sample() {
     for size in [10, 30, 15, 40, 50] {
         writer.write(&shape("RED", size, size)).unwrap();
     }
-    assert_eq!(take_data(&plain, 5).len(), 5);
+    assert_eq!(take_all_written(&writer, &plain, 5).len(), 5);
     wait_until("the filtered samples", || {
         reader.filtered_sample_count() == 3
     });
@@ -326,6 +320,7 @@ fn keep_last_one_keeps_the_last_matching_sample() {
 
 #[test]
 fn refused_expressions_name_the_column() {
+    tachyon_transport::testing::require_isolated_network();
     let p = DomainParticipant::new(65).unwrap();
     let t = p.create_topic::<ShapeType>("Square").unwrap();
     let column =

@@ -2,11 +2,14 @@
 //! isolated network namespace `scripts/test.sh` provides): thread roles applied, single-thread
 //! mode, and user data delivered through a flood of discovery-port garbage.
 
+mod common;
+
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::{participants, poll_until, wait_matched, PATIENCE};
 use tachyon::config::{ThreadMode, ThreadRoles, ThreadSettings};
 use tachyon::prelude::*;
 use tachyon::ParticipantSettings;
@@ -37,18 +40,11 @@ fn single() -> ParticipantSettings {
 
 fn driver(cpus: Vec<u16>, priority: Option<u8>, strict: bool) -> ParticipantSettings {
     settings(ThreadRoles {
+        mode: ThreadMode::Driver,
         strict,
         driver: ThreadSettings { cpus, priority },
         ..ThreadRoles::default()
     })
-}
-
-fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + timeout;
-    while !f() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
 }
 
 /// A line of `/proc/self/task/<tid>/status`, e.g. `Cpus_allowed_list`.
@@ -77,6 +73,48 @@ fn the_driver_thread_runs_on_the_configured_cpu() {
     );
     // The application's thread is left alone.
     assert_eq!(task_status(me, "Cpus_allowed_list"), mine);
+}
+
+#[test]
+fn in_threads_mode_receive_and_timers_threads_run_as_configured() {
+    tachyon_transport::testing::require_isolated_network();
+    let p = DomainParticipant::with_settings(
+        40,
+        &settings(ThreadRoles {
+            mode: ThreadMode::Threads,
+            strict: true,
+            receive: ThreadSettings {
+                cpus: vec![0],
+                priority: None,
+            },
+            timers: ThreadSettings {
+                cpus: vec![1 % available_cpus()],
+                priority: None,
+            },
+            ..ThreadRoles::default()
+        }),
+    )
+    .expect("start");
+    let threads = p.thread_ids();
+    let roles: Vec<&str> = threads.iter().map(|(r, _)| *r).collect();
+    // One timers thread, a receive thread per user-data socket (unicast, and multicast when
+    // the namespace's loopback has it).
+    assert_eq!(roles[0], "timers");
+    assert!(
+        roles[1..].iter().all(|r| *r == "receive") && roles.len() >= 2,
+        "{roles:?}"
+    );
+    assert_eq!(p.driver_thread_id(), Some(threads[0].1));
+    for (role, tid) in threads {
+        let want = if role == "receive" { "0" } else { "1" };
+        let want = if available_cpus() == 1 { "0" } else { want };
+        assert_eq!(task_status(tid, "Cpus_allowed_list"), want, "{role}");
+        assert_eq!(task_status(tid, "Name"), format!("tachyon-{role}"));
+    }
+}
+
+fn available_cpus() -> u16 {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(2) as u16)
 }
 
 #[test]
@@ -149,7 +187,7 @@ fn two_single_thread_participants_exchange_reliable_data_in_one_thread() {
         a.run_once(Duration::from_millis(1)).expect("run a");
         b.run_once(Duration::from_millis(1)).expect("run b");
     };
-    let end = Instant::now() + Duration::from_secs(10);
+    let end = Instant::now() + PATIENCE;
     while w.matched_subscriptions().is_empty() || r.matched_publications().is_empty() {
         assert!(Instant::now() < end, "timed out matching");
         spin_both();
@@ -159,7 +197,7 @@ fn two_single_thread_participants_exchange_reliable_data_in_one_thread() {
         w.write(&Counter { id: 1, seq }).expect("write");
     }
     let mut got = Vec::new();
-    let end = Instant::now() + Duration::from_secs(10);
+    let end = Instant::now() + PATIENCE;
     while got.len() < n as usize || w.wait_for_acknowledgments(Duration::ZERO).is_err() {
         assert!(
             Instant::now() < end,
@@ -199,9 +237,7 @@ fn run_once_is_refused_when_a_driver_thread_runs_the_participant() {
 
 #[test]
 fn user_data_is_delivered_through_a_flood_of_discovery_port_garbage() {
-    tachyon_transport::testing::require_isolated_network();
-    let a = DomainParticipant::new(43).expect("participant a");
-    let b = DomainParticipant::new(43).expect("participant b");
+    let (a, b) = participants(43);
     let ta = a.create_topic::<Counter>("counter").expect("topic");
     let tb = b.create_topic::<Counter>("counter").expect("topic");
     let w = a
@@ -214,9 +250,7 @@ fn user_data_is_delivered_through_a_flood_of_discovery_port_garbage() {
         .expect("subscriber")
         .create_datareader(&tb, DataReaderQos::default().reliable().keep_all())
         .expect("reader");
-    wait_until("matching", Duration::from_secs(10), || {
-        !w.matched_subscriptions().is_empty() && !r.matched_publications().is_empty()
-    });
+    wait_matched(&w, &r);
 
     // Garbage on both participants' metatraffic unicast ports, as fast as one thread can
     // send it: RTPS headers followed by junk (parsed, then dropped) and plain junk.
@@ -242,38 +276,36 @@ fn user_data_is_delivered_through_a_flood_of_discovery_port_garbage() {
                 let data = if i % 2 == 0 { &rtps } else { &junk };
                 let _ = s.send_to(data, targets[(i / 2) as usize % targets.len()]);
                 i += 1;
+                sent.store(i, Ordering::Relaxed);
             }
-            sent.store(i, Ordering::Relaxed);
         })
     };
-    // Let the storm build up before writing.
-    std::thread::sleep(Duration::from_millis(200));
+    // The storm reaches both participants before anything is written. (Failures are
+    // reported once the flood is stopped.)
+    let stormy = poll_until(PATIENCE, || {
+        [&a, &b].iter().all(|p| p.statistics().malformed() >= 100)
+    });
     let n = 200u64;
     for seq in 0..n {
         w.write(&Counter { id: 2, seq }).expect("write");
     }
     let mut got = Vec::new();
-    let delivered = {
-        let end = Instant::now() + Duration::from_secs(20);
-        loop {
-            got.extend(
-                r.take(usize::MAX)
-                    .expect("take")
-                    .into_iter()
-                    .filter_map(|s| s.data.map(|c| c.seq)),
-            );
-            if got.len() >= n as usize || Instant::now() > end {
-                break got.len() >= n as usize;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    };
-    let acked = w.wait_for_acknowledgments(Duration::from_secs(10));
+    let delivered = poll_until(2 * PATIENCE, || {
+        got.extend(
+            r.take(usize::MAX)
+                .expect("take")
+                .into_iter()
+                .filter_map(|s| s.data.map(|c| c.seq)),
+        );
+        got.len() >= n as usize
+    });
+    let acked = w.wait_for_acknowledgments(PATIENCE);
     stop.store(true, Ordering::Relaxed);
     flood.join().expect("flood thread");
     let sent = sent.load(Ordering::Relaxed);
     eprintln!("flood: {sent} garbage datagrams sent");
     assert!(sent > 1000, "the flood ran ({sent} datagrams)");
+    assert!(stormy, "the garbage did not reach both participants");
     assert!(
         delivered,
         "only {} of {n} samples arrived during the flood",

@@ -3,9 +3,11 @@
 //! from an endpoint to its group and to the participant, the Subscriber's StatusCondition in
 //! a WaitSet, and INCONSISTENT_TOPIC between participants that give one topic name two types.
 
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+mod common;
 
+use std::sync::{Arc, Mutex};
+
+use common::{participants, wait_matched, wait_until, PATIENCE};
 use tachyon::prelude::*;
 use tachyon::status::{
     InconsistentTopicStatus, PublicationMatchedStatus, SubscriptionMatchedStatus,
@@ -25,14 +27,6 @@ struct Other {
     #[key]
     id: u32,
     text: String,
-}
-
-fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + timeout;
-    while !f() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
 }
 
 /// Records every callback as a line: who was called, for what, with which endpoint GUID.
@@ -134,10 +128,8 @@ fn reading(id: u32, value: u64) -> Reading {
 
 #[test]
 fn data_on_readers_is_called_instead_of_data_available() {
-    tachyon_transport::testing::require_isolated_network();
     let log = Arc::new(Log::default());
-    let a = DomainParticipant::new(41).expect("participant a");
-    let b = DomainParticipant::new(41).expect("participant b");
+    let (a, b) = participants(41);
     let ta = a.create_topic::<Reading>("readings").expect("topic");
     let tb = b.create_topic::<Reading>("readings").expect("topic");
     let w = a
@@ -160,23 +152,17 @@ fn data_on_readers_is_called_instead_of_data_available() {
             StatusMask::DATA_AVAILABLE,
         )
         .expect("reader");
-    wait_until("matching", Duration::from_secs(10), || {
-        !w.matched_subscriptions().is_empty() && !r.matched_publications().is_empty()
-    });
+    wait_matched(&w, &r);
     w.write(&reading(1, 1)).expect("write");
     let expected = format!("sub data_on_readers {:?}", r.guid());
-    wait_until("on_data_on_readers", Duration::from_secs(10), || {
-        log.has(&expected)
-    });
+    wait_until("on_data_on_readers", || log.has(&expected));
     assert_eq!(r.take(usize::MAX).expect("take").len(), 1);
     // Once the subscriber's listener no longer wants DATA_ON_READERS, the reader's own
     // listener gets DATA_AVAILABLE again.
     sub.set_listener(None, StatusMask::NONE);
     w.write(&reading(1, 2)).expect("write");
     let own = format!("reader data_available {:?}", r.guid());
-    wait_until("on_data_available", Duration::from_secs(10), || {
-        log.has(&own)
-    });
+    wait_until("on_data_available", || log.has(&own));
     assert_eq!(
         log.count("reader data_available"),
         1,
@@ -187,10 +173,8 @@ fn data_on_readers_is_called_instead_of_data_available() {
 
 #[test]
 fn reader_and_writer_statuses_cascade_to_the_group_then_the_participant() {
-    tachyon_transport::testing::require_isolated_network();
     let log = Arc::new(Log::default());
-    let a = DomainParticipant::new(42).expect("participant a");
-    let b = DomainParticipant::new(42).expect("participant b");
+    let (a, b) = participants(42);
     let ta = a.create_topic::<Reading>("cascade").expect("topic");
     let tb = b.create_topic::<Reading>("cascade").expect("topic");
     let publisher = a
@@ -221,18 +205,12 @@ fn reader_and_writer_statuses_cascade_to_the_group_then_the_participant() {
         .expect("reader");
     let matched = format!("sub subscription_matched {:?} 1", r.guid());
     let pub_matched = format!("pub publication_matched {:?} 1", w.guid());
-    wait_until(
-        "the group listeners' matches",
-        Duration::from_secs(10),
-        || log.has(&matched) && log.has(&pub_matched),
-    );
+    wait_until("the group listeners' matches", || {
+        log.has(&matched) && log.has(&pub_matched)
+    });
     w.write(&reading(1, 1)).expect("write");
     let data = format!("sub data_available {:?}", r.guid());
-    wait_until(
-        "subscriber on_data_available",
-        Duration::from_secs(10),
-        || log.has(&data),
-    );
+    wait_until("subscriber on_data_available", || log.has(&data));
     assert_eq!(r.take(usize::MAX).expect("take").len(), 1);
     // The listener read the status: nothing left for a StatusCondition.
     assert!(!r
@@ -243,20 +221,12 @@ fn reader_and_writer_statuses_cascade_to_the_group_then_the_participant() {
     sub.set_listener(None, StatusMask::NONE);
     w.write(&reading(1, 2)).expect("write");
     let data = format!("part data_available {:?}", r.guid());
-    wait_until(
-        "participant on_data_available",
-        Duration::from_secs(10),
-        || log.has(&data),
-    );
+    wait_until("participant on_data_available", || log.has(&data));
     let r2 = sub
         .create_datareader(&tb, DataReaderQos::default().reliable().keep_all())
         .expect("reader");
     let matched = format!("part subscription_matched {:?} 1", r2.guid());
-    wait_until(
-        "participant on_subscription_matched",
-        Duration::from_secs(10),
-        || log.has(&matched),
-    );
+    wait_until("participant on_subscription_matched", || log.has(&matched));
     assert_eq!(log.count("part data_on_readers"), 0, "{:?}", log.lines());
     assert_eq!(log.count("sub data_available"), 1, "{:?}", log.lines());
 
@@ -267,18 +237,12 @@ fn reader_and_writer_statuses_cascade_to_the_group_then_the_participant() {
     );
     w.write(&reading(1, 3)).expect("write");
     let dor = format!("part data_on_readers {:?}", r.guid());
-    wait_until(
-        "participant on_data_on_readers",
-        Duration::from_secs(10),
-        || log.has(&dor),
-    );
+    wait_until("participant on_data_on_readers", || log.has(&dor));
 }
 
 #[test]
 fn subscriber_status_condition_wakes_a_waitset_on_data() {
-    tachyon_transport::testing::require_isolated_network();
-    let a = DomainParticipant::new(43).expect("participant a");
-    let b = DomainParticipant::new(43).expect("participant b");
+    let (a, b) = participants(43);
     let ta = a.create_topic::<Reading>("waitset").expect("topic");
     let tb = b.create_topic::<Reading>("waitset").expect("topic");
     let w = a
@@ -294,19 +258,18 @@ fn subscriber_status_condition_wakes_a_waitset_on_data() {
     cond.set_enabled_statuses(StatusMask::DATA_ON_READERS);
     let mut ws = WaitSet::new();
     ws.attach_condition(&cond).expect("attach");
-    wait_until("matching", Duration::from_secs(10), || {
-        !w.matched_subscriptions().is_empty() && !r.matched_publications().is_empty()
-    });
+    wait_matched(&w, &r);
     assert!(matches!(
         ws.wait(Duration::from_millis(50)),
         Err(Error::Timeout)
     ));
     let writer = std::thread::spawn(move || {
+        // Later, so that the WaitSet is blocked in wait() when the data comes.
         std::thread::sleep(Duration::from_millis(50));
         w.write(&reading(7, 7)).expect("write");
         w
     });
-    let woke = ws.wait(Duration::from_secs(10)).expect("woken by data");
+    let woke = ws.wait(PATIENCE).expect("woken by data");
     assert_eq!(woke, [Condition::from(&cond)]);
     assert!(sub
         .get_status_changes()
@@ -328,10 +291,8 @@ fn subscriber_status_condition_wakes_a_waitset_on_data() {
 
 #[test]
 fn one_topic_name_with_two_types_is_inconsistent_on_both_sides() {
-    tachyon_transport::testing::require_isolated_network();
     let log = Arc::new(Log::default());
-    let a = DomainParticipant::new(44).expect("participant a");
-    let b = DomainParticipant::new(44).expect("participant b");
+    let (a, b) = participants(44);
     // Side a: the topic's own listener; side b: the participant's, by the cascade.
     let ta = a
         .create_topic_with_listener::<Reading>(
@@ -357,14 +318,10 @@ fn one_topic_name_with_two_types_is_inconsistent_on_both_sides() {
         .expect("subscriber")
         .create_datareader(&tb, DataReaderQos::default().reliable())
         .expect("reader");
-    wait_until(
-        "INCONSISTENT_TOPIC on both sides",
-        Duration::from_secs(10),
-        || {
-            log.has("topic_a inconsistent_topic t test::Reading 1")
-                && log.has("part_b inconsistent_topic t test::Other 1")
-        },
-    );
+    wait_until("INCONSISTENT_TOPIC on both sides", || {
+        log.has("topic_a inconsistent_topic t test::Reading 1")
+            && log.has("part_b inconsistent_topic t test::Other 1")
+    });
     let sa = ta.get_inconsistent_topic_status();
     let sb = tb.get_inconsistent_topic_status();
     assert_eq!((sa.total_count, sa.total_count_change), (1, 0));
@@ -378,11 +335,7 @@ fn one_topic_name_with_two_types_is_inconsistent_on_both_sides() {
         .expect("subscriber")
         .create_datareader(&ta, DataReaderQos::default())
         .expect("reader");
-    wait_until(
-        "a second inconsistent endpoint",
-        Duration::from_secs(10),
-        || cond.trigger_value(),
-    );
+    wait_until("a second inconsistent endpoint", || cond.trigger_value());
     assert!(tb
         .get_status_changes()
         .contains(StatusMask::INCONSISTENT_TOPIC));
@@ -390,8 +343,8 @@ fn one_topic_name_with_two_types_is_inconsistent_on_both_sides() {
     assert_eq!((sb.total_count, sb.total_count_change), (2, 1));
     assert!(!cond.trigger_value());
 
-    // They never match.
-    std::thread::sleep(Duration::from_millis(200));
+    // They never match: each side decides on a match as it takes in the other's announcement,
+    // the same step that reported INCONSISTENT_TOPIC above.
     assert!(w.matched_subscriptions().iter().all(|g| *g != r.guid()));
     assert!(r.matched_publications().is_empty());
     drop(r2);

@@ -3,11 +3,14 @@
 //! of a sample that never completes. They are dropped and counted, memory stays within the
 //! configured limits, and a reliable stream between two real participants keeps flowing.
 
+mod common;
+
 use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::{wait_matched, wait_until_within};
 use tachyon::prelude::*;
 use tachyon::statistics::{ParticipantStatistics, ReassemblyLimits};
 use tachyon::ParticipantSettings;
@@ -345,14 +348,6 @@ fn rss_bytes() -> u64 {
     kib * 1024
 }
 
-fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + timeout;
-    while !f() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 /// Sends datagrams to every destination, pausing now and then so the receiver's socket buffer
 /// is not the bottleneck (kernel drops would count nowhere).
 struct Sender {
@@ -441,9 +436,7 @@ fn hostile_input_is_dropped_counted_and_bounded_while_data_flows() {
         .expect("subscriber")
         .create_datareader(&tb, DataReaderQos::default().reliable().keep_all())
         .expect("reader");
-    wait_until("matching", Duration::from_secs(10), || {
-        !w.matched_subscriptions().is_empty() && !r.matched_publications().is_empty()
-    });
+    wait_matched(&w, &r);
     eprintln!("matched after {:?}", started.elapsed());
 
     // Where the reader's participant listens.
@@ -487,6 +480,7 @@ fn hostile_input_is_dropped_counted_and_bounded_while_data_flows() {
                 w.write(&s).expect("write during the flood");
                 i += 1;
                 if flooding.load(Ordering::Relaxed) {
+                    // Spread over the whole flood.
                     std::thread::sleep(Duration::from_millis(10));
                 }
             }
@@ -561,7 +555,7 @@ fn hostile_input_is_dropped_counted_and_bounded_while_data_flows() {
         w.write(&s).expect("write after the flood");
     }
     let mut got = Vec::new();
-    wait_until("every sample", Duration::from_secs(15), || {
+    wait_until_within("every sample", Duration::from_secs(15), || {
         got.extend(
             r.take(usize::MAX)
                 .expect("take")

@@ -2,8 +2,9 @@
 //! not match when either asks so, and still match the other participant's endpoints — over
 //! real UDP sockets on loopback (inside the network namespace `scripts/test.sh` provides).
 
-use std::time::{Duration, Instant};
+mod common;
 
+use common::{participants, take_all_written, wait_matched, wait_until};
 use tachyon::prelude::*;
 
 #[derive(DdsType, Debug, Clone, PartialEq)]
@@ -12,18 +13,9 @@ struct Echo {
     n: u32,
 }
 
-fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + Duration::from_secs(10);
-    while !f() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 #[test]
 fn endpoints_of_one_participant_match_unless_told_to_ignore_local_ones() {
-    let a = DomainParticipant::new(55).expect("participant a");
-    let b = DomainParticipant::new(55).expect("participant b");
+    let (a, b) = participants(55);
     let ta = a.create_topic::<Echo>("echo").expect("topic");
     let tb = b.create_topic::<Echo>("echo").expect("topic");
     let (pa, sa) = (
@@ -41,19 +33,14 @@ fn endpoints_of_one_participant_match_unless_told_to_ignore_local_ones() {
     let remote = sb
         .create_datareader(&tb, DataReaderQos::default().reliable())
         .expect("remote reader");
-    wait_until("the remote reader to match", || {
-        writer.get_publication_matched_status().current_count == 1
-    });
+    wait_matched(&writer, &remote);
     writer.write(&Echo { n: 1 }).unwrap();
     wait_until("the remote reader to receive", || {
         remote.take(10).map(|s| s.len()).unwrap_or(0) == 1
     });
-    std::thread::sleep(Duration::from_millis(200));
+    // A participant matches its own endpoints as it creates them: these two never did.
     assert_eq!(local.get_subscription_matched_status().current_count, 0);
-    assert!(
-        local.take(10).unwrap().is_empty(),
-        "the local reader got its own sample"
-    );
+    assert_eq!(writer.matched_subscriptions(), [remote.guid()]);
 
     // Without the flag on either side, local endpoints match as DDS says.
     let plain = pa
@@ -63,4 +50,13 @@ fn endpoints_of_one_participant_match_unless_told_to_ignore_local_ones() {
         local.get_subscription_matched_status().current_count == 1
     });
     assert_eq!(plain.get_publication_matched_status().current_count, 2);
+    assert_eq!(local.matched_publications(), [plain.guid()]);
+    // The plain writer's sample, written after the first one reached the remote reader, is
+    // all the local reader gets: the first one, had it been sent there, would have come first.
+    plain.write(&Echo { n: 2 }).unwrap();
+    assert_eq!(
+        take_all_written(&plain, &local, 1),
+        [Echo { n: 2 }],
+        "the local reader got the ignore_local writer's sample"
+    );
 }

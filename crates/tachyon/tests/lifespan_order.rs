@@ -4,8 +4,11 @@
 //! a BY_SOURCE_TIMESTAMP reader drops a change older than what the instance already took,
 //! a BY_RECEPTION_TIMESTAMP reader keeps everything.
 
-use std::time::{Duration, Instant, SystemTime};
+mod common;
 
+use std::time::SystemTime;
+
+use common::{take_at_least, take_data, wait_matched, wait_until, PATIENCE};
 use tachyon::prelude::*;
 use tachyon::qos::DestinationOrderKind;
 
@@ -17,23 +20,8 @@ struct Stamped {
     value: u32,
 }
 
-const PATIENCE: Duration = Duration::from_secs(10);
-
-fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + PATIENCE;
-    while !f() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 fn values(r: &DataReader<Stamped>) -> Vec<u32> {
-    r.take(usize::MAX)
-        .expect("take")
-        .into_iter()
-        .filter_map(|s| s.data)
-        .map(|d| d.value)
-        .collect()
+    take_data(r).into_iter().map(|d| d.value).collect()
 }
 
 #[test]
@@ -59,10 +47,11 @@ fn samples_leave_the_reader_cache_when_their_lifespan_ends() {
         .expect("subscriber")
         .create_datareader(&tq, DataReaderQos::default().reliable().keep_all())
         .expect("reader");
-    wait_until("matching", || !w.matched_subscriptions().is_empty());
+    wait_matched(&w, &r);
 
     w.write(&Stamped { id: 1, value: 1 }).expect("write");
     w.wait_for_acknowledgments(PATIENCE).expect("acknowledged");
+    // The behaviour under test: the sample's lifespan (300 ms) runs out in the reader's cache.
     std::thread::sleep(Duration::from_millis(600));
     assert_eq!(
         values(&r),
@@ -71,11 +60,7 @@ fn samples_leave_the_reader_cache_when_their_lifespan_ends() {
     );
 
     w.write(&Stamped { id: 1, value: 2 }).expect("write");
-    let mut got = Vec::new();
-    wait_until("a fresh sample", || {
-        got.extend(values(&r));
-        !got.is_empty()
-    });
+    let got: Vec<u32> = take_at_least(&r, 1).iter().map(|d| d.value).collect();
     assert_eq!(got, [2], "a sample within its lifespan is delivered");
 }
 

@@ -1,8 +1,11 @@
 //! Two participants of one process exchanging data over real UDP sockets on loopback
 //! (inside the isolated network namespace `scripts/test.sh` provides).
 
-use std::time::{Duration, Instant};
+mod common;
 
+use std::time::Instant;
+
+use common::{participants, wait_matched, wait_until, PATIENCE};
 use tachyon::prelude::*;
 use tachyon::InstanceState;
 
@@ -15,19 +18,9 @@ struct Keyed {
     payload: Vec<u8>,
 }
 
-fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + timeout;
-    while !f() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 #[test]
 fn reliable_keyed_topic_with_dispose_between_two_participants() {
-    tachyon_transport::testing::require_isolated_network();
-    let a = DomainParticipant::new(7).expect("participant a");
-    let b = DomainParticipant::new(7).expect("participant b");
+    let (a, b) = participants(7);
     assert_ne!(a.participant_index(), b.participant_index());
     let ta = a.create_topic::<Keyed>("keyed").expect("topic");
     let tb = b.create_topic::<Keyed>("keyed").expect("topic");
@@ -42,9 +35,7 @@ fn reliable_keyed_topic_with_dispose_between_two_participants() {
         .create_datareader(&tb, DataReaderQos::default().reliable().keep_all())
         .expect("reader");
     let started = Instant::now();
-    wait_until("matching", Duration::from_secs(10), || {
-        !w.matched_subscriptions().is_empty() && !r.matched_publications().is_empty()
-    });
+    wait_matched(&w, &r);
     eprintln!("matched both ways after {:?}", started.elapsed());
     let n = 200u64;
     for i in 0..n {
@@ -61,11 +52,10 @@ fn reliable_keyed_topic_with_dispose_between_two_participants() {
         payload: vec![],
     })
     .expect("dispose");
-    w.wait_for_acknowledgments(Duration::from_secs(10))
-        .expect("acknowledged");
+    w.wait_for_acknowledgments(PATIENCE).expect("acknowledged");
     let mut got = Vec::new();
     let mut disposed = false;
-    wait_until("all samples", Duration::from_secs(10), || {
+    wait_until("all samples", || {
         for s in r.take(usize::MAX).expect("take") {
             // The dispose shows as the instance state of its samples, or of an invalid-data
             // sample when none of the instance's samples is left.
@@ -93,9 +83,7 @@ fn reliable_keyed_topic_with_dispose_between_two_participants() {
 
 #[test]
 fn incompatible_qos_is_reported_on_both_sides() {
-    tachyon_transport::testing::require_isolated_network();
-    let a = DomainParticipant::new(8).expect("participant a");
-    let b = DomainParticipant::new(8).expect("participant b");
+    let (a, b) = participants(8);
     let ta = a.create_topic::<Keyed>("keyed").expect("topic");
     let tb = b.create_topic::<Keyed>("keyed").expect("topic");
     let w = a
@@ -116,7 +104,7 @@ fn incompatible_qos_is_reported_on_both_sides() {
     let mut ws = WaitSet::new();
     ws.attach_condition(&wc).expect("attach");
     ws.attach_condition(&rc).expect("attach");
-    let end = Instant::now() + Duration::from_secs(10);
+    let end = Instant::now() + PATIENCE;
     let (mut offered, mut requested) = (None, None);
     while offered.is_none() || requested.is_none() {
         let left = end.saturating_duration_since(Instant::now());

@@ -4,8 +4,12 @@
 //! next writer when the owner is deleted, unregisters or misses its deadline. A SHARED reader
 //! sees every writer.
 
-use std::time::{Duration, Instant};
+mod common;
 
+use common::{
+    participants, take_at_least, take_data, wait_matched, wait_reader_matches, wait_until,
+    wait_writer_matches, PATIENCE,
+};
 use tachyon::prelude::*;
 use tachyon::qos::OwnershipKind;
 
@@ -17,16 +21,6 @@ struct Owned {
     from: String,
 }
 
-const PATIENCE: Duration = Duration::from_secs(10);
-
-fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + PATIENCE;
-    while !f() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 fn sample(id: u32, from: &str) -> Owned {
     Owned {
         id,
@@ -36,12 +30,7 @@ fn sample(id: u32, from: &str) -> Owned {
 
 /// Everything the reader holds now, as `(id, from)`.
 fn take_all(r: &DataReader<Owned>) -> Vec<(u32, String)> {
-    r.take(usize::MAX)
-        .expect("take")
-        .into_iter()
-        .filter_map(|s| s.data)
-        .map(|d| (d.id, d.from))
-        .collect()
+    take_data(r).into_iter().map(|d| (d.id, d.from)).collect()
 }
 
 /// Writes `s` with `w` and waits until `r` received something after it; returns what it got
@@ -129,13 +118,9 @@ fn setup(domain: u32, topic: &str, deadline: Option<Duration>) -> Setup {
     participants.push(p);
 
     for w in [&strong, &weak, &probe] {
-        wait_until("the writers to match the exclusive reader", || {
-            !w.matched_subscriptions().is_empty()
-        });
+        wait_writer_matches(w, 1);
     }
-    wait_until("the exclusive reader to match the writers", || {
-        exclusive.matched_publications().len() == 3
-    });
+    wait_reader_matches(&exclusive, 3);
     Setup {
         _participants: participants,
         strong,
@@ -197,9 +182,7 @@ fn the_strongest_writer_owns_the_instance_and_the_reader_fails_over() {
         ..
     } = s;
     drop(strong);
-    wait_until("the reader to lose the strong writer", || {
-        exclusive.matched_publications().len() == 2
-    });
+    wait_reader_matches(&exclusive, 2);
     assert_eq!(
         exchange(&weak, &sample(1, "after failover"), &probe, &exclusive),
         [(1, "after failover".into())]
@@ -215,7 +198,8 @@ fn an_owner_that_misses_its_deadline_loses_the_instance() {
         [(1, "strong".into())]
     );
     assert_eq!(exchange(&s.weak, &sample(1, "weak"), &s.probe, r), []);
-    // The strong writer stays silent for longer than the deadline.
+    // The behaviour under test: the strong writer stays silent for longer than its deadline
+    // (300 ms).
     std::thread::sleep(Duration::from_millis(600));
     assert_eq!(
         exchange(&s.weak, &sample(1, "weak"), &s.probe, r),
@@ -226,8 +210,7 @@ fn an_owner_that_misses_its_deadline_loses_the_instance() {
 
 #[test]
 fn a_shared_reader_takes_every_writer() {
-    tachyon_transport::testing::require_isolated_network();
-    let p = DomainParticipant::new(55).expect("participant");
+    let (p, q) = participants(55);
     let t = p.create_topic::<Owned>("ownership_shared").expect("topic");
     let publisher = p.create_publisher().expect("publisher");
     let qos = DataWriterQos::default().reliable().keep_all();
@@ -237,26 +220,20 @@ fn a_shared_reader_takes_every_writer() {
     let b = publisher
         .create_datawriter(&t, qos.ownership_strength(1))
         .expect("b");
-    let q = DomainParticipant::new(55).expect("participant");
     let tq = q.create_topic::<Owned>("ownership_shared").expect("topic");
     let r = q
         .create_subscriber()
         .expect("subscriber")
         .create_datareader(&tq, DataReaderQos::default().reliable().keep_all())
         .expect("reader");
-    // Both sides: a VOLATILE writer sends nothing to a reader it has not matched yet.
-    wait_until("matching", || {
-        r.matched_publications().len() == 2
-            && !a.matched_subscriptions().is_empty()
-            && !b.matched_subscriptions().is_empty()
-    });
+    wait_matched(&a, &r);
+    wait_matched(&b, &r);
     a.write(&sample(1, "a")).expect("write");
     b.write(&sample(1, "b")).expect("write");
-    let mut got = Vec::new();
-    wait_until("both samples", || {
-        got.extend(take_all(&r));
-        got.len() == 2
-    });
+    let mut got: Vec<(u32, String)> = take_at_least(&r, 2)
+        .into_iter()
+        .map(|d| (d.id, d.from))
+        .collect();
     got.sort();
     assert_eq!(got, [(1, "a".into()), (1, "b".into())]);
 }

@@ -8,8 +8,11 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+mod common;
 
+use std::time::Instant;
+
+use common::{take_all_written, wait_matched, wait_until, PATIENCE};
 use tachyon::prelude::*;
 use tachyon::qos::{AccessScope, Presentation, PublisherQos, QosPolicyId, SubscriberQos};
 
@@ -21,16 +24,7 @@ struct Shape {
     x: i32,
 }
 
-const PATIENCE: Duration = Duration::from_secs(10);
 const COLORS: [&str; 4] = ["BLUE", "GREEN", "ORANGE", "RED"];
-
-fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + PATIENCE;
-    while !f() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
 
 fn presentation(scope: AccessScope, coherent: bool, ordered: bool) -> Presentation {
     Presentation {
@@ -73,9 +67,8 @@ fn ordered_access_topic_returns_the_written_order_and_instance_groups_instances(
     };
     let (_si, by_instance) = reader(AccessScope::Instance);
     let (_st, by_topic) = reader(AccessScope::Topic);
-    wait_until("both readers to match", || {
-        w.matched_subscriptions().len() == 2
-    });
+    wait_matched(&w, &by_instance);
+    wait_matched(&w, &by_topic);
     for x in 0..5 {
         for c in COLORS {
             w.write(&shape(c, x)).expect("write");
@@ -137,12 +130,9 @@ fn coherent_sets_are_never_seen_partially(domain: u32, scope: AccessScope) {
                 .expect("reader"),
         );
     }
-    wait_until("the writers to match", || {
-        writers.iter().all(|w| w.matched_subscriptions().len() == 1)
-    });
-    wait_until("the readers to match", || {
-        readers.iter().all(|r| r.matched_publications().len() == 1)
-    });
+    for (w, r) in writers.iter().zip(&readers) {
+        wait_matched(w, r);
+    }
 
     let stop = Arc::new(AtomicBool::new(false));
     let reading = {
@@ -178,6 +168,7 @@ fn coherent_sets_are_never_seen_partially(domain: u32, scope: AccessScope) {
                 }
                 total += got;
                 if stop.load(Ordering::Relaxed) && got == 0 {
+                    // Everything is written: poll for the rest without spinning.
                     std::thread::sleep(Duration::from_millis(1));
                 }
             }
@@ -192,6 +183,8 @@ fn coherent_sets_are_never_seen_partially(domain: u32, scope: AccessScope) {
                     w.write(&shape(c, (set * 3 + n) as i32)).expect("write");
                 }
             }
+            // Part of the test: a set spread over time, which the reader's tight loop would
+            // catch half-written if sets were not held back until they end.
             std::thread::sleep(Duration::from_millis(2));
         }
         publisher.end_coherent_changes().expect("end");
@@ -257,21 +250,14 @@ fn a_transient_local_late_joiner_gets_whole_sets_only() {
                 .transient_local(),
         )
         .expect("reader");
-    let mut got = Vec::new();
-    wait_until("the two whole sets", || {
-        got.extend(r.take(usize::MAX).expect("take"));
-        got.len() >= 8
-    });
-    std::thread::sleep(Duration::from_millis(100));
-    got.extend(r.take(usize::MAX).expect("take"));
-    assert_eq!(got.len(), 8, "the open set stays hidden");
+    // The two whole sets; then the acknowledgement shows that the open set's first sample
+    // reached the reader too.
+    let mut got = take_all_written(&w, &r, 8);
+    assert_eq!(got.len(), 8, "the open set stays hidden: {got:?}");
     w.write(&shape("GREEN", 9)).expect("write");
     publisher.end_coherent_changes().expect("end");
-    wait_until("the third set", || {
-        got.extend(r.take(usize::MAX).expect("take"));
-        got.len() >= 10
-    });
-    assert_eq!(got.len(), 10);
+    got.extend(take_all_written(&w, &r, 2));
+    assert_eq!(got.len(), 10, "the third set: {got:?}");
 }
 
 #[test]
@@ -346,7 +332,7 @@ fn a_content_filtered_coherent_reader_gets_the_matching_part_of_every_set() {
     let r = subscriber
         .create_datareader(&cft, DataReaderQos::default().reliable().keep_all())
         .expect("reader");
-    wait_until("matching", || !w.matched_subscriptions().is_empty());
+    wait_matched(&w, &r);
 
     for set in 0..5 {
         publisher.begin_coherent_changes().expect("begin");
@@ -355,16 +341,7 @@ fn a_content_filtered_coherent_reader_gets_the_matching_part_of_every_set() {
         }
         publisher.end_coherent_changes().expect("end");
     }
-    let mut got = Vec::new();
-    wait_until("the RED sample of every set", || {
-        got.extend(
-            r.take(usize::MAX)
-                .expect("take")
-                .into_iter()
-                .filter_map(|s| s.data),
-        );
-        got.len() >= 5
-    });
+    let got = take_all_written(&w, &r, 5);
     assert!(got.iter().all(|s| s.color == "RED"), "{got:?}");
     assert_eq!(got.iter().map(|s| s.x).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
 }

@@ -3,8 +3,9 @@
 //! between two participants of one process over real UDP sockets on loopback (inside the
 //! isolated network namespace `scripts/test.sh` provides).
 
-use std::time::{Duration, Instant};
+mod common;
 
+use common::{participants, take_all_written, take_at_least, wait_matched, wait_until};
 use tachyon::prelude::*;
 use tachyon::qos::{AccessScope, InconsistentQos, Presentation, QosPolicyId};
 
@@ -14,16 +15,6 @@ struct Tagged {
     #[key]
     id: u32,
     from: String,
-}
-
-const PATIENCE: Duration = Duration::from_secs(10);
-
-fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + PATIENCE;
-    while !f() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
 }
 
 fn ms(n: u64) -> Duration {
@@ -128,9 +119,7 @@ fn immutable_policies_are_refused_and_leave_the_qos_unchanged() {
 
 #[test]
 fn a_subscriber_partition_change_moves_its_reader_from_one_writer_to_another() {
-    tachyon_transport::testing::require_isolated_network();
-    let a = DomainParticipant::new(51).expect("participant a");
-    let b = DomainParticipant::new(51).expect("participant b");
+    let (a, b) = participants(51);
     let ta = a.create_topic::<Tagged>("partitioned").expect("topic");
     let tb = b.create_topic::<Tagged>("partitioned").expect("topic");
     let wqos = DataWriterQos::default().reliable().keep_all();
@@ -153,34 +142,19 @@ fn a_subscriber_partition_change_moves_its_reader_from_one_writer_to_another() {
         r.matched_publications() == vec![wa.guid()] && wa.matched_subscriptions() == vec![r.guid()]
     });
     assert!(wb.matched_subscriptions().is_empty());
-    let send = |n: u32| {
-        for (w, from) in [(&wa, "a"), (&wb, "b")] {
+    // Sample `n` from each of `writers`, the one the reader matches last: once its sample is
+    // acknowledged, the other one would have arrived as well. Returns what the reader got.
+    let send = |n: u32, writers: [(&DataWriter<Tagged>, &str); 2]| {
+        for (w, from) in writers {
             w.write(&Tagged {
                 id: n,
                 from: from.into(),
             })
             .expect("write");
-            w.wait_for_acknowledgments(PATIENCE).expect("acknowledged");
         }
+        take_all_written(writers[1].0, &r, 1)
     };
-    send(1);
-    let mut got = Vec::new();
-    wait_until("the sample of writer a", || {
-        got.extend(
-            r.take(usize::MAX)
-                .expect("take")
-                .into_iter()
-                .filter_map(|s| s.data),
-        );
-        !got.is_empty()
-    });
-    std::thread::sleep(Duration::from_millis(100));
-    got.extend(
-        r.take(usize::MAX)
-            .expect("take")
-            .into_iter()
-            .filter_map(|s| s.data),
-    );
+    let got = send(1, [(&wb, "b"), (&wa, "a")]);
     assert_eq!(
         got,
         vec![Tagged {
@@ -204,24 +178,7 @@ fn a_subscriber_partition_change_moves_its_reader_from_one_writer_to_another() {
     assert_eq!((m.current_count, m.total_count), (1, 2));
 
     let _ = r.take(usize::MAX).expect("take");
-    send(2);
-    let mut got = Vec::new();
-    wait_until("the sample of writer b", || {
-        got.extend(
-            r.take(usize::MAX)
-                .expect("take")
-                .into_iter()
-                .filter_map(|s| s.data),
-        );
-        !got.is_empty()
-    });
-    std::thread::sleep(Duration::from_millis(100));
-    got.extend(
-        r.take(usize::MAX)
-            .expect("take")
-            .into_iter()
-            .filter_map(|s| s.data),
-    );
+    let got = send(2, [(&wa, "a"), (&wb, "b")]);
     assert_eq!(
         got,
         vec![Tagged {
@@ -233,9 +190,7 @@ fn a_subscriber_partition_change_moves_its_reader_from_one_writer_to_another() {
 
 #[test]
 fn a_deadline_loosened_beyond_the_request_unmatches_and_tightening_it_rematches() {
-    tachyon_transport::testing::require_isolated_network();
-    let a = DomainParticipant::new(52).expect("participant a");
-    let b = DomainParticipant::new(52).expect("participant b");
+    let (a, b) = participants(52);
     let ta = a.create_topic::<Tagged>("deadlines").expect("topic");
     let tb = b.create_topic::<Tagged>("deadlines").expect("topic");
     let w = a
@@ -248,9 +203,7 @@ fn a_deadline_loosened_beyond_the_request_unmatches_and_tightening_it_rematches(
         .expect("subscriber")
         .create_datareader(&tb, DataReaderQos::default().deadline(ms(2000)))
         .expect("reader");
-    wait_until("matching", || {
-        !w.matched_subscriptions().is_empty() && !r.matched_publications().is_empty()
-    });
+    wait_matched(&w, &r);
 
     w.set_qos(w.get_qos().deadline(ms(3000)))
         .expect("looser deadline");
@@ -283,24 +236,13 @@ fn a_deadline_loosened_beyond_the_request_unmatches_and_tightening_it_rematches(
         from: "again".into(),
     })
     .expect("write");
-    let mut got = Vec::new();
-    wait_until("data after rematching", || {
-        got.extend(
-            r.take(usize::MAX)
-                .expect("take")
-                .into_iter()
-                .filter_map(|s| s.data),
-        );
-        !got.is_empty()
-    });
+    let got = take_at_least(&r, 1);
     assert_eq!(got[0].id, 9);
 }
 
 #[test]
 fn user_topic_and_group_data_changes_reach_the_remote_builtin_topics() {
-    tachyon_transport::testing::require_isolated_network();
-    let a = DomainParticipant::new(53).expect("participant a");
-    let b = DomainParticipant::new(53).expect("participant b");
+    let (a, b) = participants(53);
     let topic = a.create_topic::<Tagged>("described").expect("topic");
     let publisher = a.create_publisher().expect("publisher");
     let w = publisher
@@ -361,9 +303,7 @@ fn user_topic_and_group_data_changes_reach_the_remote_builtin_topics() {
 
 #[test]
 fn participant_user_data_change_reaches_the_remote_participant_reader() {
-    tachyon_transport::testing::require_isolated_network();
-    let a = DomainParticipant::new(54).expect("participant a");
-    let b = DomainParticipant::new(54).expect("participant b");
+    let (a, b) = participants(54);
     let key = tachyon::BuiltinTopicKey::from_instance_handle(a.get_instance_handle());
     let remote = |ud: &[u8]| {
         b.discovered_participants()

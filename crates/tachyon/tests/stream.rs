@@ -6,6 +6,8 @@
 //! The executor parks with a deadline that fails the test: a stream or future that only
 //! made progress because something polled it again (instead of being woken) fails.
 
+mod common;
+
 use std::future::Future;
 use std::pin::{pin, Pin};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,6 +16,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
+use common::{participants, wait_matched, PATIENCE};
 use futures_core::{FusedStream, Stream};
 use tachyon::prelude::*;
 
@@ -24,8 +27,6 @@ struct Tick {
     lane: u32,
     seq: u64,
 }
-
-const PATIENCE: Duration = Duration::from_secs(10);
 
 /// Wakes the parked thread, and counts the wakes.
 struct Unpark {
@@ -39,7 +40,7 @@ impl Wake for Unpark {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        self.wakes.fetch_add(1, Ordering::Relaxed);
+        self.wakes.fetch_add(1, Ordering::SeqCst);
         self.thread.unpark();
     }
 }
@@ -55,12 +56,14 @@ fn block_on<F: Future>(f: F) -> F::Output {
     let mut f = pin!(f);
     let deadline = Instant::now() + PATIENCE;
     loop {
+        // Counted before the poll: a wake that comes while the future is being polled (after
+        // it looked, before it returned `Pending`) calls for another poll, not for a park.
+        let seen = unpark.wakes.load(Ordering::SeqCst);
         if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
             return v;
         }
-        // Park until woken (park may return spuriously: poll again, the future re-checks).
-        let seen = unpark.wakes.load(Ordering::Relaxed);
-        while unpark.wakes.load(Ordering::Relaxed) == seen {
+        // Park until woken (park may return spuriously: the count says whether it was a wake).
+        while unpark.wakes.load(Ordering::SeqCst) == seen {
             let left = deadline.saturating_duration_since(Instant::now());
             assert!(!left.is_zero(), "the task was never woken");
             std::thread::park_timeout(left);
@@ -71,13 +74,6 @@ fn block_on<F: Future>(f: F) -> F::Output {
 /// The next item of a stream (what `StreamExt::next` does).
 async fn next<S: Stream + Unpin>(s: &mut S) -> Option<S::Item> {
     std::future::poll_fn(|cx| Pin::new(&mut *s).poll_next(cx)).await
-}
-
-fn participants(domain: u32) -> (DomainParticipant, DomainParticipant) {
-    tachyon_transport::testing::require_isolated_network();
-    let a = DomainParticipant::new(domain).expect("participant a");
-    let b = DomainParticipant::new(domain).expect("participant b");
-    (a, b)
 }
 
 fn endpoints(a: &DomainParticipant, b: &DomainParticipant) -> (DataWriter<Tick>, DataReader<Tick>) {
@@ -97,11 +93,7 @@ fn endpoints(a: &DomainParticipant, b: &DomainParticipant) -> (DataWriter<Tick>,
             DataReaderQos::default().reliable().keep_all(),
         )
         .expect("reader");
-    let end = Instant::now() + PATIENCE;
-    while writer.matched_subscriptions().is_empty() || reader.matched_publications().is_empty() {
-        assert!(Instant::now() < end, "matching");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_matched(&writer, &reader);
     (writer, reader)
 }
 
@@ -122,6 +114,7 @@ fn the_stream_yields_every_sample_in_writing_order_then_ends_when_the_participan
                 })
                 .expect("write");
             if seq % 50 == 0 {
+                // Pauses, so that the stream also waits (parked) for samples to come.
                 std::thread::sleep(Duration::from_millis(2));
             }
         }
@@ -165,6 +158,7 @@ fn the_stream_yields_every_sample_in_writing_order_then_ends_when_the_participan
 
     // Closing the reader's own participant (from another thread) ends the stream cleanly.
     let closer = std::thread::spawn(move || {
+        // Later, so that the stream is parked waiting when the close comes.
         std::thread::sleep(Duration::from_millis(100));
         b.close();
         b
@@ -180,7 +174,8 @@ fn the_stream_yields_every_sample_in_writing_order_then_ends_when_the_participan
 fn wait_for_data_async_resolves_on_data_and_fails_once_closed() {
     let (a, b) = participants(44);
     let (writer, reader) = endpoints(&a, &b);
-    // Nothing yet: the future is pending until the write from another thread wakes it.
+    // Nothing yet: the future is pending until the write from another thread wakes it (later,
+    // so that the future is parked waiting when it comes).
     let w = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(50));
         writer.write(&Tick { lane: 1, seq: 7 }).expect("write");
@@ -200,6 +195,7 @@ fn wait_for_data_async_resolves_on_data_and_fails_once_closed() {
     reader.take(usize::MAX).expect("take");
     // Closed while waiting: the future fails instead of hanging.
     let closer = std::thread::spawn(move || {
+        // Later, so that the future is parked waiting when the close comes.
         std::thread::sleep(Duration::from_millis(50));
         b.close();
         b

@@ -170,7 +170,23 @@ impl UdpTransport {
     /// Datagrams larger than a slot are counted in [`TransportStats::truncated`] and skipped.
     pub fn recv_batch(&self, socket: SocketId, batch: &mut RecvBatch) -> io::Result<usize> {
         let sock = self.sock(socket)?;
-        batch.fill(sock.socket.as_raw_fd(), &self.counters)
+        batch.fill(sock.socket.as_raw_fd(), &self.counters, false)
+    }
+
+    /// Like [`recv_batch`](Self::recv_batch), but blocks in `recvmmsg` until the first datagram
+    /// arrives: one system call per wake-up, for a thread that serves this socket alone. Returns
+    /// 0 once [`interrupt_receivers`](Self::interrupt_receivers) was called.
+    pub fn recv_batch_wait(&self, socket: SocketId, batch: &mut RecvBatch) -> io::Result<usize> {
+        let sock = self.sock(socket)?;
+        batch.fill(sock.socket.as_raw_fd(), &self.counters, true)
+    }
+
+    /// Wakes every thread blocked in [`recv_batch_wait`](Self::recv_batch_wait), for good: the
+    /// sockets are shut down for reading (sending still works, for the last announcements).
+    pub fn interrupt_receivers(&self) {
+        for s in self.sockets.iter().flatten() {
+            sys::shutdown_read(s.socket.as_raw_fd());
+        }
     }
 
     // ---- outputs ---------------------------------------------------------------------------
@@ -309,7 +325,10 @@ impl UdpTransport {
         apply_priority(sock, prio);
         let to = SockAddr::from(addr);
         loop {
-            return match sock.socket.send_to(data, &to) {
+            return match sock
+                .socket
+                .send_to_with_flags(data, &to, libc::MSG_DONTWAIT)
+            {
                 Ok(_) => {
                     Counters::add(&self.counters.datagrams_sent, 1);
                     Counters::add(&self.counters.bytes_sent, data.len() as u64);

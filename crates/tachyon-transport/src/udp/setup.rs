@@ -106,9 +106,11 @@ fn bind_unicast(port: u16, what: &str) -> Result<Option<Socket>, TransportError>
 pub(super) fn new_udp_socket() -> Result<Socket, TransportError> {
     let socket = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))
         .map_err(|e| TransportError::socket("create a UDP socket", e))?;
+    // Blocking mode, so a receive thread can block in `recvmmsg` (one system call per wake-up,
+    // no epoll); every other call passes MSG_DONTWAIT and never blocks.
     socket
-        .set_nonblocking(true)
-        .map_err(|e| TransportError::socket("make a UDP socket non-blocking", e))?;
+        .set_nonblocking(false)
+        .map_err(|e| TransportError::socket("make a UDP socket blocking", e))?;
     Ok(socket)
 }
 

@@ -31,6 +31,11 @@ pub const ETHERNET_MAX_DATAGRAM: usize = 1472;
 /// See [`max_datagram`].
 pub const LOOPBACK_MAX_DATAGRAM: usize = 65_000;
 
+fn socket_id(source: usize) -> io::Result<SocketId> {
+    SocketId::from_index(source)
+        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("udp: no source {source}")))
+}
+
 impl Transport for UdpTransport {
     fn name(&self) -> &'static str {
         "udp"
@@ -70,10 +75,15 @@ impl Transport for UdpTransport {
     }
 
     fn receive(&self, source: usize, batch: &mut RecvBatch) -> io::Result<usize> {
-        let id = SocketId::from_index(source).ok_or_else(|| {
-            io::Error::new(io::ErrorKind::NotFound, format!("udp: no source {source}"))
-        })?;
-        self.recv_batch(id, batch)
+        self.recv_batch(socket_id(source)?, batch)
+    }
+
+    fn receive_wait(&self, source: usize, batch: &mut RecvBatch) -> io::Result<usize> {
+        self.recv_batch_wait(socket_id(source)?, batch)
+    }
+
+    fn interrupt(&self) {
+        self.interrupt_receivers();
     }
 
     fn tx_buffer(&self) -> TxBuffer {

@@ -274,15 +274,17 @@ fn set<T>(slot: &mut T, value: Option<T>) {
     }
 }
 
-/// `threads.mode`: `"driver"` or `"single"`.
+/// `threads.mode`: `"driver"`, `"threads"` or `"single"`.
 fn thread_mode<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ThreadMode>, D::Error> {
     let s = String::deserialize(d)?;
     match s.trim() {
         "driver" => Ok(Some(ThreadMode::Driver)),
+        "threads" => Ok(Some(ThreadMode::Threads)),
         "single" => Ok(Some(ThreadMode::Single)),
         other => Err(serde::de::Error::custom(format!(
-            "expected \"driver\" (a driver thread per participant) or \"single\" (the \
-             application drives it), found \"{other}\""
+            "expected \"driver\" (a driver thread per participant), \"threads\" (receive \
+             threads and a timers thread) or \"single\" (the application drives it), found \
+             \"{other}\""
         ))),
     }
 }

@@ -21,10 +21,10 @@
 //! lease_duration = "10s"
 //!
 //! [threads]
-//! mode = "driver"                  # or "single": the application drives the participant
+//! mode = "threads"                 # or "driver" (one thread), "single" (the application drives)
 //! critical_priority = 10           # writers with TRANSPORT_PRIORITY above 10 come first
 //!
-//! [threads.driver]
+//! [threads.receive]               # each receive thread ([threads.timers]: the timers thread)
 //! cpus = [2, 3]
 //! priority = 50                    # SCHED_FIFO
 //!

@@ -2,13 +2,16 @@
 //! (a driver thread, or the application drives the participant itself) and which writers the
 //! executor treats as critical.
 //!
-//! The runtime has one thread role today, `driver`: it receives, runs timers and sends what
-//! they make due, serving work in the fixed priority order of DESIGN.md section 3. Its
-//! settings are applied when the thread starts; a setting that cannot be applied (`EPERM` for
+//! The roles depend on the mode. In `driver` mode one thread, `driver`, receives, runs the
+//! timers and sends what they make due, serving work in the fixed priority order of DESIGN.md
+//! section 3. In `threads` mode that work is split: a `receive` thread per user-data receive
+//! source blocks in its `recvmmsg` and handles what arrives (one system call per wake-up, no
+//! epoll), and one `timers` thread runs the timers and serves the discovery sockets. Settings
+//! are applied when each thread starts; a setting that cannot be applied (`EPERM` for
 //! `SCHED_FIFO` without `CAP_SYS_NICE`, a CPU that does not exist) is logged at warn with the
 //! role, the setting and the OS error, and the participant still starts, unless `strict` is
-//! set. `receive` and `timers` are accepted for the day they become threads of their own; a
-//! participant whose configuration sets them logs a warning that they are not applied.
+//! set. A role the mode does not have (`receive` and `timers` in `driver` mode, `driver` in
+//! `threads` mode, any in `single` mode) is refused with a warning naming the mode.
 
 /// Scheduling of one thread role.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -29,9 +32,15 @@ impl ThreadSettings {
 /// Who runs a participant's protocol: its own driver thread, or the application.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ThreadMode {
-    /// A driver thread per participant waits on the sockets and the timers (the default).
-    #[default]
+    /// A driver thread per participant waits on every socket and the timers and serves them
+    /// in the executor's priority order ([`ThreadRoles::driver`]).
     Driver,
+    /// The default: a receive thread per user-data receive source ([`ThreadRoles::receive`])
+    /// blocks in its `recvmmsg` and handles what arrives, listeners included (a round trip
+    /// costs the pong two system calls, against three through the driver's epoll), and a
+    /// timers thread runs the timers and serves discovery ([`ThreadRoles::timers`]).
+    #[default]
+    Threads,
     /// No thread is spawned: the application calls
     /// [`DomainParticipant::run_once`](crate::DomainParticipant::run_once) or
     /// [`spin`](crate::DomainParticipant::spin) to process datagrams and timers on its own
@@ -50,11 +59,12 @@ pub struct ThreadRoles {
     /// Writers whose TRANSPORT_PRIORITY is above this value are *critical*: the executor
     /// serves their timers (heartbeats, repairs) before any other work. `None`: no writer is.
     pub critical_priority: Option<i32>,
-    /// The thread that drives the protocol: handles datagrams and timers, sends what is due.
+    /// `driver` mode: the thread that drives the protocol (handles datagrams and timers,
+    /// sends what is due).
     pub driver: ThreadSettings,
-    /// The thread that receives from the sockets (the driver does it today: not applied).
+    /// `threads` mode: each thread that receives user data.
     pub receive: ThreadSettings,
-    /// The thread that runs timers (the driver does it today: not applied).
+    /// `threads` mode: the thread that runs the timers and serves discovery.
     pub timers: ThreadSettings,
 }
 

@@ -36,10 +36,9 @@ pub(crate) struct Driver {
 }
 
 impl Driver {
-    /// A driver watching every receive source of `shared`'s transports on `poll` (whose
-    /// waker is `shared`'s).
-    pub(super) fn new(shared: &Shared, poll: Poll) -> Driver {
-        let sources = shared.transports.sources();
+    /// A driver watching `sources` (receive sources of `shared`'s transports, with their
+    /// transport's index) on `poll` (whose waker is `shared`'s).
+    pub(super) fn new(shared: &Shared, poll: Poll, sources: Vec<(usize, RxSource)>) -> Driver {
         for (token, (t, s)) in sources.iter().enumerate() {
             let name = shared.transports.all()[*t].name();
             if let Err(e) =

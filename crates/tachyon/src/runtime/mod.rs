@@ -41,6 +41,7 @@ mod driver;
 mod executor;
 pub(crate) mod notify;
 mod outbox;
+mod receive;
 mod status;
 mod transports;
 
@@ -89,6 +90,9 @@ pub(crate) struct Shared {
     driver_wakes_at: AtomicU64,
     /// The driver thread, once started (`None` in single-thread mode).
     driver_thread: std::sync::OnceLock<std::thread::ThreadId>,
+    /// Held while listeners are called: one thread at a time calls them (the driver, a
+    /// receive thread), the others leave their news to it.
+    listening: Mutex<()>,
     /// Threads waiting on `changed` (counted under the state lock, so a notifier holding
     /// it skips the wake-up system call when there are none).
     changed_waiters: AtomicU64,
@@ -169,9 +173,12 @@ enum ListenerCall {
 /// The handle the DCPS entities hold.
 pub(crate) struct Runtime {
     pub(crate) shared: Arc<Shared>,
-    thread: Mutex<Option<JoinHandle<()>>>,
-    /// The driver thread's kernel id (`None` in single-thread mode).
+    /// The runtime's threads: the driver (or timers thread) and the receive threads.
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    /// The driver (or timers) thread's kernel id (`None` in single-thread mode).
     thread_id: Option<thread::ThreadId>,
+    /// Every thread's role and kernel id, the driver's first.
+    thread_ids: Mutex<Vec<(&'static str, thread::ThreadId)>>,
     /// Single-thread mode: the driver the application runs (`None` with a driver thread).
     driver: Option<Mutex<Driver>>,
 }
@@ -217,56 +224,67 @@ impl Runtime {
             stop: AtomicBool::new(false),
             driver_wakes_at: AtomicU64::new(0),
             driver_thread: std::sync::OnceLock::new(),
+            listening: Mutex::new(()),
             changed_waiters: AtomicU64::new(0),
             max_datagram,
         });
-        let driver = Driver::new(&shared, poll);
+        // In threads mode user data has receive threads of its own; the driver (the timers
+        // thread) serves the timers and discovery.
+        let split = threads.mode == ThreadMode::Threads;
+        let mut driver_sources = Vec::new();
+        let mut receive_sources = Vec::new();
+        for (t, s) in shared.transports.sources() {
+            if split && s.traffic != tachyon_transport::Traffic::Discovery {
+                receive_sources.push((t, s));
+            } else {
+                driver_sources.push((t, s));
+            }
+        }
+        let driver = Driver::new(&shared, poll, driver_sources);
         if threads.mode == ThreadMode::Single {
             return Ok(Runtime {
                 shared,
-                thread: Mutex::new(None),
+                threads: Mutex::new(Vec::new()),
                 thread_id: None,
+                thread_ids: Mutex::new(Vec::new()),
                 driver: Some(Mutex::new(driver)),
             });
         }
-        let s = Arc::clone(&shared);
-        let settings = threads.driver.clone();
-        let strict = threads.strict;
-        let (started, outcome) = std::sync::mpsc::sync_channel(1);
-        let thread = std::thread::Builder::new()
-            .name("tachyon-driver".into())
-            .spawn(move || {
-                let _ = s.driver_thread.set(std::thread::current().id());
-                let applied = apply_thread_settings("driver", &settings);
-                let go = applied.is_ok() || !strict;
-                let _ = started.send((thread::current_id(), applied));
-                if go {
-                    let mut driver = driver;
-                    while driver.turn(&s, None) {}
-                }
-            })
-            .map_err(Error::Thread)?;
-        let (tid, applied) = match outcome.recv() {
-            Ok(o) => o,
-            Err(_) => {
-                let _ = thread.join();
-                return Err(Error::Thread(std::io::Error::other(
-                    "the driver thread ended before it started",
-                )));
-            }
+        let (role, settings) = if split {
+            ("timers", &threads.timers)
+        } else {
+            ("driver", &threads.driver)
         };
-        if let Err(e) = applied {
-            if strict {
-                let _ = thread.join();
-                return Err(e);
+        let s = Arc::clone(&shared);
+        let (handle, tid) = spawn_role(role, settings, threads.strict, move || {
+            let _ = s.driver_thread.set(std::thread::current().id());
+            RUNTIME_THREAD.with(|c| c.set(Arc::as_ptr(&s) as usize));
+            let mut driver = driver;
+            while driver.turn(&s, None) {}
+        })?;
+        let runtime = Runtime {
+            shared,
+            threads: Mutex::new(vec![handle]),
+            thread_id: Some(tid),
+            thread_ids: Mutex::new(vec![(role, tid)]),
+            driver: None,
+        };
+        for (t, source) in receive_sources {
+            let s = Arc::clone(&runtime.shared);
+            let spawned = spawn_role("receive", &threads.receive, threads.strict, move || {
+                RUNTIME_THREAD.with(|c| c.set(Arc::as_ptr(&s) as usize));
+                receive::run(&s, t, source);
+            });
+            match spawned {
+                // Dropping `runtime` stops the threads started so far.
+                Err(e) => return Err(e),
+                Ok((h, tid)) => {
+                    lock(&runtime.threads).push(h);
+                    lock(&runtime.thread_ids).push(("receive", tid));
+                }
             }
         }
-        Ok(Runtime {
-            shared,
-            thread: Mutex::new(Some(thread)),
-            thread_id: Some(tid),
-            driver: None,
-        })
+        Ok(runtime)
     }
 
     /// Single-thread mode: runs one round of the driver on the calling thread (see
@@ -295,6 +313,11 @@ impl Runtime {
         };
         d.turn(&self.shared, Some(timeout));
         Ok(())
+    }
+
+    /// Every thread's role and kernel id, the driver's (or timers thread's) first.
+    pub(crate) fn thread_ids(&self) -> Vec<(&'static str, thread::ThreadId)> {
+        lock(&self.thread_ids).clone()
     }
 
     /// The driver thread's kernel id (`None` in single-thread mode).
@@ -327,15 +350,65 @@ impl Runtime {
             st.flush(&self.shared, now);
         }
         let _ = self.shared.waker.wake();
-        let handle = self.thread.lock().ok().and_then(|mut t| t.take());
-        // A listener (on the driver thread) may close its participant: it cannot join itself,
-        // the driver loop ends on its own when the listener returns.
-        if let Some(h) = handle.filter(|h| h.thread().id() != std::thread::current().id()) {
-            let _ = h.join();
+        for t in self.shared.transports.all() {
+            t.interrupt();
+        }
+        let handles = std::mem::take(&mut *lock(&self.threads));
+        // A listener (on a runtime thread) may close its participant: that thread cannot join
+        // itself, its loop ends on its own when the listener returns.
+        for h in handles {
+            if h.thread().id() != std::thread::current().id() {
+                let _ = h.join();
+            }
         }
         self.shared.changed.notify_all();
         self.shared.observers.notify();
     }
+}
+
+/// Starts a thread of `role` scheduled as `settings` say, running `body`; returns its handle
+/// and kernel id once it applied its settings. With `strict`, a setting that cannot be
+/// applied is an error and `body` does not run.
+fn spawn_role(
+    role: &'static str,
+    settings: &ThreadSettings,
+    strict: bool,
+    body: impl FnOnce() + Send + 'static,
+) -> Result<(JoinHandle<()>, thread::ThreadId), Error> {
+    let settings = settings.clone();
+    let (started, outcome) = std::sync::mpsc::sync_channel(1);
+    let handle = std::thread::Builder::new()
+        .name(format!("tachyon-{role}"))
+        .spawn(move || {
+            let applied = apply_thread_settings(role, &settings);
+            let go = applied.is_ok() || !strict;
+            let _ = started.send((thread::current_id(), applied));
+            if go {
+                body();
+            }
+        })
+        .map_err(Error::Thread)?;
+    let (tid, applied) = match outcome.recv() {
+        Ok(o) => o,
+        Err(_) => {
+            let _ = handle.join();
+            return Err(Error::Thread(std::io::Error::other(format!(
+                "the {role} thread ended before it started"
+            ))));
+        }
+    };
+    match applied {
+        Err(e) if strict => {
+            let _ = handle.join();
+            Err(e)
+        }
+        _ => Ok((handle, tid)),
+    }
+}
+
+thread_local! {
+    /// The `Shared` (its address) whose runtime thread this is, 0 on other threads.
+    static RUNTIME_THREAD: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Applies a thread role's settings to the calling thread. Each setting that fails is logged
@@ -448,6 +521,24 @@ impl Shared {
         let _ = self.waker.wake();
     }
 
+    /// Whether the calling thread is one of this runtime's (the driver or a receive thread):
+    /// it calls the listeners with news itself, no other thread needs waking for them.
+    pub(crate) fn on_runtime_thread(&self) -> bool {
+        RUNTIME_THREAD.with(|c| c.get()) == self as *const Shared as usize
+    }
+
+    /// After a receive thread's batch (under the lock `st`): wakes the driver if a timer is
+    /// now due before it planned to wake.
+    pub(crate) fn wake_for_earlier_timers(&self, st: &State) {
+        let earliest = st
+            .participant
+            .poll_timeout()
+            .map_or(u64::MAX, |t| t.as_nanos());
+        if earliest < self.driver_wakes_at.load(Ordering::SeqCst) {
+            self.wake();
+        }
+    }
+
     /// Whether the calling thread is the driver thread (which needs no waking: it looks at
     /// its timers and queued listeners at the start of every turn).
     pub(crate) fn on_driver_thread(&self) -> bool {
@@ -479,10 +570,26 @@ impl Shared {
         self.driver_wakes_at.store(nanos, Ordering::SeqCst);
     }
 
-    /// Calls the listeners with news, without holding the state lock (the driver's thread
-    /// only: the driver thread, or the application's in single-thread mode).
-    /// A panicking listener is logged and does not stop the runtime.
+    /// Calls the listeners with news, without holding the state lock (on a runtime thread:
+    /// the driver, a receive thread, or the application's in single-thread mode). One thread
+    /// calls listeners at a time; a thread that finds another calling them leaves its news to
+    /// it, which looks again before it stops. A panicking listener is logged and does not
+    /// stop the runtime.
     pub(crate) fn dispatch_listeners(&self) {
+        loop {
+            let Ok(_calling) = self.listening.try_lock() else {
+                return;
+            };
+            self.call_listeners();
+            drop(_calling);
+            // News queued while we held `listening` was left to us.
+            if self.lock().pending.is_empty() {
+                return;
+            }
+        }
+    }
+
+    fn call_listeners(&self) {
         enum Call {
             Own(Dispatch, StatusMask),
             Group(GroupDispatch, GroupCall),
@@ -603,8 +710,8 @@ impl State {
         }
         if any {
             shared.observers.notify();
-            if !self.pending.is_empty() && !shared.on_driver_thread() {
-                // Listeners run on the driver thread; this is a user thread.
+            if !self.pending.is_empty() && !shared.on_runtime_thread() {
+                // Listeners run on the runtime's threads; this is a user thread.
                 shared.wake();
             }
         }

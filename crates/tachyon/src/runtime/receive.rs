@@ -1,0 +1,53 @@
+//! Receive threads (`threads.mode = "threads"`): each serves one user-data receive source
+//! alone, blocked in the transport's `receive_wait` (for UDP one `recvmmsg`, no epoll), and
+//! handles what arrives on its own thread: the protocol under the state lock for one batch,
+//! then the datagrams it made due are sent and the listeners with news are called, all
+//! before it blocks again. A pong therefore answers with two system calls per round trip (the
+//! `recvmmsg` that woke it and the `sendto` of the answer), as Cyclone DDS's receive threads
+//! do.
+//!
+//! The timers and discovery stay with the driver (the `timers` thread in this mode); a batch
+//! that arms a timer earlier than the driver planned to wake wakes it.
+
+use std::time::Duration as StdDuration;
+
+use tachyon_transport::{RecvBatch, RxSource, MAX_UDP_PAYLOAD};
+
+use super::driver::BATCH;
+use super::Shared;
+
+/// Serves `source` of transport `transport` until the runtime stops.
+pub(super) fn run(shared: &Shared, transport: usize, source: RxSource) {
+    let t = &shared.transports.all()[transport];
+    // Slots as large as a UDP datagram can be: peers may send more than we do.
+    let mut batch = RecvBatch::new(BATCH, MAX_UDP_PAYLOAD);
+    while !shared.stopped() {
+        match t.receive_wait(source.id, &mut batch) {
+            Ok(0) => {
+                // Interrupted (the runtime is stopping), or a spurious wake-up.
+                if !shared.stopped() {
+                    std::thread::sleep(StdDuration::from_millis(1));
+                }
+            }
+            Ok(_) => {
+                let mut st = shared.lock();
+                let now = shared.now();
+                for (from, bytes) in batch.iter() {
+                    st.participant.handle_datagram(now, from, bytes);
+                }
+                st.flush(shared, now);
+                shared.wake_for_earlier_timers(&st);
+                // Dropping the guard sends what the batch made due.
+                drop(st);
+                shared.dispatch_listeners();
+            }
+            // An ICMP error of an earlier send, reported once: go on at once.
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
+            Err(e) => {
+                tracing::debug!(transport = t.name(), source = source.id, error = %e,
+                    "receive failed");
+                std::thread::sleep(StdDuration::from_millis(1));
+            }
+        }
+    }
+}
