@@ -69,6 +69,12 @@ pub struct UdpConfig {
     /// IP_MULTICAST_LOOP: deliver our multicast to sockets on this host too. Default true (so
     /// participants on one host see each other).
     pub multicast_loopback: bool,
+    /// Datagrams of TRANSPORT_PRIORITY above this travel in a lane of their own: a third
+    /// unicast socket (an ephemeral port, announced as the unicast locator of critical writers
+    /// and readers) receives and sends them, so they never wait in a socket buffer behind bulk
+    /// data. `None` (the default): no such socket. The runtime sets it from
+    /// `threads.critical_priority`.
+    pub critical_priority: Option<i32>,
 }
 
 impl Default for UdpConfig {
@@ -85,6 +91,7 @@ impl Default for UdpConfig {
             send_buffer_size: None,
             multicast_ttl: 1,
             multicast_loopback: true,
+            critical_priority: None,
         }
     }
 }

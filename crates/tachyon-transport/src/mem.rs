@@ -148,6 +148,7 @@ impl MemNetwork {
             default_unicast: vec![me(USER_PORT)],
             default_multicast: Vec::new(),
             spdp_destinations: vec![self.locator(ALL_NODES, META_PORT)],
+            critical_unicast: Vec::new(),
         };
         Ok(MemTransport {
             net: self.clone(),

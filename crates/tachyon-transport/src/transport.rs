@@ -79,6 +79,9 @@ pub struct TransportLocators {
     pub default_multicast: Vec<Locator>,
     /// Where SPDP announcements go.
     pub spdp_destinations: Vec<Locator>,
+    /// Unicast locators of the critical lane (announced per critical writer and reader
+    /// instead of the participant's defaults); empty without one.
+    pub critical_unicast: Vec<Locator>,
 }
 
 /// A way to move RTPS datagrams: see the [module documentation](self).

@@ -100,7 +100,11 @@ fn two_transports_get_different_indices_and_consistent_ports() {
             assert_eq!(t.port(SocketId::MetaMulticast), Some(9900));
             assert_eq!(t.port(SocketId::UserMulticast), Some(9901));
             let ids: Vec<SocketId> = t.sockets().iter().map(|s| s.0).collect();
-            assert_eq!(ids, SocketId::ALL);
+            assert_eq!(
+                ids,
+                SocketId::ALL[..4],
+                "no critical socket unless configured"
+            );
         }
     }
     let fds: Vec<_> = a
@@ -492,4 +496,42 @@ fn nested_lo_without_multicast() {
         Ok(t) => assert!(t.uses_multicast()),
         Err(e) => assert!(matches!(e, TransportError::MulticastJoin { .. }), "{e}"),
     }
+}
+
+#[test]
+fn the_critical_lane_has_a_socket_of_its_own_for_both_directions() {
+    require_isolated_network();
+    use tachyon_transport::{Traffic, Transport};
+    let config = UdpConfig {
+        critical_priority: Some(5),
+        ..unicast_only()
+    };
+    let a = open(12, &config);
+    let b = open(12, &unicast_only());
+    let port = a
+        .port(SocketId::CriticalUnicast)
+        .expect("a critical socket");
+    assert_ne!(Some(port), a.port(SocketId::UserUnicast));
+    assert_eq!(a.locators().critical_unicast, [lo(port)]);
+    assert!(b.locators().critical_unicast.is_empty());
+    let critical: Vec<_> = a
+        .sources()
+        .into_iter()
+        .filter(|s| s.traffic == Traffic::Critical)
+        .collect();
+    assert_eq!(critical.len(), 1);
+    // Above the priority it leaves from the critical socket, at or below from the user one.
+    let to = b.default_unicast_locators()[0];
+    a.send_to(&to, b"critical", 6).expect("send");
+    a.send_to(&to, b"bulk", 5).expect("send");
+    let mut batch = RecvBatch::new(4, 2048);
+    let got = recv_n(&b, SocketId::UserUnicast, &mut batch, 2);
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0], (lo(port), b"critical".to_vec()));
+    let user = a.port(SocketId::UserUnicast).expect("user");
+    assert_eq!(got[1], (lo(user), b"bulk".to_vec()));
+    // What is sent to the critical locator arrives on the critical socket.
+    b.send_to(&lo(port), b"to critical", 0).expect("send");
+    let got = recv_n(&a, SocketId::CriticalUnicast, &mut batch, 1);
+    assert_eq!(got.len(), 1);
 }

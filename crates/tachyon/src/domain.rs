@@ -152,7 +152,11 @@ impl DomainParticipant {
         let udp = if settings.transports.no_udp {
             None
         } else {
-            Some(UdpTransport::open(domain_id, &settings.udp)?)
+            let config = UdpConfig {
+                critical_priority: settings.threads.critical_priority,
+                ..settings.udp.clone()
+            };
+            Some(UdpTransport::open(domain_id, &config)?)
         };
         let transports =
             Transports::new(udp, settings.transports.extra.clone()).ok_or(Error::NoTransport)?;
@@ -640,8 +644,15 @@ impl Drop for DomainParticipant {
 fn warn_unapplied_threads(threads: &ThreadRoles) {
     for (role, t) in threads.roles().filter(|(_, t)| !t.is_default()) {
         let why = match (threads.mode, role) {
-            (ThreadMode::Driver, "driver") | (ThreadMode::Threads, "receive" | "timers") => {
+            (ThreadMode::Driver, "driver")
+            | (ThreadMode::Threads, "receive" | "timers")
+            | (ThreadMode::Threads, "critical")
+                if role != "critical" || threads.critical_priority.is_some() =>
+            {
                 continue
+            }
+            (ThreadMode::Threads, "critical") => {
+                "without threads.critical_priority there is no critical lane to receive"
             }
             (ThreadMode::Single, _) => {
                 "single-thread mode spawns no thread: schedule the thread that calls run_once \

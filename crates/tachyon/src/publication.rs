@@ -285,6 +285,8 @@ impl Publisher {
         st.participant
             .set_writer_transcoder(id, Some(transcoder(T::transcode_serialized)))?;
         let mut data = PublicationData::new(Guid::UNKNOWN, topic.name(), topic.type_name());
+        // A critical writer is reached (acknowledgements) in the critical lane.
+        data.unicast_locators = sh.endpoint_locators(qos.transport_priority);
         data.qos = qos.clone();
         data.topic_data = topic.qos().topic_data;
         let mut g = lock(&self.state);
@@ -672,6 +674,8 @@ impl<T: DdsType> DataWriter<T> {
         drop(cur);
         let mut result = Ok(());
         if let Some(mut data) = announced.filter(|d| d.qos != qos) {
+            // Becoming critical, or no longer: the lane its readers answer in changes too.
+            data.unicast_locators = sh.endpoint_locators(qos.transport_priority);
             data.qos = qos;
             result = st
                 .participant

@@ -225,7 +225,11 @@ impl Subscriber {
             st.participant.set_reader_filter(id, Some(filter))?;
         }
         data.qos = qos.clone();
-        data.topic_data = topic.qos().topic_data;
+        let topic_qos = topic.qos();
+        data.topic_data = topic_qos.topic_data;
+        // A reader of a critical topic (its TRANSPORT_PRIORITY above the threshold: readers
+        // have none of their own) gets its data in the critical lane.
+        data.unicast_locators = sh.endpoint_locators(topic_qos.transport_priority);
         let mut g = lock(&self.state);
         data.partition.clone_from(&g.qos.partition);
         data.presentation = g.qos.presentation;

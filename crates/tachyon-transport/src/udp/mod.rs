@@ -48,7 +48,7 @@ use crate::interface::{select_interface, SelectedInterface};
 use crate::stats::{Counters, TransportStats};
 use crate::sys;
 use destinations::{locator, spdp_destinations, udpv4_destination};
-use setup::{allocate_index, configure_unicast, open_multicast, use_multicast};
+use setup::{allocate_index, configure_unicast, open_critical, open_multicast, use_multicast};
 use socket::{apply_priority, Sock};
 use socket2::SockAddr;
 use std::io;
@@ -67,7 +67,9 @@ pub struct UdpTransport {
     participant_index: u32,
     interface: SelectedInterface,
     multicast: bool,
-    sockets: [Option<Sock>; 4],
+    sockets: [Option<Sock>; 5],
+    /// Datagrams of priority above this leave from the critical socket (when it is open).
+    critical_priority: Option<i32>,
     metatraffic_unicast: Vec<Locator>,
     metatraffic_multicast: Vec<Locator>,
     default_unicast: Vec<Locator>,
@@ -98,7 +100,7 @@ impl UdpTransport {
         for s in [&meta_uc, &user_uc] {
             configure_unicast(s, config, &interface)?;
         }
-        let mut sockets: [Option<Sock>; 4] = Default::default();
+        let mut sockets: [Option<Sock>; 5] = Default::default();
         if multicast {
             for (id, port) in [
                 (SocketId::MetaMulticast, meta_mc_port),
@@ -112,6 +114,12 @@ impl UdpTransport {
         let user_uc_port = ports.user_unicast(domain_id, participant_index)?;
         sockets[SocketId::MetaUnicast.index()] = Some(Sock::new(meta_uc, meta_uc_port));
         sockets[SocketId::UserUnicast.index()] = Some(Sock::new(user_uc, user_uc_port));
+        let mut critical_unicast = Vec::new();
+        if config.critical_priority.is_some() {
+            let (s, port) = open_critical(config, &interface)?;
+            sockets[SocketId::CriticalUnicast.index()] = Some(Sock::new(s, port));
+            critical_unicast.push(locator(interface.address, port));
+        }
 
         let spdp_destinations = spdp_destinations(domain_id, config, &interface, multicast)?;
         let addr = interface.address;
@@ -128,11 +136,13 @@ impl UdpTransport {
             default_unicast: vec![locator(addr, user_uc_port)],
             default_multicast: mc(user_mc_port),
             spdp_destinations: spdp_destinations.clone(),
+            critical_unicast,
         };
         let pool = crate::TxPool::new(transport::max_datagram(&interface), transport::POOL_KEEP);
         let transport = UdpTransport {
             announced,
             pool,
+            critical_priority: config.critical_priority,
             domain_id,
             participant_index,
             multicast,
@@ -198,7 +208,7 @@ impl UdpTransport {
     /// device queue (EAGAIN/ENOBUFS) is a counted drop. Both return `Ok`: UDP is lossy and
     /// reliability repairs. Any other error is returned.
     pub fn send_to(&self, dest: &Locator, data: &[u8], priority: i32) -> io::Result<()> {
-        self.send_one(SocketId::UserUnicast, dest, data, priority)
+        self.send_one(self.user_socket(priority), dest, data, priority)
     }
 
     /// Send the same `data` to every destination from the user-data unicast socket with one
@@ -207,7 +217,19 @@ impl UdpTransport {
     /// Skips and drops are counted as for [`send_to`](Self::send_to); after any other error
     /// the remaining destinations are still tried and the first error is returned.
     pub fn send_to_many(&self, dests: &[Locator], data: &[u8], priority: i32) -> io::Result<()> {
-        self.send_many(SocketId::UserUnicast, dests, data, priority)
+        self.send_many(self.user_socket(priority), dests, data, priority)
+    }
+
+    /// The socket user data of `priority` leaves from: the critical one above the critical
+    /// priority (when open), else the user-data unicast socket.
+    fn user_socket(&self, priority: i32) -> SocketId {
+        let critical = self.critical_priority.is_some_and(|c| priority > c)
+            && self.sockets[SocketId::CriticalUnicast.index()].is_some();
+        if critical {
+            SocketId::CriticalUnicast
+        } else {
+            SocketId::UserUnicast
+        }
     }
 
     /// Like [`send_to`](Self::send_to), from the metatraffic unicast socket (discovery).

@@ -88,6 +88,26 @@ fn try_index(ports: &PortMapping, domain_id: u32, index: u32) -> Result<Attempt,
     Ok(Attempt::Bound(meta, user))
 }
 
+/// The critical lane's socket: bound to `0.0.0.0` on a port the kernel picks (it is
+/// announced per endpoint, so no port mapping is needed), configured as the unicast ones.
+pub(super) fn open_critical(
+    config: &UdpConfig,
+    interface: &SelectedInterface,
+) -> Result<(Socket, u16), TransportError> {
+    let socket = new_udp_socket()?;
+    let any = SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, 0);
+    socket
+        .bind(&any.into())
+        .map_err(|e| TransportError::socket("bind the critical unicast socket", e))?;
+    configure_unicast(&socket, config, interface)?;
+    let port = socket
+        .local_addr()
+        .ok()
+        .and_then(|a| a.as_socket())
+        .map_or(0, |a| a.port());
+    Ok((socket, port))
+}
+
 /// A UDP socket bound to `0.0.0.0:port` without SO_REUSEADDR, as Cyclone binds its unicast
 /// sockets, so the two never share an index; `None` when the port is taken.
 fn bind_unicast(port: u16, what: &str) -> Result<Option<Socket>, TransportError> {

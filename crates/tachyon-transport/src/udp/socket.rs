@@ -17,18 +17,23 @@ pub enum SocketId {
     UserUnicast,
     /// SPDP group on the user-data multicast port (only when multicast is used).
     UserMulticast,
+    /// Critical user data: receives what is sent to critical writers and readers, sends the
+    /// datagrams of TRANSPORT_PRIORITY above `UdpConfig::critical_priority` (only when that
+    /// is set).
+    CriticalUnicast,
 }
 
 impl SocketId {
     /// Every socket id, in `index()` order.
-    pub const ALL: [SocketId; 4] = [
+    pub const ALL: [SocketId; 5] = [
         SocketId::MetaUnicast,
         SocketId::MetaMulticast,
         SocketId::UserUnicast,
         SocketId::UserMulticast,
+        SocketId::CriticalUnicast,
     ];
 
-    /// A small dense index (0..4), e.g. for a mio `Token`.
+    /// A small dense index (0..5), e.g. for a mio `Token`.
     pub fn index(self) -> usize {
         self as usize
     }
@@ -49,6 +54,7 @@ impl SocketId {
             SocketId::MetaMulticast => "metatraffic multicast",
             SocketId::UserUnicast => "user-data unicast",
             SocketId::UserMulticast => "user-data multicast",
+            SocketId::CriticalUnicast => "critical user-data unicast",
         }
     }
 }
@@ -104,7 +110,7 @@ mod tests {
             assert_eq!(id.index(), i);
             assert_eq!(SocketId::from_index(i), Some(*id));
         }
-        assert_eq!(SocketId::from_index(4), None);
+        assert_eq!(SocketId::from_index(5), None);
         assert!(SocketId::UserMulticast.is_multicast() && !SocketId::UserUnicast.is_multicast());
     }
 

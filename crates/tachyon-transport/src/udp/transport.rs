@@ -64,6 +64,7 @@ impl Transport for UdpTransport {
                 let traffic = match id {
                     SocketId::MetaUnicast | SocketId::MetaMulticast => Traffic::Discovery,
                     SocketId::UserUnicast | SocketId::UserMulticast => Traffic::UserData,
+                    SocketId::CriticalUnicast => Traffic::Critical,
                 };
                 self.socket_fd(id).map(|fd| RxSource {
                     id: id.index(),

@@ -235,6 +235,8 @@ struct ThreadsRepr {
     receive: ThreadRepr,
     #[serde(default)]
     timers: ThreadRepr,
+    #[serde(default)]
+    critical: ThreadRepr,
 }
 
 impl ThreadsRepr {
@@ -245,6 +247,7 @@ impl ThreadsRepr {
         self.driver.apply(&mut t.driver);
         self.receive.apply(&mut t.receive);
         self.timers.apply(&mut t.timers);
+        self.critical.apply(&mut t.critical);
     }
 }
 

@@ -66,6 +66,9 @@ pub struct ThreadRoles {
     pub receive: ThreadSettings,
     /// `threads` mode: the thread that runs the timers and serves discovery.
     pub timers: ThreadSettings,
+    /// `threads` mode with `critical_priority` set: the thread that receives critical user
+    /// data (the critical lane's socket). Unset: as `receive`.
+    pub critical: ThreadSettings,
 }
 
 impl ThreadRoles {
@@ -80,6 +83,7 @@ impl ThreadRoles {
             ("driver", &self.driver),
             ("receive", &self.receive),
             ("timers", &self.timers),
+            ("critical", &self.critical),
         ]
         .into_iter()
     }

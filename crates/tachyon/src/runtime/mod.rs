@@ -271,7 +271,13 @@ impl Runtime {
         };
         for (t, source) in receive_sources {
             let s = Arc::clone(&runtime.shared);
-            let spawned = spawn_role("receive", &threads.receive, threads.strict, move || {
+            let critical = source.traffic == tachyon_transport::Traffic::Critical;
+            let (role, settings) = match critical {
+                true if !threads.critical.is_default() => ("critical", &threads.critical),
+                true => ("critical", &threads.receive),
+                false => ("receive", &threads.receive),
+            };
+            let spawned = spawn_role(role, settings, threads.strict, move || {
                 RUNTIME_THREAD.with(|c| c.set(Arc::as_ptr(&s) as usize));
                 receive::run(&s, t, source);
             });
@@ -280,7 +286,7 @@ impl Runtime {
                 Err(e) => return Err(e),
                 Ok((h, tid)) => {
                     lock(&runtime.threads).push(h);
-                    lock(&runtime.thread_ids).push(("receive", tid));
+                    lock(&runtime.thread_ids).push((role, tid));
                 }
             }
         }
@@ -496,6 +502,17 @@ impl Shared {
         st
     }
 
+    /// The unicast locators an endpoint of TRANSPORT_PRIORITY `priority` announces: the
+    /// critical lane's when it is above `threads.critical_priority` (and a transport has
+    /// one), else none (the participant's defaults apply).
+    pub(crate) fn endpoint_locators(&self, priority: i32) -> Vec<tachyon_wire::Locator> {
+        if self.critical_above.is_some_and(|c| priority > c) {
+            self.transports.locators().critical_unicast.clone()
+        } else {
+            Vec::new()
+        }
+    }
+
     /// Sends what the outbox holds (call without the state lock).
     pub(crate) fn send_queued(&self) {
         if self.outbox.has_queued() {
@@ -527,16 +544,14 @@ impl Shared {
         RUNTIME_THREAD.with(|c| c.get()) == self as *const Shared as usize
     }
 
-    /// After a receive thread's batch (under the lock `st`): wakes the driver if a timer is
-    /// now due before it planned to wake.
-    pub(crate) fn wake_for_earlier_timers(&self, st: &State) {
+    /// After a receive thread's batch (under the lock `st`): whether a timer is now due
+    /// before the driver (the timers thread) planned to wake, so it must be woken.
+    pub(crate) fn timer_earlier(&self, st: &State) -> bool {
         let earliest = st
             .participant
             .poll_timeout()
             .map_or(u64::MAX, |t| t.as_nanos());
-        if earliest < self.driver_wakes_at.load(Ordering::SeqCst) {
-            self.wake();
-        }
+        earliest < self.driver_wakes_at.load(Ordering::SeqCst)
     }
 
     /// Whether the calling thread is the driver thread (which needs no waking: it looks at

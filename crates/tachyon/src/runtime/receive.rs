@@ -36,10 +36,15 @@ pub(super) fn run(shared: &Shared, transport: usize, source: RxSource) {
                     st.participant.handle_datagram(now, from, bytes);
                 }
                 st.flush(shared, now);
-                shared.wake_for_earlier_timers(&st);
+                let wake = shared.timer_earlier(&st);
                 // Dropping the guard sends what the batch made due.
                 drop(st);
                 shared.dispatch_listeners();
+                // Only now: a timers thread woken earlier would take the listener calls of
+                // this batch (whoever comes first calls them), away from this thread.
+                if wake {
+                    shared.wake();
+                }
             }
             // An ICMP error of an earlier send, reported once: go on at once.
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}

@@ -66,6 +66,9 @@ impl Transports {
             locators
                 .spdp_destinations
                 .extend_from_slice(&l.spdp_destinations);
+            locators
+                .critical_unicast
+                .extend_from_slice(&l.critical_unicast);
         }
         let reach = list.iter().map(|t| t.reach()).collect();
         Some(Transports {
