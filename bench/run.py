@@ -23,6 +23,14 @@ Scenarios (--scenarios takes names or numbers):
                 (short: same vCPU only)
   6 veth        scenario 1 between two network namespaces joined by a veth pair
                 (short: 32 B only)
+  7 isolation   Tachyon only: a critical writer (TRANSPORT_PRIORITY above the participant's
+                threads.critical_priority, pong answering critically too) pings 32 B at 1000/s,
+                RELIABLE KEEP_ALL: alone; with a bulk writer in the same participant writing
+                64 KiB samples as fast as flow control allows to a `perf sub` of its own; and
+                with that plus a discovery storm of 1,000 fake participants (`perf storm`). The
+                three cases alternate within each repetition; ratios loaded / alone, target
+                1.2x for p99.9 and max. 10 s measured per run (long: 60 s); ping on vCPU 0,
+                the other processes on vCPU 1 (--placements does not apply)
 Latency scenarios run in both CPU placements (--placements): ping and pong on the same vCPU
 (taskset -c 0 for both) and on two (0 and 1). Throughput: sub(s) on vCPU 0, pub on vCPU 1.
 Every run gets its own DDS domain, a deadline, and its processes are stopped afterwards.
@@ -36,11 +44,12 @@ Report: report/<timestamp>/ (or --out DIR)
   raw/, logs/   what the programs wrote (JSON, stdout/stderr)
   summary.md    tables of medians over the repetitions, ratios tachyon / X, targets
   summary.json  the same as data
-  *.png         plots by bench/plot (latency CCDF, throughput vs size, scenario-2 timeline)
+  *.png         plots by bench/plot (latency CCDF, throughput vs size, scenario-2 timeline,
+                scenario 7's critical latency with and without the load)
 The Markdown summary is printed at the end.
 
 Examples:
-  bench/run.py --short                          # the whole matrix, quick form (< 15 min)
+  bench/run.py --short                          # the whole matrix, quick form (< 20 min)
   bench/run.py                                  # long form (hours: scenario 2 alone is long)
   bench/run.py --short --scenarios 1,3 --impls tachyon,cyclone --reps 5
   bench/run.py --short --dry-run                # the plan and its time estimate only
@@ -62,7 +71,8 @@ sys.path.insert(0, HERE)
 from harness import netns, report  # noqa: E402
 from harness.impls import all_impls  # noqa: E402
 from harness.runner import Runner  # noqa: E402
-from harness.scenarios import PLACEMENTS, SCENARIO_IDS, build_matrix, estimate, run_seconds  # noqa: E402
+from harness.scenarios import (PLACEMENTS, SCENARIO_IDS, build_matrix, estimate, run_seconds,  # noqa: E402
+                               schedule)
 
 PLOT_MANIFEST = os.path.join(HERE, "plot", "Cargo.toml")
 IMPL_ORDER = ["tachyon", "cyclone", "fastdds", "udp"]
@@ -74,7 +84,7 @@ BIN_NAMES = IMPL_ORDER + ["cyclone_ping"]
 
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--short", action="store_true", help="the quick form of every scenario (< 15 min in all)")
+    ap.add_argument("--short", action="store_true", help="the quick form of every scenario (< 20 min in all)")
     ap.add_argument("--scenarios", default="all",
                     help="comma-separated names or numbers: " + ",".join(SCENARIO_IDS) + " (default all)")
     ap.add_argument("--impls", default="tachyon,cyclone,fastdds,udp",
@@ -224,22 +234,24 @@ def run_matrix(plan, runner, reps):
     done, started = 0, time.monotonic()
     left = plan_seconds(plan, reps)
     nets = {"lo": netns.Loopback()}
+    no_net = set()
     try:
-        for s, case, impls, _ in plan:
+        # Implementations alternate (A B C A B C ...); so do the cases of an interleaved scenario.
+        for s, case, impl, rep in schedule(plan, reps):
+            done += 1
+            left -= run_seconds(case)
+            if case.net in no_net:
+                continue
             try:
                 net = _network(nets, case.net)
             except RuntimeError as e:
                 print(f"skipped: {case.case_id}: no {case.net} network: {e}", flush=True)
-                done += len(impls) * reps
+                no_net.add(case.net)
                 continue
-            for rep in range(reps):
-                for impl in impls:  # alternating: A B C A B C ...
-                    done += 1
-                    left -= run_seconds(case)
-                    rec = runner.run(case, impl, rep, net)
-                    elapsed = time.monotonic() - started
-                    print(f"[{done}/{total} {elapsed / 60:4.1f} min, ~{max(left, 0) / 60:.1f} left] "
-                          f"{case.case_id} {impl.name} r{rep + 1}: {_one_line(rec)}", flush=True)
+            rec = runner.run(case, impl, rep, net)
+            elapsed = time.monotonic() - started
+            print(f"[{done}/{total} {elapsed / 60:4.1f} min, ~{max(left, 0) / 60:.1f} left] "
+                  f"{case.case_id} {impl.name} r{rep + 1}: {_one_line(rec)}", flush=True)
     finally:
         for net in nets.values():
             net.close()
@@ -258,9 +270,13 @@ def _one_line(rec):
     lat, tp = rec.get("latency"), rec.get("throughput")
     if lat:
         p999 = lat.get("p99_9")
+        bulk, storm = rec.get("bulk"), rec.get("storm")
         return (f"p50 {lat['p50'] / 1e3:.1f} µs"
                 + (f"  p99.9 {p999 / 1e3:.1f} µs" if p999 is not None else "")
-                + f"  max {lat['max'] / 1e3:.1f} µs  n {lat['count']}")
+                + f"  max {lat['max'] / 1e3:.1f} µs  n {lat['count']}"
+                + (f"  lost {lat['lost']}" if lat.get("lost") else "")
+                + (f"  bulk {bulk['samples_per_s']:,.0f}/s {bulk['mbit_per_s']:,.0f} Mbit/s" if bulk else "")
+                + (f"  storm {storm['announcements_per_s']:,.0f} SPDP/s" if storm else ""))
     if tp:
         return f"{tp['samples_per_s']:,.0f} samples/s  {tp['mbit_per_s']:.1f} Mbit/s  lost {tp['lost']}"
     return "no figures"

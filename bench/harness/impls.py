@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from . import ddsperf
+from .scenarios import TACHYON_ONLY
 
 # Seconds a passive side (pong, pub) is told to run beyond the measuring side's warm-up and
 # measured part; it is stopped with SIGTERM as soon as the measuring side is done.
@@ -35,8 +36,20 @@ class RunContext:
     path_prefix: str  # runs/<run name>, to which the adapter appends "-ping.json" etc.
 
 
+class NoResult(Exception):
+    """Raised by `Impl.record` when a run produced no valid result; the message says why."""
+
+
 def _fmt(x):
     return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def _tachyon_only(impl, case):
+    """Why `impl` cannot run a case of a Tachyon-only scenario (None when it can)."""
+    if case.scenario in TACHYON_ONLY and impl.name != "tachyon":
+        return (f"{impl.label} has no critical writers (TRANSPORT_PRIORITY threshold), no bulk writer in "
+                "the pinging participant and no discovery storm in its measuring program")
+    return None
 
 
 class Impl:
@@ -84,6 +97,9 @@ class PerfProgram(Impl):
         if not os.access(self.binary, os.X_OK):
             return f"{self.binary} not built{self.build_hint}"
         return None
+
+    def unsupported(self, case):
+        return _tachyon_only(self, case)
 
     def common_options(self, spec, ctx):
         o = ["--domain", str(ctx.domain), "--size", str(spec.size), "--type", spec.type,
@@ -160,6 +176,61 @@ class Tachyon(PerfProgram):
     def argv0(self):
         return [self.binary, "perf"]
 
+    # Scenario 7: the bulk writer's topic, read by a `perf sub --topic` of its own.
+    BULK_TOPIC = "DDSPerfRBulkKS"
+
+    def plan(self, case, ctx):
+        spec = case.spec
+        if case.scenario != "isolation":
+            return super().plan(case, ctx)
+        common = self.common_options(spec, ctx) + (["--critical"] if spec.critical else [])
+        procs = [ProcSpec("pong", self.argv0 + ["pong"] + common + self.passive_options(spec), "b", False)]
+        ping_extra = []
+        if spec.bulk_size:
+            path = f"{ctx.path_prefix}-bulk.json"
+            procs.append(ProcSpec("bulk-sub", self.argv0 + [
+                "sub", "--topic", self.BULK_TOPIC, "--domain", str(ctx.domain), "--size", str(spec.bulk_size),
+                "--type", spec.type, "--reliability", "reliable", "--history", "keep-all",
+                "--delivery", spec.delivery, "--quiet"] + self.measuring_options(spec, path), "b", True, path))
+            ping_extra = ["--bulk-size", str(spec.bulk_size), "--bulk-topic", self.BULK_TOPIC]
+        ping_json = f"{ctx.path_prefix}-ping.json"
+        procs.append(ProcSpec("ping", self.argv0 + ["ping"] + common + self.rate_options(spec) + ping_extra
+                              + self.subscriber_options(1) + self.measuring_options(spec, ping_json),
+                              "a", True, ping_json))
+        if spec.storm:
+            # Silent during the ping's warm-up, then announcing until after the measured part
+            # (it is stopped, and writes its record, when the measuring processes are done).
+            path = f"{ctx.path_prefix}-storm.json"
+            seconds = spec.measured_seconds() + PASSIVE_SLACK_S
+            procs.append(ProcSpec("storm", self.argv0 + [
+                "storm", "--domain", str(ctx.domain), "--participants", str(spec.storm),
+                "--announce-period", _fmt(spec.storm_period), "--warmup", _fmt(spec.warmup),
+                "--duration", _fmt(float(seconds)), "--quiet", "--json", path], "b", False, path))
+        return procs
+
+    def record(self, case, ctx, procs):
+        if case.scenario != "isolation":
+            return super().record(case, ctx, procs)
+        by_role = {p.spec.role: p.spec for p in procs}
+        rec = _load_json(by_role["ping"].json_path)
+        if rec is None:
+            return None
+        spec = case.spec
+        if spec.bulk_size:
+            bulk = rec.get("bulk")
+            if not bulk or not bulk.get("samples"):
+                raise NoResult("the bulk writer wrote nothing during the measured part: the load was not there")
+            sub = _load_json(by_role["bulk-sub"].json_path)
+            if sub is None or not sub.get("throughput"):
+                raise NoResult("the bulk subscriber wrote no record")
+            rec["bulk_received"] = sub["throughput"]
+        if spec.storm:
+            storm = _load_json(by_role["storm"].json_path)
+            if storm is None or not (storm.get("storm") or {}).get("announcements"):
+                raise NoResult("the storm announced nothing (see its log)")
+            rec["storm"] = storm["storm"]
+        return rec
+
 
 class FastDds(PerfProgram):
     name = "fastdds"
@@ -209,6 +280,9 @@ class UdpFloor(PerfProgram):
         return None
 
     def unsupported(self, case):
+        only = _tachyon_only(self, case)
+        if only:
+            return only
         if case.scenario in ("fanout", "variants"):
             return "no DDS: no subscribers to fan out to, no types or delivery modes"
         if case.spec.size > self.MAX_DATAGRAM:
@@ -311,6 +385,9 @@ class Cyclone(Impl):
         return None
 
     def unsupported(self, case):
+        only = _tachyon_only(self, case)
+        if only:
+            return only
         if self.uses_cyclone_ping(case):
             return None
         missing = self._ddsperf_missing()

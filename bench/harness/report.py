@@ -7,7 +7,7 @@ import statistics
 import subprocess
 from dataclasses import asdict
 
-from .scenarios import size_label
+from .scenarios import ISOLATION_BASELINE, size_label
 
 # Columns of the tables: key, header, unit kind. Latency values are ns in the records, µs here.
 LATENCY_COLUMNS = [("p50", "p50"), ("p90", "p90"), ("p99", "p99"), ("p99_9", "p99.9"),
@@ -16,6 +16,18 @@ BOUND_EXTRA = [("max_over_mean", "max/mean")]
 THROUGHPUT_COLUMNS = [("samples_per_s", "samples/s"), ("mbit_per_s", "Mbit/s"), ("lost", "lost")]
 FANOUT_EXTRA = [("aggregate_samples_per_s", "all subs samples/s")]
 PROCESS_COLUMNS = [("cpu_percent", "CPU %"), ("rss_mib", "RSS MiB")]
+# Scenario 7: the critical round trip, pings that got no pong (not in the distribution), the
+# load that was there (bulk written by the pinging participant, received by its subscriber;
+# storm announcements).
+ISOLATION_LATENCY = [("p50", "p50"), ("p99", "p99"), ("p99_9", "p99.9"), ("max", "max"), ("mean", "mean")]
+ISOLATION_COLUMNS = ISOLATION_LATENCY + [
+    ("pings_lost", "pings lost"), ("bulk_samples_per_s", "bulk samples/s"),
+    ("bulk_mbit_per_s", "bulk Mbit/s"), ("bulk_received_mbit_per_s", "bulk Mbit/s recv."),
+    ("storm_announcements_per_s", "SPDP/s")]
+# Metrics the loaded / alone ratios of scenario 7 cover, and its targets.
+ISOLATION_RATIO_KEYS = [k for k, _ in ISOLATION_LATENCY]
+ISOLATION_TARGETS = [("p99_9", "p99.9"), ("max", "max")]
+ISOLATION_BOUND = 1.2
 REFERENCE = "tachyon"
 OTHERS = ["cyclone", "fastdds", "udp"]
 
@@ -35,6 +47,17 @@ def run_metrics(record):
             m[key] = lat.get(key)
         m["max_over_mean"] = lat["max"] / lat["mean"] if lat.get("max") and lat.get("mean") else None
         m["count"] = lat.get("count")
+        m["pings_lost"] = lat.get("lost")
+    bulk = record.get("bulk")
+    if bulk:
+        m["bulk_samples_per_s"] = bulk.get("samples_per_s")
+        m["bulk_mbit_per_s"] = bulk.get("mbit_per_s")
+    received = record.get("bulk_received")
+    if received:
+        m["bulk_received_mbit_per_s"] = received.get("mbit_per_s")
+    storm = record.get("storm")
+    if storm:
+        m["storm_announcements_per_s"] = storm.get("announcements_per_s")
     tp = record.get("throughput")
     if tp:
         for key, _ in THROUGHPUT_COLUMNS:
@@ -91,10 +114,32 @@ def ratios(cells):
     return out
 
 
+def vs_baseline(scenario, agg):
+    """Scenario 7: {case_id: {metric: Tachyon's median in the case / in the baseline case}} for
+    every case but the baseline ("critical alone", measured in the same run)."""
+    if scenario.id != "isolation":
+        return {}
+    base = agg.get(ISOLATION_BASELINE, {}).get(REFERENCE)
+    out = {}
+    for case in scenario.cases:
+        if case.case_id == ISOLATION_BASELINE:
+            continue
+        cell = agg.get(case.case_id, {}).get(REFERENCE)
+        if not cell or not cell["ok"] or not base or not base["ok"]:
+            continue
+        r = {}
+        for k in ISOLATION_RATIO_KEYS:
+            v, w = cell["medians"].get(k), base["medians"].get(k)
+            r[k] = v / w if v is not None and w else None
+        out[case.case_id] = r
+    return out
+
+
 # --- targets ---------------------------------------------------------------------------------
 
 def _target_rows(scenarios, agg):
-    """(what, case_id, metric, other impl, bound, "le"|"ge")."""
+    """(what, case_id, metric, other impl, bound, "le"|"ge"[, other case_id, against]): Tachyon
+    in `case_id` against `other impl` in the same case, or in `other case_id` when given."""
     rows = []
     lat = next((s for s in scenarios if s.id == "latency"), None)
     if lat:
@@ -113,18 +158,27 @@ def _target_rows(scenarios, agg):
             bound_ = 1.5 if case.spec.size == 32 else 1.2
             rows.append((f"throughput (samples/s), {case.label}", case.case_id, "samples_per_s",
                          "cyclone", bound_, "ge"))
+    iso = next((s for s in scenarios if s.id == "isolation"), None)
+    if iso:
+        for case in iso.cases:
+            if case.case_id == ISOLATION_BASELINE:
+                continue
+            for metric, name in ISOLATION_TARGETS:
+                rows.append((f"isolation: critical {name}, {case.label}", case.case_id, metric, REFERENCE,
+                             ISOLATION_BOUND, "le", ISOLATION_BASELINE, "critical alone (same run)"))
     return rows
 
 
 def targets(scenarios, agg):
     out = []
-    for what, case_id, metric, other, bound, sense in _target_rows(scenarios, agg):
-        cells = agg.get(case_id, {})
-        ref, oth = cells.get(REFERENCE), cells.get(other)
-        row = {"target": what, "against": other, "metric": metric,
+    for what, case_id, metric, other, bound, sense, *against in _target_rows(scenarios, agg):
+        other_case, label = against if against else (case_id, other)
+        ref = agg.get(case_id, {}).get(REFERENCE)
+        oth = agg.get(other_case, {}).get(other)
+        row = {"target": what, "against": label, "metric": metric,
                "bound": f"{'≤' if sense == 'le' else '≥'} {bound:g}×", "ratio": None, "status": None}
         if not ref or not ref["ok"] or not oth or not oth["ok"]:
-            missing = REFERENCE if not ref or not ref["ok"] else other
+            missing = REFERENCE if not ref or not ref["ok"] else label
             row["status"] = f"not measured ({missing} has no result)"
         elif ref["medians"].get(metric) is None or oth["medians"].get(metric) is None:
             row["status"] = f"not measurable ({other} does not report {metric.replace('_', '.')})"
@@ -176,11 +230,12 @@ def _fmt_value(key, v):
     if key in dict(LATENCY_COLUMNS):
         us = v / 1000
         return f"{us:.1f}" if us < 1000 else f"{us:,.0f}"
-    if key in ("samples_per_s", "aggregate_samples_per_s"):
+    if key in ("samples_per_s", "aggregate_samples_per_s", "bulk_samples_per_s", "storm_announcements_per_s"):
         return f"{v:,.0f}"
-    if key == "lost":
+    if key in ("lost", "pings_lost"):
         return f"{v:,.0f}"
-    if key in ("mbit_per_s", "cpu_percent", "rss_mib", "max_over_mean"):
+    if key in ("mbit_per_s", "cpu_percent", "rss_mib", "max_over_mean", "bulk_mbit_per_s",
+               "bulk_received_mbit_per_s"):
         return f"{v:,.1f}"
     return f"{v:g}"
 
@@ -194,6 +249,8 @@ def _fmt_ratio(v):
 
 
 def _columns(scenario):
+    if scenario.id == "isolation":
+        return ISOLATION_COLUMNS + PROCESS_COLUMNS
     if scenario.kind == "latency":
         cols = LATENCY_COLUMNS + (BOUND_EXTRA if scenario.id == "bound" else [])
     else:
@@ -255,6 +312,10 @@ def scenario_table(scenario, agg, order, reps):
                     s = "~" + s
                 vals.append(s)
             lines.append(f"| {case.label} | *{name}* | " + " | ".join(vals) + " | |")
+    for case_id, r in vs_baseline(scenario, agg).items():
+        label = next(c.label for c in scenario.cases if c.case_id == case_id)
+        vals = [_fmt_ratio(r.get(key)) if key in r else "" for key, _ in cols]
+        lines.append(f"| {label} | *loaded / alone* | " + " | ".join(vals) + " | |")
     return lines, notes
 
 
@@ -314,11 +375,15 @@ def summary_json(info, options, scenarios, agg, skipped, unsupported, target_row
     out = {"machine": info, "options": options, "skipped": skipped, "scenarios": [], "targets": target_rows}
     for s in scenarios:
         cases = []
+        loaded = vs_baseline(s, agg)
         for case in s.cases:
             cells = agg.get(case.case_id, {})
-            cases.append({"case_id": case.case_id, "label": case.label, "placement": case.placement.name,
-                          "network": case.net, "spec": asdict(case.spec), "results": cells,
-                          "ratios": ratios(cells), "not_run": unsupported.get(case.case_id, {})})
+            entry = {"case_id": case.case_id, "label": case.label, "placement": case.placement.name,
+                     "network": case.net, "spec": asdict(case.spec), "results": cells,
+                     "ratios": ratios(cells), "not_run": unsupported.get(case.case_id, {})}
+            if case.case_id in loaded:
+                entry["vs_alone"] = loaded[case.case_id]
+            cases.append(entry)
         out["scenarios"].append({"id": s.id, "number": s.number, "title": s.title, "kind": s.kind,
                                  "note": s.note, "cases": cases})
     return out

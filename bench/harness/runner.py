@@ -5,7 +5,7 @@ import os
 import time
 from dataclasses import asdict
 
-from .impls import RunContext
+from .impls import NoResult, RunContext
 from .procs import Proc, stop_all, wait_measuring
 
 # Seconds allowed beyond warm-up and measured part: discovery, the match timeout, writing results.
@@ -62,9 +62,14 @@ class Runner:
         wall = time.monotonic() - started
         record = None
         if error is None:
-            record = impl.record(case, ctx, procs)
-            if record is None:
-                error = "no result: " + _tail(next(p for p in procs if p.spec.measuring).output())
+            try:
+                record = impl.record(case, ctx, procs)
+            except NoResult as e:
+                record, error = None, f"no result: {e}"
+            if record is None and error is None:
+                measuring = [p for p in procs if p.spec.measuring]
+                main = next((p for p in measuring if p.role == "ping"), measuring[0])
+                error = "no result: " + _tail(main.output())
         impl.cleanup()
         record = self._annotate(record, case, impl, rep, domain, net, procs, wall, error)
         self._write(name, record)

@@ -24,6 +24,14 @@ class Spec:
     subscribers: int = 1
     unicast: bool = False
     keys: int = 1
+    # Scenario 7 (isolation): the ping and pong writers critical (`--critical`); a bulk writer
+    # of this many octets per sample in the pinging participant (`--bulk-size`) to a `sub` of
+    # its own; a discovery storm of this many fake participants (`perf storm`), each announced
+    # every `storm_period` seconds.
+    critical: bool = False
+    bulk_size: Optional[int] = None
+    storm: int = 0
+    storm_period: float = 1.0
 
     def measured_seconds(self):
         """Seconds the measured part is expected to take."""
@@ -67,6 +75,9 @@ class Scenario:
     kind: str  # latency | throughput
     note: str
     cases: list = field(default_factory=list)
+    # The cases alternate within each repetition (A B C A B C ...) instead of each case's
+    # repetitions running back to back: for cases compared with each other (isolation).
+    interleave: bool = False
 
 
 def size_label(size):
@@ -141,19 +152,75 @@ def build_matrix(short, placements):
     vsizes = [32] if short else [32, KIB, 64 * KIB, KIB * KIB]
     s.cases = _latency_cases(s.id, vsizes, placements, lat, net="veth", extra_label=" veth")
     scenarios.append(s)
+
+    s = Scenario("isolation", 7, "Isolation: critical 32 B ping-pong at 1000/s, RELIABLE KEEP_ALL, "
+                 "alone / with a 64 KiB bulk writer in the same participant / and a discovery storm "
+                 "of 1,000 participants", "latency",
+                 "round trip in µs of the critical writer (TRANSPORT_PRIORITY above "
+                 "`threads.critical_priority`, both directions); ping process (and its bulk "
+                 "writer) on vCPU 0, pong, bulk subscriber and storm on vCPU 1; the three cases "
+                 "alternate within each repetition; ratio rows: loaded / alone", interleave=True)
+    crit = replace(lat, history="keep-all", rate=1000.0, critical=True,
+                   duration=ISOLATION_SHORT_S if short else ISOLATION_LONG_S, warmup=1.0)
+    bulk = replace(crit, bulk_size=ISOLATION_BULK)
+    storm = replace(bulk, storm=ISOLATION_STORM)
+    s.cases = [Case(s.id, f"{s.id}-{name}", label, spec, SPLIT)
+               for name, label, spec in (("alone", "critical alone", crit),
+                                         ("bulk", f"+ {size_label(ISOLATION_BULK)} bulk", bulk),
+                                         ("storm", f"+ bulk + storm of {ISOLATION_STORM:,}", storm))]
+    scenarios.append(s)
     return scenarios
 
 
-SCENARIO_IDS = ["latency", "bound", "throughput", "fanout", "variants", "veth"]
+SCENARIO_IDS = ["latency", "bound", "throughput", "fanout", "variants", "veth", "isolation"]
+
+# Scenario 7: measured seconds (at 1000 pings/s: 10,000 round trips in the short form, so p99.9
+# is the 10th worst), the bulk sample size and the storm's participants.
+ISOLATION_SHORT_S = 10.0
+ISOLATION_LONG_S = 60.0
+ISOLATION_BULK = 64 * KIB
+ISOLATION_STORM = 1000
+ISOLATION_BASELINE = "isolation-alone"
+# Scenarios only Tachyon runs (no other program has the options they need).
+TACHYON_ONLY = {"isolation"}
 
 # Seconds a run costs beyond its warm-up and measured part: process start, discovery, the pause
 # between starting the two sides, reading the result (measured here: about 1 s for two processes).
 RUN_OVERHEAD_S = 1.2
+# Each further process of a run (the bulk subscriber, the storm): its start gap and its stop.
+EXTRA_PROCESS_S = 0.4
 
 
 def run_seconds(case):
     spec = case.spec
-    return RUN_OVERHEAD_S + spec.warmup + spec.measured_seconds() + 0.1 * spec.subscribers
+    extra = (1 if spec.bulk_size else 0) + (1 if spec.storm else 0)
+    return (RUN_OVERHEAD_S + spec.warmup + spec.measured_seconds() + 0.1 * spec.subscribers
+            + EXTRA_PROCESS_S * extra)
+
+
+def schedule(plan, reps):
+    """The order of the runs of `plan` ([(scenario, case, impls, why_not)]): per case its
+    repetitions, implementations alternating in each (A B C A B C); the cases of an
+    `interleave` scenario alternate too (case 1 A B, case 2 A B, ..., then the next
+    repetition). Yields (scenario, case, impl, rep)."""
+    i = 0
+    while i < len(plan):
+        s = plan[i][0]
+        if s.interleave:
+            group = []
+            while i < len(plan) and plan[i][0] is s:
+                group.append(plan[i])
+                i += 1
+            for rep in range(reps):
+                for _, case, impls, _ in group:
+                    for impl in impls:
+                        yield s, case, impl, rep
+        else:
+            _, case, impls, _ = plan[i]
+            i += 1
+            for rep in range(reps):
+                for impl in impls:
+                    yield s, case, impl, rep
 
 
 def estimate(cases_by_impl, reps):

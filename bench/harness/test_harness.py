@@ -1,5 +1,6 @@
 """Unit tests of the harness's pure parts: the ddsperf converter, the merging of subscribers,
-medians, ratios and targets, the Cyclone adapter's choice of cyclone_ping or ddsperf.
+medians, ratios and targets, the Cyclone adapter's choice of cyclone_ping or ddsperf, the
+isolation scenario (its processes, records, ratios, targets and the order of its runs).
 `python3 -m unittest discover -s bench/harness -t bench`"""
 import json
 import os
@@ -9,9 +10,11 @@ import types
 import unittest
 
 from harness import ddsperf, report
-from harness.impls import Cyclone, RunContext, Tachyon, UdpFloor, all_impls, merge_subscribers
+from harness.impls import (Cyclone, FastDds, NoResult, RunContext, Tachyon, UdpFloor, all_impls,
+                           merge_subscribers)
 from harness.netns import Loopback
-from harness.scenarios import SAME, SPLIT, Case, Scenario, Spec, build_matrix, estimate
+from harness.scenarios import (SAME, SPLIT, TACHYON_ONLY, Case, Scenario, Spec, build_matrix, estimate,
+                               schedule)
 
 PING = """\
 [4332] participant vm:4332: new (self)
@@ -288,8 +291,161 @@ class MatrixTest(unittest.TestCase):
     def test_short_form_fits_the_budget_with_every_implementation(self):
         scenarios = build_matrix(True, [SAME, SPLIT])
         cases = [c for s in scenarios for c in s.cases]
-        # Worst case: all four implementations run every case.
-        self.assertLess(estimate({"all": cases * 4}, 3), 15 * 60)
+        # Worst case: all four implementations run every case they can (the Tachyon-only
+        # scenarios: Tachyon alone). The issue's bound for the whole short run: 20 minutes.
+        shared = [c for c in cases if c.scenario not in TACHYON_ONLY]
+        only = [c for c in cases if c.scenario in TACHYON_ONLY]
+        self.assertTrue(only)
+        self.assertLess(estimate({"all": shared * 4 + only}, 3), 20 * 60)
+
+    def test_isolation_compares_three_loads_of_one_critical_ping(self):
+        iso = next(s for s in build_matrix(True, [SAME]) if s.id == "isolation")
+        self.assertTrue(iso.interleave)
+        self.assertEqual([c.case_id for c in iso.cases],
+                         ["isolation-alone", "isolation-bulk", "isolation-storm"])
+        alone, bulk, storm = (c.spec for c in iso.cases)
+        self.assertEqual((alone.size, alone.rate, alone.history, alone.critical), (32, 1000.0, "keep-all", True))
+        self.assertEqual((alone.bulk_size, alone.storm), (None, 0))
+        self.assertEqual((bulk.bulk_size, bulk.storm), (65536, 0))
+        self.assertEqual((storm.bulk_size, storm.storm), (65536, 1000))
+        # Only the load differs, and every case runs on the same placement.
+        from dataclasses import replace
+        self.assertEqual(replace(storm, bulk_size=None, storm=0), alone)
+        self.assertEqual({c.placement for c in iso.cases}, {SPLIT})
+        long_iso = next(s for s in build_matrix(False, [SAME]) if s.id == "isolation")
+        self.assertGreater(long_iso.cases[0].spec.duration, alone.duration)
+
+
+class ScheduleTest(unittest.TestCase):
+    def test_implementations_alternate_and_interleaved_cases_too(self):
+        plain = Scenario("latency", 1, "t", "latency", "n")
+        iso = Scenario("isolation", 7, "t", "latency", "n", interleave=True)
+        a, b = types.SimpleNamespace(name="A"), types.SimpleNamespace(name="B")
+        c1, c2 = (Case("latency", f"l{i}", "l", Spec("latency", 32), SAME) for i in (1, 2))
+        i1, i2, i3 = (Case("isolation", f"i{i}", "i", Spec("latency", 32), SPLIT) for i in (1, 2, 3))
+        plan = [(plain, c1, [a, b], {}), (plain, c2, [a], {}),
+                (iso, i1, [a], {}), (iso, i2, [a], {}), (iso, i3, [a], {})]
+        order = [(case.case_id, impl.name, rep) for _, case, impl, rep in schedule(plan, 2)]
+        self.assertEqual(order, [
+            ("l1", "A", 0), ("l1", "B", 0), ("l1", "A", 1), ("l1", "B", 1),
+            ("l2", "A", 0), ("l2", "A", 1),
+            ("i1", "A", 0), ("i2", "A", 0), ("i3", "A", 0),
+            ("i1", "A", 1), ("i2", "A", 1), ("i3", "A", 1)])
+
+
+def iso_case(which):
+    return next(c for s in build_matrix(True, [SAME]) if s.id == "isolation" for c in s.cases
+                if c.case_id == f"isolation-{which}")
+
+
+class IsolationTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.ctx = RunContext(domain=9, port=20018, net=Loopback(),
+                              path_prefix=os.path.join(self.tmp.name, "x"))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_alone_is_a_critical_ping_pong(self):
+        pong, ping = Tachyon("/repo").plan(iso_case("alone"), self.ctx)
+        self.assertEqual((pong.role, ping.role), ("pong", "ping"))
+        for p in (pong, ping):
+            self.assertIn("--critical", p.argv)
+            self.assertNotIn("--bulk-size", p.argv)
+        self.assertEqual(ping.argv[ping.argv.index("--rate") + 1], "1000")
+        self.assertEqual(ping.argv[ping.argv.index("--history") + 1], "keep-all")
+
+    def test_storm_case_runs_a_bulk_subscriber_and_a_storm(self):
+        procs = Tachyon("/repo").plan(iso_case("storm"), self.ctx)
+        self.assertEqual([p.role for p in procs], ["pong", "bulk-sub", "ping", "storm"])
+        pong, sub, ping, storm = procs
+        self.assertEqual([p.side for p in procs], ["b", "b", "a", "b"])
+        self.assertEqual([p.measuring for p in procs], [False, True, True, False])
+        topic = ping.argv[ping.argv.index("--bulk-topic") + 1]
+        self.assertEqual(ping.argv[ping.argv.index("--bulk-size") + 1], "65536")
+        self.assertEqual(sub.argv[sub.argv.index("--topic") + 1], topic)
+        self.assertEqual(sub.argv[sub.argv.index("--history") + 1], "keep-all")
+        self.assertEqual(sub.argv[sub.argv.index("--duration") + 1], ping.argv[ping.argv.index("--duration") + 1])
+        self.assertEqual(storm.argv[2], "storm")
+        self.assertEqual(storm.argv[storm.argv.index("--participants") + 1], "1000")
+        self.assertEqual(storm.argv[storm.argv.index("--domain") + 1], "9")
+        # Silent during the warm-up, then announcing past the measured part.
+        self.assertEqual(storm.argv[storm.argv.index("--warmup") + 1], "1")
+        self.assertGreater(float(storm.argv[storm.argv.index("--duration") + 1]), 10)
+        self.assertIsNotNone(storm.json_path)
+
+    def test_only_tachyon_runs_it(self):
+        for impl in (Cyclone("/repo"), FastDds("/repo"), UdpFloor("/repo")):
+            self.assertIn("no critical writers", impl.unsupported(iso_case("alone")), impl.name)
+        self.assertIsNone(Tachyon("/repo").unsupported(iso_case("storm")))
+
+    def write(self, spec, record):
+        with open(spec.json_path, "w", encoding="utf-8") as f:
+            json.dump(record, f)
+
+    def test_the_record_carries_the_load_both_sides_saw(self):
+        impl, case = Tachyon("/repo"), iso_case("storm")
+        procs = [types.SimpleNamespace(spec=p) for p in impl.plan(case, self.ctx)]
+        specs = {p.spec.role: p.spec for p in procs}
+        ping = dict(CYCLONE_PING_RECORD, implementation="tachyon",
+                    bulk={"samples": 1000, "samples_per_s": 500.0, "mbit_per_s": 262.0})
+        self.write(specs["ping"], ping)
+        self.write(specs["bulk-sub"], {"throughput": {"samples": 990, "mbit_per_s": 260.0}})
+        with self.assertRaisesRegex(NoResult, "storm"):
+            impl.record(case, self.ctx, procs)
+        self.write(specs["storm"], {"role": "storm", "storm": {"announcements": 10000, "announcements_per_s": 1000.0}})
+        rec = impl.record(case, self.ctx, procs)
+        self.assertEqual(rec["bulk_received"]["mbit_per_s"], 260.0)
+        self.assertEqual(rec["storm"]["announcements"], 10000)
+        self.write(specs["ping"], dict(ping, bulk={"samples": 0}))
+        with self.assertRaisesRegex(NoResult, "bulk writer wrote nothing"):
+            impl.record(case, self.ctx, procs)
+
+    def iso_record(self, which, p999, mx, rep=1):
+        case = iso_case(which)
+        rec = run_record(case, "tachyon", 50_000)
+        rec["_file"] = f"runs/{case.case_id}-r{rep}.json"
+        rec["latency"].update(p99_9=p999, max=mx, lost=2)
+        if which != "alone":
+            rec["bulk"] = {"samples_per_s": 4000.0, "mbit_per_s": 2097.0}
+            rec["bulk_received"] = {"mbit_per_s": 2090.0}
+        if which == "storm":
+            rec["storm"] = {"announcements_per_s": 1000.0}
+        return rec
+
+    def test_ratios_to_alone_and_targets(self):
+        iso = next(s for s in build_matrix(True, [SAME]) if s.id == "isolation")
+        records = [self.iso_record("alone", 100_000, 200_000), self.iso_record("alone", 300_000, 400_000, 2),
+                   self.iso_record("bulk", 220_000, 300_000), self.iso_record("storm", 400_000, 2_000_000)]
+        agg = report.aggregate(records)
+        m = agg["isolation-bulk"]["tachyon"]["medians"]
+        self.assertEqual((m["bulk_mbit_per_s"], m["bulk_received_mbit_per_s"], m["pings_lost"]), (2097.0, 2090.0, 2))
+        r = report.vs_baseline(iso, agg)
+        self.assertEqual(set(r), {"isolation-bulk", "isolation-storm"})
+        self.assertAlmostEqual(r["isolation-bulk"]["p99_9"], 1.1)  # 220 / median(100, 300)
+        self.assertAlmostEqual(r["isolation-storm"]["max"], 2_000_000 / 300_000)
+        rows = {(t["target"], t["metric"]): t for t in report.targets([iso], agg)}
+        bulk999 = rows[("isolation: critical p99.9, + 64 KiB bulk", "p99_9")]
+        self.assertEqual((bulk999["status"], bulk999["bound"]), ("met", "≤ 1.2×"))
+        self.assertEqual(bulk999["against"], "critical alone (same run)")
+        self.assertTrue(rows[("isolation: critical max, + bulk + storm of 1,000", "max")]["status"].startswith("missed"))
+        md = report.markdown({"date": "d", "cpu": "c", "vcpus": 2, "kernel": "k", "commit": "x", "branch": "b",
+                              "load_end": 1.0}, {"form": "short", "reps": 2, "command": "run.py"}, [iso], agg,
+                             {}, {}, report.targets([iso], agg), ["tachyon"], 1.0)
+        self.assertIn("| + 64 KiB bulk | *loaded / alone* | 1.00 | 1.00 | 1.10 | 1.00 | 1.00 |", md)
+        self.assertIn("bulk Mbit/s recv.", md)
+        summary = report.summary_json({}, {}, [iso], agg, {}, {}, [])
+        cases = {c["case_id"]: c for c in summary["scenarios"][0]["cases"]}
+        self.assertNotIn("vs_alone", cases["isolation-alone"])
+        self.assertAlmostEqual(cases["isolation-bulk"]["vs_alone"]["p99_9"], 1.1)
+
+    def test_no_baseline_no_ratio(self):
+        iso = next(s for s in build_matrix(True, [SAME]) if s.id == "isolation")
+        agg = report.aggregate([self.iso_record("bulk", 220_000, 300_000)])
+        self.assertEqual(report.vs_baseline(iso, agg), {})
+        statuses = {t["status"] for t in report.targets([iso], agg)}
+        self.assertIn("not measured (critical alone (same run) has no result)", statuses)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,9 @@
 //! - `throughput.png`: samples/s and Mbit/s against payload size per implementation (medians).
 //! - `timeline-bound.png`: p50 and max of every second of the scenario-2 runs (the repetition
 //!   with the median max of each implementation).
+//! - `ccdf-isolation.png` (scenario 7): the critical writer's round trip alone, with the bulk
+//!   load and with the bulk load and the discovery storm, as CCDFs in one panel (all
+//!   repetitions merged, as above) and the max of every second of a typical run of each case.
 //!
 //! Text is drawn with the DejaVu Sans font file, registered at run time (no fontconfig needed):
 //! `/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf`, or the file named by `PLOT_FONT`.
@@ -44,6 +47,12 @@ fn run(dir: &Path) -> Res<()> {
     let summary = read_json(&dir.join("summary.json"))?;
     for scenario in array(&summary["scenarios"]) {
         let id = scenario["id"].as_str().unwrap_or("?");
+        if id == "isolation" {
+            let out = dir.join("ccdf-isolation.png");
+            let drawn = isolation_plot(dir, scenario, &out)?;
+            report(&out, drawn);
+            continue;
+        }
         let out = match (scenario["kind"].as_str(), id) {
             (Some("latency"), _) => Some(dir.join(format!("ccdf-{id}.png"))),
             (_, "throughput") => Some(dir.join("throughput.png")),
@@ -131,6 +140,7 @@ struct Curve {
     name: String,
     points: Vec<(f64, f64)>,
     approximate: bool,
+    color: RGBColor,
 }
 
 fn merged_histogram(runs: &[Value]) -> BTreeMap<u64, u64> {
@@ -177,6 +187,7 @@ fn latency_curves(dir: &Path, case: &Value) -> Vec<Curve> {
         let hist = merged_histogram(&runs_of(dir, result));
         if hist.values().sum::<u64>() > 0 {
             curves.push(Curve {
+                color: color(&name),
                 name,
                 points: ccdf(&hist),
                 approximate: false,
@@ -185,6 +196,7 @@ fn latency_curves(dir: &Path, case: &Value) -> Vec<Curve> {
             let points = percentile_points(&result["medians"]);
             if !points.is_empty() {
                 curves.push(Curve {
+                    color: color(&name),
                     name: format!("{name} (approx.)"),
                     points,
                     approximate: true,
@@ -235,7 +247,7 @@ fn ccdf_panel(area: &DrawingArea<BitMapBackend, Shift>, label: &str, curves: &[C
         .x_label_formatter(&|x| format!("{x:.0}"))
         .draw()?;
     for curve in curves {
-        let c = color(&curve.name);
+        let c = curve.color;
         let style = c.stroke_width(2);
         if curve.approximate {
             chart
@@ -267,6 +279,88 @@ fn step(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
         out.push((x, y));
     }
     out
+}
+
+// --- isolation (scenario 7) ------------------------------------------------------------------
+
+/// Colours of the isolation cases in their order: alone, with the bulk load, with the storm too.
+const LOAD_COLORS: [RGBColor; 4] = [
+    RGBColor(40, 40, 40),
+    RGBColor(255, 127, 14),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+];
+
+/// Tachyon's curve per isolation case (the case's label as its name) and the typical run of
+/// each (for the timeline).
+fn isolation_plot(dir: &Path, scenario: &Value, out: &Path) -> Res<bool> {
+    let mut curves = Vec::new();
+    let mut timelines = Vec::new();
+    for (i, case) in array(&scenario["cases"]).iter().enumerate() {
+        let label = case["label"].as_str().unwrap_or("?").to_owned();
+        let Some(result) = case["results"].get("tachyon") else {
+            continue;
+        };
+        let runs = runs_of(dir, result);
+        let hist = merged_histogram(&runs);
+        let total: u64 = hist.values().sum();
+        if total == 0 {
+            continue;
+        }
+        let c = LOAD_COLORS[i % LOAD_COLORS.len()];
+        curves.push(Curve {
+            name: format!("{label} ({total} round trips)"),
+            points: ccdf(&hist),
+            approximate: false,
+            color: c,
+        });
+        if let Some(run) = typical_run(runs) {
+            let max: Vec<(f64, f64)> = array(&run["timeline"])
+                .iter()
+                .filter_map(|i| Some((i["t"].as_f64()?, i["max"].as_f64()? / 1e3)))
+                .collect();
+            timelines.push((label, max, c));
+        }
+    }
+    if curves.is_empty() {
+        return Ok(false);
+    }
+    let root = canvas(
+        out,
+        2,
+        "Isolation: critical round trip alone and under load (same run)",
+    )?;
+    let areas = panels(&root, 2);
+    ccdf_panel(&areas[0], "distribution, all repetitions merged", &curves)?;
+    let all = || timelines.iter().flat_map(|(_, pts, _)| pts.iter());
+    let (xmin, xmax) = bounds(all().map(|p| p.0));
+    let (ymin, ymax) = bounds(all().map(|p| p.1));
+    let mut chart = ChartBuilder::on(&areas[1])
+        .caption("max of each second, typical run", ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(
+            (xmin - 0.5).min(0.0)..xmax + 0.5,
+            (ymin * 0.7..ymax * 1.5).log_scale(),
+        )?;
+    chart
+        .configure_mesh()
+        .x_desc("time (s)")
+        .y_desc("round trip max (µs)")
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .draw()?;
+    for (label, points, c) in &timelines {
+        let c = *c;
+        chart
+            .draw_series(LineSeries::new(points.clone(), c.stroke_width(2)))?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+        chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+    }
+    legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
+    root.present()?;
+    Ok(true)
 }
 
 // --- throughput against size -----------------------------------------------------------------

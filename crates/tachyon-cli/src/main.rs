@@ -25,7 +25,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Measure latency or throughput (ddsperf-compatible: ping, pong, pub, sub, intra).
+    /// Measure latency or throughput (ddsperf-compatible: ping, pong, pub, sub, intra), or
+    /// make a discovery storm (storm).
     Perf(perf::PerfArgs),
     /// The raw-UDP floor: ping, pong, pub, sub, intra on plain sockets, no protocol.
     Floor(floor::FloorArgs),

@@ -136,6 +136,7 @@ impl FloorArgs {
             subscribers: 1,
             warmup_s: self.warmup,
             duration_s: self.duration,
+            ..RunConfig::default()
         }
     }
 

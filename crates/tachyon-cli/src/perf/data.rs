@@ -10,16 +10,16 @@ use tachyon::prelude::*;
 use tachyon::{InstanceStateMask, SampleStateMask, ViewStateMask};
 use tachyon_wire::Guid;
 
-use super::node::{now_ns, system_time, Node};
+use super::node::{now_ns, system_time};
 use super::options::{Delivery, PerfArgs};
 use super::types::PerfSample;
 use super::Failure;
 use crate::stats::{live_line, RunResult, ThroughputCounter, Usage};
 
-/// Runs the publisher for `--warmup` + `--duration` seconds once `--subscribers` readers
-/// matched.
-pub fn publish<T: PerfSample>(a: &PerfArgs, node: &Node<T>) -> Result<(), Failure> {
-    let writer = &node.data_writer;
+/// Runs the publisher (the data writer of a [`Node`](super::node::Node), or of a
+/// [`DataNode`](super::node::DataNode) with `--topic`) for `--warmup` + `--duration` seconds
+/// once `--subscribers` readers matched.
+pub fn publish<T: PerfSample>(a: &PerfArgs, writer: &DataWriter<T>) -> Result<(), Failure> {
     let deadline = Instant::now() + Duration::from_secs_f64(a.match_timeout);
     while writer.get_publication_matched_status().current_count < a.subscribers {
         if Instant::now() >= deadline {
@@ -118,13 +118,14 @@ impl<T: PerfSample> DataReaderListener<T> for DataListener {
     }
 }
 
-/// Runs the subscriber: from the first sample, `--warmup` seconds not counted, then
-/// `--duration` seconds (or `--count` samples) measured.
-pub fn subscribe<T: PerfSample>(a: &PerfArgs, node: &Node<T>) -> Result<RunResult, Failure> {
-    let reader = node
-        .data_reader
-        .as_ref()
-        .ok_or_else(|| Failure::Other("sub needs a data reader".into()))?;
+/// Runs the subscriber on `reader`, whose participant was created at `created`: from the
+/// first sample, `--warmup` seconds not counted, then `--duration` seconds (or `--count`
+/// samples) measured.
+pub fn subscribe<T: PerfSample>(
+    a: &PerfArgs,
+    reader: &DataReader<T>,
+    created: Instant,
+) -> Result<RunResult, Failure> {
     let counting = Arc::new(Mutex::new(Counting {
         counter: ThroughputCounter::new(),
         first: None,
@@ -154,7 +155,6 @@ pub fn subscribe<T: PerfSample>(a: &PerfArgs, node: &Node<T>) -> Result<RunResul
     if let Some(cpu) = a.cpu {
         super::pin_this_thread(cpu, a.rt_priority);
     }
-    let created = node.created;
     let no_data_by = Instant::now() + Duration::from_secs_f64(a.match_timeout);
     let lock = || counting.lock().map_err(|_| Failure::poisoned());
     let mut measured_from: Option<(Instant, Usage)> = None;

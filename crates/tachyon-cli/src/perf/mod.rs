@@ -1,12 +1,16 @@
 //! `tachyon perf`: latency and throughput of Tachyon, compatible with Cyclone DDS's
 //! `ddsperf` on the wire (see [`node`]): `tachyon perf ping` measures against `ddsperf pong`
-//! and the other way round, and the same for `pub`/`sub`.
+//! and the other way round, and the same for `pub`/`sub`. Beyond ddsperf: `--critical`
+//! writers, a bulk writer beside the pings (`ping --bulk-size`, [`bulk`]) and a discovery storm
+//! (`storm`, [`storm`]).
 
+mod bulk;
 mod data;
 mod node;
 mod options;
 mod ping;
 mod pong;
+mod storm;
 mod types;
 
 use std::fmt;
@@ -72,6 +76,9 @@ pub(crate) fn pin_this_thread(cpu: u16, priority: Option<u8>) {
 /// Runs `tachyon perf` as the arguments say.
 pub fn run(a: &PerfArgs) -> Result<(), Failure> {
     a.validate().map_err(Failure::Usage)?;
+    if a.mode == Mode::Storm {
+        return storm::run(a);
+    }
     let result = match a.type_kind {
         TypeKind::Simple => run_with::<KeyedSeq>(a)?,
         TypeKind::Complex => run_with::<PerfComplex>(a)?,
@@ -87,15 +94,33 @@ fn run_with<T: PerfSample>(a: &PerfArgs) -> Result<Option<RunResult>, Failure> {
     let node = |data_reader| {
         node::Node::<T>::new(a, data_reader).map_err(|e| Failure::Other(e.to_string()))
     };
-    match a.mode {
-        Mode::Ping => Ok(Some(ping::run(a, &node(false)?, "ping")?)),
-        Mode::Pong => pong::run(a, &node(false)?).map(|()| None),
-        Mode::Pub => data::publish(a, &node(false)?).map(|()| None),
-        Mode::Sub => Ok(Some(data::subscribe(a, &node(true)?)?)),
-        Mode::Intra => {
+    let data_node = |topic: &str, reader| {
+        node::DataNode::<T>::new(a, topic, reader).map_err(|e| Failure::Other(e.to_string()))
+    };
+    let missing = || Failure::Other("no data endpoint".into());
+    match (a.mode, a.topic.as_deref()) {
+        (Mode::Ping, _) => Ok(Some(ping::run(a, &node(false)?, "ping")?)),
+        (Mode::Pong, _) => pong::run(a, &node(false)?).map(|()| None),
+        (Mode::Pub, None) => data::publish(a, &node(false)?.data_writer).map(|()| None),
+        (Mode::Pub, Some(topic)) => {
+            let n = data_node(topic, false)?;
+            data::publish(a, n.writer.as_ref().ok_or_else(missing)?).map(|()| None)
+        }
+        (Mode::Sub, None) => {
+            let n = node(true)?;
+            let reader = n.data_reader.as_ref().ok_or_else(missing)?;
+            Ok(Some(data::subscribe(a, reader, n.created)?))
+        }
+        (Mode::Sub, Some(topic)) => {
+            let n = data_node(topic, true)?;
+            let reader = n.reader.as_ref().ok_or_else(missing)?;
+            Ok(Some(data::subscribe(a, reader, n.created)?))
+        }
+        (Mode::Intra, _) => {
             let ponger = node(false)?;
             let _responder = pong::start(a, &ponger)?;
             Ok(Some(ping::run(a, &node(false)?, "intra")?))
         }
+        (Mode::Storm, _) => Ok(None),
     }
 }

@@ -20,8 +20,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
+use tachyon::domain::ParticipantSettings;
 use tachyon::prelude::*;
-use tachyon::qos::History;
+use tachyon::qos::{History, TopicQos};
 use tachyon::{Config, InstanceState, MulticastMode, Sample};
 use tachyon_wire::{EntityId, Guid, GuidPrefix};
 
@@ -162,6 +163,51 @@ impl EndpointQos {
     }
 }
 
+/// `threads.critical_priority` that `--critical` sets unless the configuration sets one.
+pub const CRITICAL_THRESHOLD: i32 = 10;
+
+/// What `--critical` made critical: the participant's threshold and the TRANSPORT_PRIORITY
+/// of the ping and pong writers (one above it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Critical {
+    pub threshold: i32,
+    pub transport_priority: i32,
+}
+
+/// The participant's settings from the command line (and `TACHYON_CONFIG`), with `user_data`;
+/// with `--critical`, the critical threshold too.
+fn participant_settings(
+    a: &PerfArgs,
+    user_data: Vec<u8>,
+) -> Result<(ParticipantSettings, Option<Critical>), Box<dyn std::error::Error>> {
+    let config = Config::from_env()?;
+    let mut settings = config.settings(a.domain);
+    settings.user_data = user_data;
+    settings.entity_name = Some(format!("tachyon perf {}", a.mode.name()));
+    if a.unicast {
+        settings.udp.multicast = MulticastMode::Disabled;
+    }
+    if let Some(cpu) = a.cpu {
+        settings.threads.driver.cpus = vec![cpu];
+    }
+    if let Some(p) = a.rt_priority {
+        settings.threads.driver.priority = Some(p);
+    }
+    let critical = if a.critical {
+        let threshold = *settings
+            .threads
+            .critical_priority
+            .get_or_insert(CRITICAL_THRESHOLD);
+        Some(Critical {
+            threshold,
+            transport_priority: threshold.saturating_add(1),
+        })
+    } else {
+        None
+    };
+    Ok((settings, critical))
+}
+
 /// A benchmark participant with every endpoint `ddsperf` has.
 pub struct Node<T: PerfSample> {
     /// Shared with the discovery thread; the endpoints below need it alive.
@@ -174,33 +220,46 @@ pub struct Node<T: PerfSample> {
     pub pong_reader: DataReader<T>,
     pub data_writer: Arc<DataWriter<T>>,
     pub data_reader: Option<DataReader<T>>,
+    /// `ping --bulk-size`: a RELIABLE KEEP_ALL writer on `--bulk-topic`, and the topic's name.
+    pub bulk_writer: Option<(Arc<DataWriter<T>>, String)>,
+    /// `--critical`: the threshold and the ping and pong writers' TRANSPORT_PRIORITY.
+    pub critical: Option<Critical>,
     pub pongs: Arc<PongWriters<T>>,
     stop: Arc<AtomicBool>,
     discovery: Option<JoinHandle<()>>,
+}
+
+/// The topic of `ping --bulk-size`'s writer: `--bulk-topic`, or the ping topic's family with
+/// `Bulk` (`DDSPerfRBulkKS` for the simple type).
+pub fn bulk_topic_name<T: PerfSample>(a: &PerfArgs) -> String {
+    a.bulk_topic
+        .clone()
+        .unwrap_or_else(|| topic_name::<T>("Bulk", true))
 }
 
 impl<T: PerfSample> Node<T> {
     /// Joins the domain and creates the endpoints; `data_reader` for `sub`.
     pub fn new(a: &PerfArgs, data_reader: bool) -> Result<Node<T>, Box<dyn std::error::Error>> {
         let created = Instant::now();
-        let config = Config::from_env()?;
-        let mut settings = config.settings(a.domain);
-        settings.user_data = user_data(data_reader);
-        settings.entity_name = Some(format!("tachyon perf {}", a.mode.name()));
-        if a.unicast {
-            settings.udp.multicast = MulticastMode::Disabled;
-        }
-        if let Some(cpu) = a.cpu {
-            settings.threads.driver.cpus = vec![cpu];
-        }
-        if let Some(p) = a.rt_priority {
-            settings.threads.driver.priority = Some(p);
-        }
+        let (settings, critical) = participant_settings(a, user_data(data_reader))?;
         let participant = Arc::new(DomainParticipant::with_settings(a.domain, &settings)?);
         let reliable = a.reliable();
-        let qos = EndpointQos::from_args(a);
-        let ping_topic = participant.create_topic::<T>(&topic_name::<T>("Ping", reliable))?;
-        let pong_topic = participant.create_topic::<T>(&topic_name::<T>("Pong", reliable))?;
+        let mut qos = EndpointQos::from_args(a);
+        if let Some(c) = critical {
+            // The pong writers are made from the same QoS: both directions are critical.
+            qos.ping_writer = qos.ping_writer.transport_priority(c.transport_priority);
+        }
+        // Critical readers are those of critical topics (DDS gives readers no
+        // TRANSPORT_PRIORITY): the ping and pong topics, so both directions use the
+        // critical lane.
+        let topic_qos = TopicQos {
+            transport_priority: critical.as_ref().map_or(0, |c| c.transport_priority),
+            ..TopicQos::default()
+        };
+        let ping_topic = participant
+            .create_topic_with_qos::<T>(&topic_name::<T>("Ping", reliable), topic_qos.clone())?;
+        let pong_topic = participant
+            .create_topic_with_qos::<T>(&topic_name::<T>("Pong", reliable), topic_qos)?;
         let data_topic = participant.create_topic::<T>(&topic_name::<T>("Data", reliable))?;
         let publisher = participant.create_publisher()?;
         let subscriber = participant.create_subscriber()?;
@@ -215,6 +274,18 @@ impl<T: PerfSample> Node<T> {
             None
         };
         let data_writer = publisher.create_datawriter(&data_topic, qos.data_writer.clone())?;
+        let bulk_writer = if a.bulk_size.is_some() {
+            let name = bulk_topic_name::<T>(a);
+            let topic = participant.create_topic::<T>(&name)?;
+            // Reliable, keep-all, default TRANSPORT_PRIORITY (0): not critical.
+            let qos = DataWriterQos::default()
+                .ignore_local(true)
+                .reliable()
+                .keep_all();
+            Some((Arc::new(publisher.create_datawriter(&topic, qos)?), name))
+        } else {
+            None
+        };
         // Every pong of a ping is the same instance (key 0): with several peers answering, a
         // keep-last history must hold one per peer, or a pong replaces another before it is
         // taken.
@@ -244,9 +315,52 @@ impl<T: PerfSample> Node<T> {
             pong_reader,
             data_reader,
             data_writer: Arc::new(data_writer),
+            bulk_writer,
+            critical,
             pongs,
             stop,
             discovery: Some(discovery),
+        })
+    }
+}
+
+/// `pub`/`sub --topic`: a plain participant with one data writer or reader on that topic and
+/// nothing of `ddsperf`'s (no ping or pong endpoints, no benchmark USER_DATA), so a `ping`
+/// of the same domain neither pings it nor waits for its pongs.
+pub struct DataNode<T: PerfSample> {
+    pub writer: Option<DataWriter<T>>,
+    pub reader: Option<DataReader<T>>,
+    /// When the participant was created.
+    pub created: Instant,
+    /// Declared last: dropped after the endpoints.
+    #[allow(dead_code)]
+    participant: DomainParticipant,
+}
+
+impl<T: PerfSample> DataNode<T> {
+    /// Joins the domain with a writer (`pub`) or a reader (`sub`) on `topic`.
+    pub fn new(
+        a: &PerfArgs,
+        topic: &str,
+        reader: bool,
+    ) -> Result<DataNode<T>, Box<dyn std::error::Error>> {
+        let created = Instant::now();
+        let (settings, _) = participant_settings(a, Vec::new())?;
+        let participant = DomainParticipant::with_settings(a.domain, &settings)?;
+        let qos = EndpointQos::from_args(a);
+        let topic = participant.create_topic::<T>(topic)?;
+        let (writer, reader) = if reader {
+            let s = participant.create_subscriber()?;
+            (None, Some(s.create_datareader(&topic, qos.data_reader)?))
+        } else {
+            let p = participant.create_publisher()?;
+            (Some(p.create_datawriter(&topic, qos.data_writer)?), None)
+        };
+        Ok(DataNode {
+            writer,
+            reader,
+            created,
+            participant,
         })
     }
 }
@@ -323,6 +437,31 @@ mod tests {
     fn partition_names_are_ddsperfs_guid_strings() {
         let p = GuidPrefix([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0xab, 0xcd]);
         assert_eq!(guid_partition(p), "01020304_05060708_090aabcd_000001c1");
+    }
+
+    #[test]
+    fn critical_sets_the_threshold_and_a_priority_above_it() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: PerfArgs,
+        }
+        let parse = |v: &[&str]| Cli::try_parse_from(v).unwrap().args;
+        if std::env::var_os(tachyon::config::CONFIG_ENV).is_some() {
+            return; // a configuration file may set its own threshold
+        }
+        let (s, c) = participant_settings(&parse(&["perf", "ping", "--critical"]), vec![]).unwrap();
+        assert_eq!(s.threads.critical_priority, Some(CRITICAL_THRESHOLD));
+        assert_eq!(
+            c,
+            Some(Critical {
+                threshold: CRITICAL_THRESHOLD,
+                transport_priority: CRITICAL_THRESHOLD + 1
+            })
+        );
+        let (s, c) = participant_settings(&parse(&["perf", "ping"]), vec![]).unwrap();
+        assert_eq!((s.threads.critical_priority, c), (None, None));
     }
 
     #[test]

@@ -18,6 +18,9 @@ pub enum Mode {
     Sub,
     /// Ping and pong in one process: two participants.
     Intra,
+    /// A discovery storm: announce `--participants` fake participants by SPDP (no DDS
+    /// participant of its own), then stop.
+    Storm,
 }
 
 impl Mode {
@@ -28,6 +31,7 @@ impl Mode {
             Mode::Pub => "pub",
             Mode::Sub => "sub",
             Mode::Intra => "intra",
+            Mode::Storm => "storm",
         }
     }
 }
@@ -66,6 +70,17 @@ pub enum Delivery {
     Listener,
     /// An application thread waits on a WaitSet, takes and answers.
     Waitset,
+}
+
+/// storm: the builtin endpoints the fake participants announce.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FakeEndpoints {
+    /// Those of a full participant (SPDP, SEDP, participant message): the real participants
+    /// match their SEDP writers and readers with each fake one and send it their endpoints,
+    /// heartbeats and liveliness, which it never acknowledges.
+    Full,
+    /// SPDP only: the real participants keep track of the fake ones and match nothing.
+    Spdp,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -149,7 +164,46 @@ pub struct PerfArgs {
     /// No line per second (the table at the end is still printed, on standard error).
     #[arg(long)]
     pub quiet: bool,
+    /// Make the ping and pong writers critical: TRANSPORT_PRIORITY above the participant's
+    /// `threads.critical_priority`, which is set to 10 unless the configuration file sets it.
+    #[arg(long)]
+    pub critical: bool,
+    /// ping: also write samples of this size (as `--size`) as fast as flow control allows,
+    /// from a thread of their own, with a RELIABLE KEEP_ALL writer of the same participant on
+    /// `--bulk-topic` (to a `sub --topic` of another process), while pinging.
+    #[arg(long)]
+    pub bulk_size: Option<u32>,
+    /// ping: the topic of `--bulk-size`'s writer (default `DDSPerfRBulkKS` for the simple
+    /// type, the ping topic's family with `Bulk` otherwise).
+    #[arg(long)]
+    pub bulk_topic: Option<String>,
+    /// pub, sub: the data topic's name instead of ddsperf's. The process is then a plain
+    /// participant with that one writer or reader (none of ddsperf's endpoints, no ddsperf
+    /// USER_DATA), so it takes no part in other processes' pings.
+    #[arg(long)]
+    pub topic: Option<String>,
+    /// storm: fake participants announced.
+    #[arg(long, default_value_t = 1000)]
+    pub participants: u32,
+    /// storm: seconds between two announcements of one participant (the announcements of
+    /// all are spread evenly over this period).
+    #[arg(long, default_value_t = 1.0)]
+    pub announce_period: f64,
+    /// storm: lease duration the fake participants announce, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub lease: f64,
+    /// storm: SPDP unicast ports of participant indices 0 to this on 127.0.0.1 get every
+    /// announcement (besides the multicast port unless `--unicast`), as Tachyon's own
+    /// discovery sends them.
+    #[arg(long, default_value_t = 9)]
+    pub max_participant_index: u32,
+    /// storm: the builtin endpoints the fake participants announce.
+    #[arg(long, value_enum, default_value = "full")]
+    pub fake_endpoints: FakeEndpoints,
 }
+
+/// Most fake participants `storm` announces (one socket each).
+pub const MAX_STORM_PARTICIPANTS: u32 = 10_000;
 
 impl PerfArgs {
     pub fn reliable(&self) -> bool {
@@ -225,6 +279,8 @@ impl PerfArgs {
             subscribers: self.subscribers,
             warmup_s: self.warmup,
             duration_s: self.duration,
+            topic: self.topic.clone(),
+            ..RunConfig::default()
         }
     }
 
@@ -255,6 +311,132 @@ impl PerfArgs {
         if self.history == Some(HistoryKind::KeepAll) && self.depth.is_some() {
             return Err("--depth applies to --history keep-last only".into());
         }
+        if let Some(b) = self.bulk_size {
+            if self.mode != Mode::Ping {
+                return Err("--bulk-size applies to ping only".into());
+            }
+            if (1..12).contains(&b) {
+                return Err(format!(
+                    "--bulk-size {b}: too small for the sequence number and key (0, or 12 and more)"
+                ));
+            }
+        }
+        if self.bulk_topic.is_some() && self.bulk_size.is_none() {
+            return Err("--bulk-topic needs --bulk-size".into());
+        }
+        if self.topic.is_some() && !matches!(self.mode, Mode::Pub | Mode::Sub) {
+            return Err("--topic applies to pub and sub only (ping: --bulk-topic)".into());
+        }
+        if self.topic.as_deref().is_some_and(str::is_empty) {
+            return Err("--topic: a topic name cannot be empty".into());
+        }
+        if self.mode == Mode::Storm {
+            if !(1..=MAX_STORM_PARTICIPANTS).contains(&self.participants) {
+                return Err(format!(
+                    "--participants {}: from 1 to {MAX_STORM_PARTICIPANTS}",
+                    self.participants
+                ));
+            }
+            if !(self.announce_period > 0.0 && self.announce_period.is_finite()) {
+                return Err(format!(
+                    "--announce-period {}: must be above 0",
+                    self.announce_period
+                ));
+            }
+            if !(self.lease > 0.0 && self.lease < f64::from(i32::MAX)) {
+                return Err(format!("--lease {}: must be above 0", self.lease));
+            }
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: PerfArgs,
+    }
+
+    fn parse(args: &[&str]) -> PerfArgs {
+        Cli::try_parse_from(std::iter::once("perf").chain(args.iter().copied()))
+            .expect("options parse")
+            .args
+    }
+
+    #[test]
+    fn a_critical_ping_with_a_bulk_writer() {
+        let a = parse(&[
+            "ping",
+            "--critical",
+            "--bulk-size",
+            "65536",
+            "--bulk-topic",
+            "Bulk",
+            "--rate",
+            "1000",
+        ]);
+        assert!(a.critical);
+        assert_eq!(a.bulk_size, Some(65_536));
+        assert_eq!(a.bulk_topic.as_deref(), Some("Bulk"));
+        assert_eq!(a.validate(), Ok(()));
+        assert!(!parse(&["pong"]).critical);
+        assert_eq!(parse(&["pong", "--critical"]).validate(), Ok(()));
+    }
+
+    #[test]
+    fn bulk_options_belong_to_ping() {
+        let e = parse(&["pong", "--bulk-size", "1024"])
+            .validate()
+            .unwrap_err();
+        assert!(e.contains("ping only"), "{e}");
+        let e = parse(&["ping", "--bulk-size", "5"]).validate().unwrap_err();
+        assert!(e.contains("too small"), "{e}");
+        let e = parse(&["ping", "--bulk-topic", "B"])
+            .validate()
+            .unwrap_err();
+        assert!(e.contains("needs --bulk-size"), "{e}");
+    }
+
+    #[test]
+    fn a_topic_for_pub_and_sub_only() {
+        let a = parse(&["sub", "--topic", "DDSPerfRBulkKS", "--size", "65536"]);
+        assert_eq!(a.validate(), Ok(()));
+        assert_eq!(
+            a.run_config(65_536).topic.as_deref(),
+            Some("DDSPerfRBulkKS")
+        );
+        assert_eq!(parse(&["pub", "--topic", "T"]).validate(), Ok(()));
+        assert!(parse(&["ping", "--topic", "T"]).validate().is_err());
+        assert!(parse(&["sub", "--topic", ""]).validate().is_err());
+        assert_eq!(parse(&["sub"]).run_config(0).topic, None);
+    }
+
+    #[test]
+    fn storm_defaults_and_bounds() {
+        let a = parse(&["storm", "--domain", "7", "--duration", "5"]);
+        assert_eq!(a.mode, Mode::Storm);
+        assert_eq!(a.participants, 1000);
+        assert_eq!(a.announce_period, 1.0);
+        assert_eq!(a.lease, 10.0);
+        assert_eq!(a.max_participant_index, 9);
+        assert_eq!(a.fake_endpoints, FakeEndpoints::Full);
+        assert_eq!(
+            parse(&["storm", "--fake-endpoints", "spdp"]).fake_endpoints,
+            FakeEndpoints::Spdp
+        );
+        assert_eq!(a.validate(), Ok(()));
+        for bad in [
+            &["storm", "--participants", "0"][..],
+            &["storm", "--participants", "10001"],
+            &["storm", "--announce-period", "0"],
+            &["storm", "--lease=-1"],
+        ] {
+            assert!(parse(bad).validate().is_err(), "{bad:?}");
+        }
     }
 }

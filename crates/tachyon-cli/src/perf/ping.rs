@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use tachyon::prelude::*;
 use tachyon::{InstanceStateMask, SampleStateMask, ViewStateMask};
 
+use super::bulk::{self, BulkLoad};
 use super::node::{now_ns, system_time, Node};
 use super::options::{Delivery, PerfArgs};
 use super::types::PerfSample;
@@ -148,6 +149,20 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>, role: &str) -> Result<Ru
     let sample = T::with_size(a.size);
     let mut result = RunResult::new("tachyon", role, a.run_config(sample.payload_bytes()));
     result.discovery_ns = Some(discovery_ns);
+    if let Some(c) = node.critical {
+        result.config.critical_priority = Some(c.threshold);
+        result.config.transport_priority = Some(c.transport_priority);
+    }
+    // The bulk load runs from before the warm-up, so the measured part has it throughout.
+    let bulk = match &node.bulk_writer {
+        Some((writer, topic)) => {
+            bulk::wait_matched(writer, topic, a.match_timeout)?;
+            let size = a.bulk_size.unwrap_or(0);
+            Some(BulkLoad::start(Arc::clone(writer), topic, size)?)
+        }
+        None => None,
+    };
+    let mut bulk_from = None;
     let pinger = Arc::new(Pinger {
         state: Mutex::new(PingState {
             seq: 0,
@@ -229,6 +244,7 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>, role: &str) -> Result<Ru
                 st.measuring = true;
             }
             measured_from = Some((now, Usage::now()));
+            bulk_from = bulk.as_ref().map(BulkLoad::mark);
         }
         let done_count = {
             let st = pinger.state.lock().map_err(|_| Failure::poisoned())?;
@@ -272,6 +288,9 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>, role: &str) -> Result<Ru
             }
             None => std::thread::sleep(wait),
         }
+    }
+    if let (Some(b), Some(from)) = (bulk, bulk_from) {
+        result.bulk = Some(b.finish(from)?);
     }
     let (from, usage) = measured_from.ok_or_else(Failure::poisoned)?;
     let mut st = pinger.state.lock().map_err(|_| Failure::poisoned())?;

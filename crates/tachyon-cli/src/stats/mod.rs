@@ -10,4 +10,4 @@ mod throughput;
 pub use latency::{Interval, LatencyRecorder, LatencySummary};
 pub use process::{ProcessSummary, Usage};
 pub use report::{emit, live_line, RunConfig, RunResult};
-pub use throughput::{ThroughputCounter, ThroughputSummary};
+pub use throughput::{BulkSummary, ThroughputCounter, ThroughputSummary};

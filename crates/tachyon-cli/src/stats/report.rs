@@ -4,7 +4,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use super::{Interval, LatencySummary, ProcessSummary, ThroughputSummary};
+use super::{BulkSummary, Interval, LatencySummary, ProcessSummary, ThroughputSummary};
 
 /// What was asked for (`bench/SCHEMA.md`, `config`).
 #[derive(Clone, Debug, Default, Serialize)]
@@ -25,6 +25,15 @@ pub struct RunConfig {
     pub subscribers: u32,
     pub warmup_s: f64,
     pub duration_s: f64,
+    /// The data topic, when not ddsperf's (`--topic`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    /// TRANSPORT_PRIORITY of the ping and pong writers (`--critical`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transport_priority: Option<i32>,
+    /// The participant's `threads.critical_priority` (`--critical`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub critical_priority: Option<i32>,
 }
 
 /// One run (`bench/SCHEMA.md`).
@@ -41,6 +50,10 @@ pub struct RunResult {
     pub timeline: Vec<Interval>,
     pub process: ProcessSummary,
     pub discovery_ns: Option<u64>,
+    /// What the bulk writer of `ping --bulk-size` wrote while the round trips were measured;
+    /// absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bulk: Option<BulkSummary>,
 }
 
 impl RunResult {
@@ -57,6 +70,7 @@ impl RunResult {
             timeline: Vec::new(),
             process: ProcessSummary::default(),
             discovery_ns: None,
+            bulk: None,
         }
     }
 }
@@ -149,6 +163,13 @@ pub fn print_table(r: &RunResult, out: &mut impl Write) -> std::io::Result<()> {
             out,
             "throughput  {} samples  {} lost  {:.0} samples/s  {:.1} Mbit/s over {:.1} s",
             t.samples, t.lost, t.samples_per_s, t.mbit_per_s, t.seconds
+        )?;
+    }
+    if let Some(b) = &r.bulk {
+        writeln!(
+            out,
+            "bulk  {} samples of {} B on {} written  {:.0} samples/s  {:.1} Mbit/s over {:.1} s  {} writes timed out",
+            b.samples, b.payload_bytes, b.topic, b.samples_per_s, b.mbit_per_s, b.seconds, b.blocked
         )?;
     }
     let p = &r.process;

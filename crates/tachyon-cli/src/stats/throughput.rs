@@ -18,6 +18,34 @@ pub struct ThroughputSummary {
     pub mbit_per_s: f64,
 }
 
+/// What a bulk writer wrote during a measurement (`bench/SCHEMA.md`, `bulk`): samples the
+/// writer accepted, their payload octets, and writes that timed out in flow control.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct BulkSummary {
+    pub topic: String,
+    pub size: u32,
+    pub payload_bytes: u64,
+    pub transport_priority: i32,
+    pub samples: u64,
+    pub bytes: u64,
+    pub blocked: u64,
+    pub seconds: f64,
+    pub samples_per_s: f64,
+    pub mbit_per_s: f64,
+}
+
+impl BulkSummary {
+    /// Rates over `seconds`.
+    pub fn with_rates(mut self, seconds: f64) -> BulkSummary {
+        self.seconds = seconds;
+        if seconds > 0.0 {
+            self.samples_per_s = self.samples as f64 / seconds;
+            self.mbit_per_s = self.bytes as f64 * 8.0 / seconds / 1e6;
+        }
+        self
+    }
+}
+
 /// Counts received samples; `W` identifies a writer.
 pub struct ThroughputCounter<W> {
     /// Next sequence number expected per (writer, key).
