@@ -166,6 +166,12 @@ impl std::ops::DerefMut for TxBuffer {
     }
 }
 
+impl AsMut<[u8]> for TxBuffer {
+    fn as_mut(&mut self) -> &mut [u8] {
+        &mut self.bytes
+    }
+}
+
 impl fmt::Debug for TxBuffer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TxBuffer")

@@ -258,6 +258,8 @@ pub struct Participant {
     next_key: u32,
     /// Where `poll_transmit` starts, so no endpoint starves the others.
     tx_cursor: usize,
+    /// Scratch of `poll_transmits`: the endpoints found with nothing to send.
+    tx_idle: Vec<bool>,
     /// Writers whose priority is above this are [`TimerClass::Critical`].
     critical_above: Option<i32>,
     pub(crate) stats: ParticipantStats,
@@ -289,6 +291,7 @@ impl Participant {
             routes: HashMap::new(),
             next_key: 1,
             tx_cursor: 0,
+            tx_idle: Vec::new(),
             critical_above: None,
             stats: ParticipantStats::default(),
             builtin_input: false,
@@ -642,6 +645,42 @@ impl Participant {
     /// lent, written in place): [`Transmit::len`] bytes of it. Nothing longer than
     /// `buf.len()` is written, so lend at least the largest datagram configured.
     pub fn poll_transmit_into(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
+        self.next_transmit(now, buf, None)
+    }
+
+    /// Every datagram due now, each written into a buffer `lend` gives and handed to `sink`
+    /// with its [`Transmit`]: what calling [`poll_transmit_into`](Self::poll_transmit_into)
+    /// until `None` does, but an endpoint found with nothing to send is not asked again in
+    /// this call (nothing changes it meanwhile), so a burst of N datagrams costs N steps plus
+    /// one look at each endpoint, not N looks at every one (a discovery storm makes
+    /// thousands, each builtin endpoint has a proxy per participant). Returns the buffer
+    /// lent last and not used.
+    pub fn poll_transmits<B: AsMut<[u8]>>(
+        &mut self,
+        now: Instant,
+        mut lend: impl FnMut() -> B,
+        mut sink: impl FnMut(B, Transmit),
+    ) -> B {
+        let mut idle = std::mem::take(&mut self.tx_idle);
+        idle.clear();
+        idle.resize(self.writers.len() + self.readers.len(), false);
+        let mut buf = lend();
+        while let Some(t) = self.next_transmit(now, buf.as_mut(), Some(&mut idle)) {
+            sink(buf, t);
+            buf = lend();
+        }
+        self.tx_idle = idle;
+        buf
+    }
+
+    /// The next datagram: SPDP first, then the endpoints from `tx_cursor` on; with `idle`,
+    /// those marked there are skipped and those with nothing to send are marked.
+    fn next_transmit(
+        &mut self,
+        now: Instant,
+        buf: &mut [u8],
+        mut idle: Option<&mut Vec<bool>>,
+    ) -> Option<Transmit> {
         if self.discovery.is_some() {
             if let Some(t) = self.poll_spdp_transmit(now, buf) {
                 return Some(t);
@@ -651,6 +690,9 @@ impl Participant {
         let n = nw + self.readers.len();
         for k in 0..n {
             let i = (self.tx_cursor + k) % n;
+            if idle.as_ref().is_some_and(|d| d.get(i) == Some(&true)) {
+                continue;
+            }
             let t = if i < nw {
                 match self.writers.get_mut(i) {
                     Some(Some(w)) if w.wants_to_send(now) => {
@@ -668,6 +710,9 @@ impl Participant {
                 self.tx_cursor = (i + 1) % n;
                 self.stats.datagrams_sent += 1;
                 return t;
+            }
+            if let Some(slot) = idle.as_mut().and_then(|d| d.get_mut(i)) {
+                *slot = true;
             }
         }
         None

@@ -98,6 +98,13 @@ pub(crate) struct Reader {
     config: ReaderConfig,
     history: ReaderHistory,
     proxies: Vec<WriterProxy>,
+    /// Where the next search for a due ACKNACK starts: the proxies before it were served
+    /// last, so a burst of N ACKNACKs (discovery with N participants) costs N steps, not N².
+    ack_cursor: usize,
+    /// No ACKNACK is due before this (set when a search found none; cleared whenever one is
+    /// scheduled), so a reader with nothing to say is not searched again at every datagram
+    /// its participant writes.
+    acks_idle_until: Option<Instant>,
     /// Payload bytes held in the proxies' `pending` maps.
     pending_bytes: usize,
     reassembly: Reassembler,
@@ -145,6 +152,8 @@ impl Reader {
             pool: PayloadPool::new(),
             config,
             proxies: Vec::new(),
+            ack_cursor: 0,
+            acks_idle_until: None,
             pending_bytes: 0,
             data_available: false,
             blocked: false,
@@ -337,6 +346,7 @@ impl Reader {
         if !final_flag || missing {
             let p = &mut self.proxies[pi];
             p.ack_by(now + delay);
+            self.acks_idle_until = None;
         }
     }
 
@@ -362,6 +372,7 @@ impl Reader {
         if p.synced && p.wants(sn, window) {
             p.frag_hint = Some((sn, last_fragment));
             p.ack_by(now + delay);
+            self.acks_idle_until = None;
         }
     }
 
@@ -519,6 +530,7 @@ impl Reader {
         if p.reliable {
             // A pre-emptive ACKNACK makes the writer announce itself at once.
             p.ack_at = Some(now);
+            self.acks_idle_until = None;
         }
         self.proxies.push(p);
         self.update_writer_flags();

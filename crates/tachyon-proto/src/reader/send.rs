@@ -22,10 +22,20 @@ impl Reader {
         buf: &mut [u8],
     ) -> Option<Transmit> {
         loop {
-            let pi = self
-                .proxies
-                .iter()
-                .position(|p| p.ack_at.is_some_and(|at| at <= now))?;
+            if self.acks_idle_until.is_some_and(|t| now < t) {
+                return None;
+            }
+            let n = self.proxies.len();
+            let Some(pi) = (0..n)
+                .map(|k| (self.ack_cursor + k) % n)
+                .find(|&i| self.proxies[i].ack_at.is_some_and(|at| at <= now))
+            else {
+                // Nothing is due before the earliest ACKNACK scheduled.
+                let next = self.proxies.iter().filter_map(|p| p.ack_at).min();
+                self.acks_idle_until = Some(next.unwrap_or(Instant::MAX));
+                return None;
+            };
+            self.ack_cursor = (pi + 1) % n;
             self.proxies[pi].ack_at = None;
             let Some(dest) = self.proxies[pi].dest else {
                 continue;

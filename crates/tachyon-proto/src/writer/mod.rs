@@ -142,6 +142,9 @@ pub(crate) struct Writer {
     largest_payload: usize,
     /// A heartbeat to every reader is due at the next poll (and whether it asserts liveliness).
     heartbeat_now: bool,
+    /// Where the next search for a reader that needs its own heartbeat starts (a burst of N
+    /// of them costs N steps, not N²).
+    hb_cursor: usize,
     heartbeat_liveliness: bool,
     /// Highest sequence number released from the cache as acknowledged.
     released: SequenceNumber,
@@ -187,6 +190,7 @@ impl Writer {
             batch_until: None,
             largest_payload: 0,
             heartbeat_now: false,
+            hb_cursor: 0,
             heartbeat_liveliness: false,
             released: SequenceNumber::ZERO,
             deadlines: Deadlines::new(config.deadline),
@@ -640,10 +644,16 @@ impl Writer {
     pub(crate) fn wants_to_send(&self, now: Instant) -> bool {
         (self.next_new <= self.history.last_sn() && self.fanout.is_some() && !self.holding(now))
             || self.heartbeat_now
-            || self
-                .proxies
-                .iter()
-                .any(|p| p.needs_heartbeat || p.repair_due(now))
+            || self.next_heartbeat_proxy().is_some()
+            || self.proxies.iter().any(|p| p.repair_due(now))
+    }
+
+    /// The next reader, from `hb_cursor` on, that needs a heartbeat of its own.
+    pub(crate) fn next_heartbeat_proxy(&self) -> Option<usize> {
+        let n = self.proxies.len();
+        (0..n)
+            .map(|k| (self.hb_cursor + k) % n)
+            .find(|&i| self.proxies[i].needs_heartbeat)
     }
 
     /// The next event.

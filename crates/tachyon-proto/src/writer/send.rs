@@ -381,7 +381,8 @@ impl Writer {
             }
         }
         loop {
-            let i = self.proxies.iter().position(|p| p.needs_heartbeat)?;
+            let i = self.next_heartbeat_proxy()?;
+            self.hb_cursor = (i + 1) % self.proxies.len();
             self.proxies[i].needs_heartbeat = false;
             let Some(dest) = self.proxies[i].dest else {
                 continue;

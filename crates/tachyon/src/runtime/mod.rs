@@ -692,24 +692,26 @@ impl State {
     /// Writes everything the protocol has due into lent buffers, queued to be sent when the
     /// lock is released, and processes its events.
     pub(crate) fn flush(&mut self, shared: &Shared, now: Instant) {
-        loop {
-            let mut buf = self
-                .spare
-                .take()
-                .unwrap_or_else(|| shared.transports.lend());
-            let Some(t) = self.participant.poll_transmit_into(now, &mut buf) else {
-                self.spare = Some(buf);
-                break;
-            };
-            let critical = shared.critical_above.is_some_and(|c| t.priority > c);
-            let d = Outgoing {
-                buf,
-                len: t.len,
-                dest: t.destination,
-                priority: t.priority,
-            };
-            shared.outbox.push(d, critical);
-        }
+        // The buffer the last datagram was written into, when a small copy of it was queued
+        // instead (or the one the last flush did not use): lent again before a new one.
+        let spare = std::cell::Cell::new(self.spare.take());
+        let unused = self.participant.poll_transmits(
+            now,
+            || spare.take().unwrap_or_else(|| shared.transports.lend()),
+            |buf, t| {
+                let critical = shared.critical_above.is_some_and(|c| t.priority > c);
+                let (buf, reusable) = shared.transports.shrink(buf, t.len);
+                spare.set(reusable);
+                let d = Outgoing {
+                    buf,
+                    len: t.len,
+                    dest: t.destination,
+                    priority: t.priority,
+                };
+                shared.outbox.push(d, critical);
+            },
+        );
+        self.spare = Some(unused);
         let mut any = false;
         while let Some(e) = self.participant.poll_event() {
             any = true;

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use tachyon_proto::Destination;
 use tachyon_transport::{
-    RxSource, Transport, TransportLocators, TransportStats, TxBuffer, UdpTransport,
+    RxSource, Transport, TransportLocators, TransportStats, TxBuffer, TxPool, UdpTransport,
 };
 use tachyon_wire::{Locator, Reach};
 
@@ -30,7 +30,15 @@ pub(crate) struct Transports {
     locators: TransportLocators,
     /// Destinations no transport reaches (dropped).
     unroutable: AtomicU64,
+    /// Buffers of [`SMALL_DATAGRAM`] bytes that small datagrams are moved into while they wait
+    /// in the outbox, so a burst of thousands of heartbeats or ACKNACKs (a discovery storm)
+    /// holds thousands of small buffers, not thousands of 64 KiB ones.
+    small: TxPool,
 }
+
+/// Datagrams up to this size wait in the outbox in a small buffer (heartbeats, ACKNACKs,
+/// GAPs, small samples).
+pub(crate) const SMALL_DATAGRAM: usize = 1024;
 
 impl Transports {
     /// `udp` (if any) and `others`, ordered by preference. `None` when there is none.
@@ -77,6 +85,7 @@ impl Transports {
             udp,
             locators,
             unroutable: AtomicU64::new(0),
+            small: TxPool::new(SMALL_DATAGRAM, 4096),
         })
     }
 
@@ -116,6 +125,17 @@ impl Transports {
             Some(t) => t.tx_buffer(),
             None => TxBuffer::unpooled(tachyon_proto::DEFAULT_MAX_DATAGRAM),
         }
+    }
+
+    /// `buf` (holding a datagram of `len` bytes) to keep in the outbox: the same buffer, or,
+    /// for a small datagram, a small copy (and `buf` goes back to be written into again).
+    pub(crate) fn shrink(&self, buf: TxBuffer, len: usize) -> (TxBuffer, Option<TxBuffer>) {
+        if len > SMALL_DATAGRAM || buf.len() <= SMALL_DATAGRAM {
+            return (buf, None);
+        }
+        let mut small = self.small.take();
+        small[..len].copy_from_slice(&buf[..len]);
+        (small, Some(buf))
     }
 
     /// The transport that reaches `locator`, if one does.
