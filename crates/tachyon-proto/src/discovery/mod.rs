@@ -388,6 +388,7 @@ impl Participant {
         if !std::mem::take(&mut self.builtin_input) {
             return;
         }
+        self.builtin_datagrams = self.builtin_datagrams.wrapping_add(1);
         let Some(mut d) = self.discovery.take() else {
             return;
         };

@@ -265,6 +265,8 @@ pub struct Participant {
     pub(crate) stats: ParticipantStats,
     /// The last datagram carried submessages of builtin (discovery) writers.
     pub(crate) builtin_input: bool,
+    /// Datagrams that carried builtin-endpoint submessages, so far.
+    pub(crate) builtin_datagrams: u64,
     /// SPDP/SEDP state, when the participant runs discovery.
     pub(crate) discovery: Option<Box<crate::discovery::Discovery>>,
     /// Local publishers' coherent sets.
@@ -295,6 +297,7 @@ impl Participant {
             critical_above: None,
             stats: ParticipantStats::default(),
             builtin_input: false,
+            builtin_datagrams: 0,
             discovery: None,
             publisher_sets: HashMap::new(),
             remote_sets: HashMap::new(),
@@ -731,6 +734,33 @@ impl Participant {
             .flatten()
             .filter_map(Reader::poll_timeout);
         w.chain(r).chain(self.discovery_poll_timeout()).min()
+    }
+
+    /// When a user (not builtin) writer or reader next needs
+    /// [`handle_timeout`](Self::handle_timeout): a look at the application's few endpoints
+    /// only, for a runtime thread that handled user data and must know whether it armed a
+    /// timer earlier than planned. Datagrams with builtin submessages (counted by
+    /// [`builtin_datagrams`](Self::builtin_datagrams)) can arm discovery's timers too, which
+    /// this leaves out: after those, ask [`poll_timeout`](Self::poll_timeout).
+    pub fn user_poll_timeout(&self) -> Option<Instant> {
+        let w = self
+            .writers
+            .iter()
+            .flatten()
+            .filter(|w| writer_class(w, None) != TimerClass::Discovery)
+            .filter_map(Writer::poll_timeout);
+        let r = self
+            .readers
+            .iter()
+            .flatten()
+            .filter(|r| reader_class(r) != TimerClass::Discovery)
+            .filter_map(Reader::poll_timeout);
+        w.chain(r).min()
+    }
+
+    /// How many received datagrams carried submessages of builtin (discovery) endpoints.
+    pub fn builtin_datagrams(&self) -> u64 {
+        self.builtin_datagrams
     }
 
     /// When each timer class next needs [`handle_timeout_of`](Self::handle_timeout_of), in

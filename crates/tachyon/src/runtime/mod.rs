@@ -545,12 +545,17 @@ impl Shared {
     }
 
     /// After a receive thread's batch (under the lock `st`): whether a timer is now due
-    /// before the driver (the timers thread) planned to wake, so it must be woken.
-    pub(crate) fn timer_earlier(&self, st: &State) -> bool {
-        let earliest = st
-            .participant
-            .poll_timeout()
-            .map_or(u64::MAX, |t| t.as_nanos());
+    /// before the driver (the timers thread) planned to wake, so it must be woken. With
+    /// `only_user` (the batch carried no discovery traffic) only the user endpoints' timers
+    /// can have moved: a look at them, not at discovery's endpoints with a proxy per remote
+    /// participant.
+    pub(crate) fn timer_earlier(&self, st: &State, only_user: bool) -> bool {
+        let earliest = if only_user {
+            st.participant.user_poll_timeout()
+        } else {
+            st.participant.poll_timeout()
+        };
+        let earliest = earliest.map_or(u64::MAX, |t| t.as_nanos());
         earliest < self.driver_wakes_at.load(Ordering::SeqCst)
     }
 

@@ -32,11 +32,13 @@ pub(super) fn run(shared: &Shared, transport: usize, source: RxSource) {
             Ok(_) => {
                 let mut st = shared.lock();
                 let now = shared.now();
+                let builtin = st.participant.builtin_datagrams();
                 for (from, bytes) in batch.iter() {
                     st.participant.handle_datagram(now, from, bytes);
                 }
                 st.flush(shared, now);
-                let wake = shared.timer_earlier(&st);
+                let only_user = st.participant.builtin_datagrams() == builtin;
+                let wake = shared.timer_earlier(&st, only_user);
                 // Dropping the guard sends what the batch made due.
                 drop(st);
                 shared.dispatch_listeners();
