@@ -116,6 +116,9 @@ impl Default for WriterConfig {
 pub struct ReaderConfig {
     /// RELIABILITY requested.
     pub reliability: Reliability,
+    /// TRANSPORT_PRIORITY its ACKNACKs are sent with (DDS gives readers none: the runtime
+    /// uses its topic's), so a critical reader's answers travel in the critical lane too.
+    pub priority: i32,
     /// HISTORY, RESOURCE_LIMITS and READER_DATA_LIFECYCLE of the reader's cache.
     pub history: ReaderHistoryConfig,
     /// DURABILITY requested: a volatile reader does not receive a writer's older samples.
@@ -160,6 +163,7 @@ impl Default for ReaderConfig {
     fn default() -> ReaderConfig {
         ReaderConfig {
             reliability: Reliability::BestEffort,
+            priority: 0,
             history: ReaderHistoryConfig::default(),
             durability: Durability::Volatile,
             keyed: false,

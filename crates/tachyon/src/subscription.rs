@@ -183,7 +183,7 @@ impl Subscriber {
         }
         qos.check()?;
         let presentation = lock(&self.state).qos.presentation;
-        let config = ReaderConfig {
+        let mut config = ReaderConfig {
             reliability: qos.reliability.kind,
             history: ReaderHistoryConfig {
                 history: qos.history,
@@ -213,6 +213,8 @@ impl Subscriber {
         }
         let target = topic.reader_target();
         let topic: &Topic<T> = target.topic;
+        let topic_qos = topic.qos();
+        config.priority = topic_qos.transport_priority;
         let mut st = sh.lock();
         let now = sh.now();
         let id = st.participant.create_reader(config)?;
@@ -225,7 +227,6 @@ impl Subscriber {
             st.participant.set_reader_filter(id, Some(filter))?;
         }
         data.qos = qos.clone();
-        let topic_qos = topic.qos();
         data.topic_data = topic_qos.topic_data;
         // A reader of a critical topic (its TRANSPORT_PRIORITY above the threshold: readers
         // have none of their own) gets its data in the critical lane.

@@ -68,7 +68,7 @@ impl Reader {
             return Some(Transmit {
                 destination: Destination::Unicast(dest),
                 len: mb.finish(),
-                priority: 0,
+                priority: self.config.priority,
             });
         }
     }

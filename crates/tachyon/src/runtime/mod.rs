@@ -117,6 +117,8 @@ pub(crate) struct State {
     pub(crate) participant: Participant,
     /// A lent transmit buffer the last flush did not fill (kept for the next one).
     spare: Option<TxBuffer>,
+    /// The outbox lanes this lock holder queued into (it drains them when it unlocks).
+    pushed: u8,
     pub(crate) statuses: Statuses,
     /// The listener of each entity that has one.
     listeners: HashMap<EntityId, Listener>,
@@ -201,6 +203,7 @@ impl Runtime {
             state: Mutex::new(State {
                 participant,
                 spare: None,
+                pushed: 0,
                 statuses: {
                     let mut s = builtin::statuses();
                     s.insert(EntityId::PARTICIPANT);
@@ -485,7 +488,7 @@ impl Shared {
         mut st: StateGuard<'a>,
         timeout: StdDuration,
     ) -> StateGuard<'a> {
-        if self.outbox.has_queued() {
+        if st.pushed != 0 {
             drop(st);
             return self.lock();
         }
@@ -513,10 +516,10 @@ impl Shared {
         }
     }
 
-    /// Sends what the outbox holds (call without the state lock).
-    pub(crate) fn send_queued(&self) {
-        if self.outbox.has_queued() {
-            self.outbox.drain(&self.transports);
+    /// Sends what the outbox holds in `lanes` (call without the state lock).
+    fn send_queued(&self, lanes: u8) {
+        if lanes != 0 && self.outbox.has_queued() {
+            self.outbox.drain(lanes, &self.transports);
         }
     }
 
@@ -688,8 +691,12 @@ impl std::ops::DerefMut for StateGuard<'_> {
 
 impl Drop for StateGuard<'_> {
     fn drop(&mut self) {
+        let lanes = self
+            .guard
+            .as_mut()
+            .map_or(0, |g| std::mem::take(&mut g.pushed));
         drop(self.guard.take());
-        self.shared.send_queued();
+        self.shared.send_queued(lanes);
     }
 }
 
@@ -700,6 +707,7 @@ impl State {
         // The buffer the last datagram was written into, when a small copy of it was queued
         // instead (or the one the last flush did not use): lent again before a new one.
         let spare = std::cell::Cell::new(self.spare.take());
+        let mut pushed = 0;
         let unused = self.participant.poll_transmits(
             now,
             || spare.take().unwrap_or_else(|| shared.transports.lend()),
@@ -713,9 +721,10 @@ impl State {
                     dest: t.destination,
                     priority: t.priority,
                 };
-                shared.outbox.push(d, critical);
+                pushed |= shared.outbox.push(d, critical);
             },
         );
+        self.pushed |= pushed;
         self.spare = Some(unused);
         let mut any = false;
         while let Some(e) = self.participant.poll_event() {

@@ -15,7 +15,9 @@
 //! # Lanes
 //!
 //! Datagrams of critical writers (TRANSPORT_PRIORITY above `threads.critical_priority`) go
-//! in their own lane, drained first and never behind a bulk writer's burst or discovery.
+//! in their own lane, never behind a bulk writer's burst or discovery. A thread drains only
+//! the lanes it queued into: a critical writer's thread never ends up sending another
+//! thread's 64 KiB bulk datagrams.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -59,11 +61,13 @@ const CRITICAL: usize = 0;
 const OTHER: usize = 1;
 
 impl Outbox {
-    /// Queues `d` (under the state lock): in the critical lane when `critical`.
-    pub(crate) fn push(&self, d: Outgoing, critical: bool) {
-        let lane = &self.lanes[if critical { CRITICAL } else { OTHER }];
-        lock(&lane.queue).push_back(d);
+    /// Queues `d` (under the state lock): in the critical lane when `critical`. Returns the
+    /// lane's bit, for [`drain`](Self::drain).
+    pub(crate) fn push(&self, d: Outgoing, critical: bool) -> u8 {
+        let i = if critical { CRITICAL } else { OTHER };
+        lock(&self.lanes[i].queue).push_back(d);
         self.queued.fetch_add(1, Ordering::SeqCst);
+        1 << i
     }
 
     /// Whether datagrams wait.
@@ -71,10 +75,16 @@ impl Outbox {
         self.queued.load(Ordering::SeqCst) > 0
     }
 
-    /// Sends what waits, critical lane first, unless another thread is sending from a lane
-    /// already (it sends what was queued here too). Call without holding the state lock.
-    pub(crate) fn drain(&self, transports: &Transports) {
-        for lane in &self.lanes {
+    /// Sends what waits in the lanes of `lanes` (bits from [`push`](Self::push)), critical
+    /// lane first, unless another thread is sending from a lane already (it sends what was
+    /// queued here too). Call without holding the state lock.
+    pub(crate) fn drain(&self, lanes: u8, transports: &Transports) {
+        let mine = self
+            .lanes
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| lanes & (1 << i) != 0);
+        for (_, lane) in mine {
             // After giving the lane up, look again: a datagram queued while we were
             // finishing found the lane busy and left it to us.
             while !lock(&lane.queue).is_empty() {
