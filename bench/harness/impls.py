@@ -85,13 +85,18 @@ class PerfProgram(Impl):
     """`tachyon perf` and `fastdds_perf`: the same options, the same JSON (docs/perf.md)."""
 
     build_hint = ""
+    # The program, relative to the repository root, and the words before its mode.
+    binary_path = None
+    subcommand = ()
 
     def __init__(self, root):
         self.root = root
+        if self.binary_path:
+            self.binary = os.path.join(root, self.binary_path)
 
     @property
     def argv0(self):
-        raise NotImplementedError
+        return [self.binary, *self.subcommand]
 
     def unavailable(self):
         if not os.access(self.binary, os.X_OK):
@@ -236,14 +241,7 @@ class FastDds(PerfProgram):
     name = "fastdds"
     label = "Fast DDS"
     build_hint = " (bench/build-peers.sh)"
-
-    def __init__(self, root):
-        super().__init__(root)
-        self.binary = os.path.join(root, "target/bench/fastdds_perf")
-
-    @property
-    def argv0(self):
-        return [self.binary]
+    binary_path = "target/bench/fastdds_perf"
 
     def cleanup(self):
         # Killed Fast DDS processes leave shared-memory segments behind (shared/FACTS.md).
@@ -348,14 +346,7 @@ class CyclonePing(PerfProgram):
     name = "cyclone"
     label = "Cyclone DDS"
     build_hint = " (bench/build-peers.sh)"
-
-    def __init__(self, root):
-        super().__init__(root)
-        self.binary = os.path.join(root, "target/bench/cyclone_ping")
-
-    @property
-    def argv0(self):
-        return [self.binary]
+    binary_path = "target/bench/cyclone_ping"
 
 
 class Cyclone(Impl):

@@ -332,24 +332,13 @@ fn isolation_plot(dir: &Path, scenario: &Value, out: &Path) -> Res<bool> {
     )?;
     let areas = panels(&root, 2);
     ccdf_panel(&areas[0], "distribution, all repetitions merged", &curves)?;
-    let all = || timelines.iter().flat_map(|(_, pts, _)| pts.iter());
-    let (xmin, xmax) = bounds(all().map(|p| p.0));
-    let (ymin, ymax) = bounds(all().map(|p| p.1));
-    let mut chart = ChartBuilder::on(&areas[1])
-        .caption("max of each second, typical run", ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(
-            (xmin - 0.5).min(0.0)..xmax + 0.5,
-            (ymin * 0.7..ymax * 1.5).log_scale(),
-        )?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc("round trip max (µs)")
-        .y_label_formatter(&|y| format!("{y:.0}"))
-        .draw()?;
+    let all = timelines.iter().flat_map(|(_, pts, _)| pts.iter());
+    let mut chart = time_chart(
+        &areas[1],
+        "max of each second, typical run",
+        "round trip max (µs)",
+        all,
+    )?;
     for (label, points, c) in &timelines {
         let c = *c;
         chart
@@ -479,24 +468,8 @@ fn timeline_plot(dir: &Path, scenario: &Value, out: &Path) -> Res<bool> {
         "Latency over time: p50 (solid) and max (dashed) of each second",
     )?;
     for ((label, lines), area) in cases.iter().zip(panels(&root, cases.len())) {
-        let all = || lines.iter().flat_map(|(_, a, b)| a.iter().chain(b.iter()));
-        let (xmin, xmax) = bounds(all().map(|p| p.0));
-        let (ymin, ymax) = bounds(all().map(|p| p.1));
-        let mut chart = ChartBuilder::on(&area)
-            .caption(label, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d(
-                (xmin - 0.5).min(0.0)..xmax + 0.5,
-                (ymin * 0.7..ymax * 1.5).log_scale(),
-            )?;
-        chart
-            .configure_mesh()
-            .x_desc("time (s)")
-            .y_desc("round trip (µs)")
-            .y_label_formatter(&|y| format!("{y:.0}"))
-            .draw()?;
+        let all = lines.iter().flat_map(|(_, a, b)| a.iter().chain(b.iter()));
+        let mut chart = time_chart(&area, label, "round trip (µs)", all)?;
         for (name, p50, max) in lines {
             let c = color(name);
             chart
@@ -534,6 +507,41 @@ fn canvas(out: &Path, n: usize, title: &str) -> Res<DrawingArea<BitMapBackend<'s
     root.fill(&WHITE)?;
     let root = root.titled(title, ("sans-serif", 22))?;
     Ok(root)
+}
+
+/// A chart of values over time: seconds, and a logarithmic axis.
+type TimeChart<'a, 'b> = ChartContext<
+    'a,
+    BitMapBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, LogCoord<f64>>,
+>;
+
+/// A panel of values over time (seconds) on a logarithmic axis, scaled to `points`, its mesh
+/// drawn.
+fn time_chart<'a, 'b>(
+    area: &'a DrawingArea<BitMapBackend<'b>, Shift>,
+    caption: &str,
+    y_desc: &str,
+    points: impl Iterator<Item = &'a (f64, f64)> + Clone,
+) -> Res<TimeChart<'a, 'b>> {
+    let (xmin, xmax) = bounds(points.clone().map(|p| p.0));
+    let (ymin, ymax) = bounds(points.map(|p| p.1));
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(
+            (xmin - 0.5).min(0.0)..xmax + 0.5,
+            (ymin * 0.7..ymax * 1.5).log_scale(),
+        )?;
+    chart
+        .configure_mesh()
+        .x_desc("time (s)")
+        .y_desc(y_desc)
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .draw()?;
+    Ok(chart)
 }
 
 fn panels<'a>(

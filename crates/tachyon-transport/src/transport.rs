@@ -84,6 +84,27 @@ pub struct TransportLocators {
     pub critical_unicast: Vec<Locator>,
 }
 
+impl TransportLocators {
+    /// Adds `other`'s locators after these (a participant announces every transport's, most
+    /// preferred first).
+    pub fn append(&mut self, other: &TransportLocators) {
+        let lists = [
+            (&mut self.metatraffic_unicast, &other.metatraffic_unicast),
+            (
+                &mut self.metatraffic_multicast,
+                &other.metatraffic_multicast,
+            ),
+            (&mut self.default_unicast, &other.default_unicast),
+            (&mut self.default_multicast, &other.default_multicast),
+            (&mut self.spdp_destinations, &other.spdp_destinations),
+            (&mut self.critical_unicast, &other.critical_unicast),
+        ];
+        for (to, from) in lists {
+            to.extend_from_slice(from);
+        }
+    }
+}
+
 /// A way to move RTPS datagrams: see the [module documentation](self).
 pub trait Transport: Send + Sync + fmt::Debug {
     /// A short name for logs and statistics (`"udp"`, `"mem"`).

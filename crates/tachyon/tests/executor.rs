@@ -171,18 +171,7 @@ fn two_single_thread_participants_exchange_reliable_data_in_one_thread() {
     let a = DomainParticipant::with_settings(41, &single()).expect("participant a");
     let b = DomainParticipant::with_settings(41, &single()).expect("participant b");
     assert_eq!(a.driver_thread_id(), None);
-    let ta = a.create_topic::<Counter>("counter").expect("topic");
-    let tb = b.create_topic::<Counter>("counter").expect("topic");
-    let w = a
-        .create_publisher()
-        .expect("publisher")
-        .create_datawriter(&ta, DataWriterQos::default().reliable().keep_all())
-        .expect("writer");
-    let r = b
-        .create_subscriber()
-        .expect("subscriber")
-        .create_datareader(&tb, DataReaderQos::default().reliable().keep_all())
-        .expect("reader");
+    let (w, r) = common::reliable_pair::<Counter>(&a, &b, "counter");
     let spin_both = || {
         a.run_once(Duration::from_millis(1)).expect("run a");
         b.run_once(Duration::from_millis(1)).expect("run b");
@@ -238,18 +227,7 @@ fn run_once_is_refused_when_a_driver_thread_runs_the_participant() {
 #[test]
 fn user_data_is_delivered_through_a_flood_of_discovery_port_garbage() {
     let (a, b) = participants(43);
-    let ta = a.create_topic::<Counter>("counter").expect("topic");
-    let tb = b.create_topic::<Counter>("counter").expect("topic");
-    let w = a
-        .create_publisher()
-        .expect("publisher")
-        .create_datawriter(&ta, DataWriterQos::default().reliable().keep_all())
-        .expect("writer");
-    let r = b
-        .create_subscriber()
-        .expect("subscriber")
-        .create_datareader(&tb, DataReaderQos::default().reliable().keep_all())
-        .expect("reader");
+    let (w, r) = common::reliable_pair::<Counter>(&a, &b, "counter");
     wait_matched(&w, &r);
 
     // Garbage on both participants' metatraffic unicast ports, as fast as one thread can

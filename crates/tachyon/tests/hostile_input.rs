@@ -424,18 +424,7 @@ fn hostile_input_is_dropped_counted_and_bounded_while_data_flows() {
     };
     let a = DomainParticipant::with_settings(DOMAIN, &settings).expect("participant a");
     let b = DomainParticipant::with_settings(DOMAIN, &settings).expect("participant b");
-    let ta = a.create_topic::<Keyed>("hostile").expect("topic");
-    let tb = b.create_topic::<Keyed>("hostile").expect("topic");
-    let w = a
-        .create_publisher()
-        .expect("publisher")
-        .create_datawriter(&ta, DataWriterQos::default().reliable().keep_all())
-        .expect("writer");
-    let r = b
-        .create_subscriber()
-        .expect("subscriber")
-        .create_datareader(&tb, DataReaderQos::default().reliable().keep_all())
-        .expect("reader");
+    let (w, r) = common::reliable_pair::<Keyed>(&a, &b, "hostile");
     wait_matched(&w, &r);
     eprintln!("matched after {:?}", started.elapsed());
 

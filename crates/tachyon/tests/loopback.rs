@@ -22,18 +22,7 @@ struct Keyed {
 fn reliable_keyed_topic_with_dispose_between_two_participants() {
     let (a, b) = participants(7);
     assert_ne!(a.participant_index(), b.participant_index());
-    let ta = a.create_topic::<Keyed>("keyed").expect("topic");
-    let tb = b.create_topic::<Keyed>("keyed").expect("topic");
-    let w = a
-        .create_publisher()
-        .expect("publisher")
-        .create_datawriter(&ta, DataWriterQos::default().reliable().keep_all())
-        .expect("writer");
-    let r = b
-        .create_subscriber()
-        .expect("subscriber")
-        .create_datareader(&tb, DataReaderQos::default().reliable().keep_all())
-        .expect("reader");
+    let (w, r) = common::reliable_pair::<Keyed>(&a, &b, "keyed");
     let started = Instant::now();
     wait_matched(&w, &r);
     eprintln!("matched both ways after {:?}", started.elapsed());

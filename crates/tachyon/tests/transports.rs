@@ -59,19 +59,7 @@ fn blob(i: u64) -> Blob {
 }
 
 fn endpoints(a: &DomainParticipant, b: &DomainParticipant) -> (DataWriter<Blob>, DataReader<Blob>) {
-    let ta = a.create_topic::<Blob>("blob").expect("topic");
-    let tb = b.create_topic::<Blob>("blob").expect("topic");
-    let w = a
-        .create_publisher()
-        .expect("publisher")
-        .create_datawriter(&ta, DataWriterQos::default().reliable().keep_all())
-        .expect("writer");
-    let r = b
-        .create_subscriber()
-        .expect("subscriber")
-        .create_datareader(&tb, DataReaderQos::default().reliable().keep_all())
-        .expect("reader");
-    (w, r)
+    common::reliable_pair(a, b, "blob")
 }
 
 /// Takes from `r` until `n` samples arrived; returns them by instance, in order.

@@ -58,25 +58,7 @@ impl Transports {
         list.sort_by_key(|t| t.preference());
         let mut locators = TransportLocators::default();
         for t in &list {
-            let l = t.locators();
-            locators
-                .metatraffic_unicast
-                .extend_from_slice(&l.metatraffic_unicast);
-            locators
-                .metatraffic_multicast
-                .extend_from_slice(&l.metatraffic_multicast);
-            locators
-                .default_unicast
-                .extend_from_slice(&l.default_unicast);
-            locators
-                .default_multicast
-                .extend_from_slice(&l.default_multicast);
-            locators
-                .spdp_destinations
-                .extend_from_slice(&l.spdp_destinations);
-            locators
-                .critical_unicast
-                .extend_from_slice(&l.critical_unicast);
+            locators.append(t.locators());
         }
         let reach = list.iter().map(|t| t.reach()).collect();
         Some(Transports {

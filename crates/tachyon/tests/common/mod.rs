@@ -143,3 +143,25 @@ pub fn take_all_written<W: DdsType, T: Readable>(
     got.extend(take_data(reader));
     got
 }
+
+/// A RELIABLE KEEP_ALL writer of topic `name` on `a` and a reader of it on `b` (not waited
+/// for: see [`wait_matched`]).
+pub fn reliable_pair<T: DdsType + for<'de> tachyon::Decode<'de>>(
+    a: &DomainParticipant,
+    b: &DomainParticipant,
+    name: &str,
+) -> (DataWriter<T>, DataReader<T>) {
+    let ta = a.create_topic::<T>(name).expect("topic");
+    let tb = b.create_topic::<T>(name).expect("topic");
+    let w = a
+        .create_publisher()
+        .expect("publisher")
+        .create_datawriter(&ta, DataWriterQos::default().reliable().keep_all())
+        .expect("writer");
+    let r = b
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(&tb, DataReaderQos::default().reliable().keep_all())
+        .expect("reader");
+    (w, r)
+}
