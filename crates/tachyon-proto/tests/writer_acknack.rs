@@ -223,3 +223,37 @@ fn a_keep_all_writer_waits_while_too_much_is_unacknowledged() {
     p.handle_datagram(Instant::ZERO, &from, &acknack_from(w, next, 1, true));
     assert!(p.write(Instant::ZERO, w, sample()).is_ok());
 }
+
+/// Heartbeats sent from `from` to `until`, following the writer's own timers.
+fn heartbeats_between(p: &mut Participant, from: Instant, until: Instant) -> (usize, Instant) {
+    let mut now = from;
+    let mut n = 0;
+    while let Some(at) = p.poll_timeout().filter(|&at| at <= until) {
+        now = at.max(now);
+        p.handle_timeout(now);
+        n += heartbeats_sent(p, now);
+    }
+    (n, now)
+}
+
+#[test]
+fn heartbeats_to_readers_that_never_answer_back_off_and_an_answer_restores_them() {
+    // A reader that never answers (a crashed peer before its lease runs out, or one of a
+    // thousand announced participants that never acknowledge) is heartbeaten ten times a
+    // second for a second, then ever less often, up to every 8 s.
+    let (mut p, w) = writer();
+    let start = Instant::ZERO;
+    let _ = heartbeats_sent(&mut p, start);
+    let secs = |s: u64| Instant::from_nanos(s * 1_000_000_000);
+    let (first, _) = heartbeats_between(&mut p, start, secs(1));
+    assert_eq!(first, 10, "the configured pace for the first second");
+    let (next, now) = heartbeats_between(&mut p, secs(1), secs(60));
+    assert!((5..=14).contains(&next), "{next} in the next 59 s, not 590");
+    // It answers (asking for the HEARTBEAT it missed): the pace is restored at once.
+    let from = Locator::udp(([127, 0, 0, 1], 7413).into());
+    p.handle_datagram(now, &from, &acknack(w, 1, false));
+    let _ = heartbeats_sent(&mut p, now);
+    let later = Instant::from_nanos(now.as_nanos() + 500_000_000);
+    let (after, _) = heartbeats_between(&mut p, now, later);
+    assert!(after >= 4, "{after} in the half second after an answer");
+}
