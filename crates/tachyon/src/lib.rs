@@ -51,6 +51,7 @@ pub mod config;
 pub mod content_filter;
 pub mod domain;
 pub mod error;
+mod group;
 pub mod listener;
 pub mod publication;
 mod runtime;

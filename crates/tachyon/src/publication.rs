@@ -10,8 +10,7 @@ use tachyon_proto::history::{
     ChangeKind, Durability, PayloadPool, WriteError, WriterHistoryConfig,
 };
 use tachyon_proto::qos::{
-    check_partitions, AccessScope, DataRepresentation, DataWriterQos, DurabilityKind, PublisherQos,
-    QosPolicyId, SubscriberQos,
+    AccessScope, DataRepresentation, DataWriterQos, DurabilityKind, PublisherQos,
 };
 use tachyon_proto::quirks;
 use tachyon_proto::{Instant, Participant, Transcoder, WriteRequest, WriterConfig, WriterUpdate};
@@ -19,6 +18,7 @@ use tachyon_wire::{EntityId, Guid, Time};
 
 use crate::condition::StatusCondition;
 use crate::error::Error;
+use crate::group::{set_group_qos, Group};
 use crate::listener::{publisher_dispatch, PublisherListener, PUBLISHER_STATUSES};
 use crate::listener::{DataWriterListener, WRITER_STATUSES};
 use crate::runtime::{lock, Dispatch, Runtime, PUBLISHER_KIND};
@@ -42,94 +42,6 @@ pub struct Publisher {
     state: Mutex<Group<PublisherQos>>,
     /// Nesting depth of `begin_coherent_changes`.
     coherent_depth: Mutex<u32>,
-}
-
-/// A publisher's or subscriber's QoS and the endpoints it created (some may be deleted since:
-/// their ids are never reused, and they are pruned when found gone).
-pub(crate) struct Group<Q> {
-    pub(crate) qos: Q,
-    pub(crate) members: Vec<EntityId>,
-}
-
-/// What [`set_group_qos`] needs of a Publisher's or Subscriber's QoS.
-pub(crate) trait GroupQos: Sized {
-    fn partition(&self) -> &[String];
-    fn group_data(&self) -> &[u8];
-    fn immutable_change(&self, new: &Self) -> Option<QosPolicyId>;
-}
-
-impl GroupQos for PublisherQos {
-    fn partition(&self) -> &[String] {
-        &self.partition
-    }
-    fn group_data(&self) -> &[u8] {
-        &self.group_data
-    }
-    fn immutable_change(&self, new: &Self) -> Option<QosPolicyId> {
-        PublisherQos::immutable_change(self, new)
-    }
-}
-
-impl GroupQos for SubscriberQos {
-    fn partition(&self) -> &[String] {
-        &self.partition
-    }
-    fn group_data(&self) -> &[u8] {
-        &self.group_data
-    }
-    fn immutable_change(&self, new: &Self) -> Option<QosPolicyId> {
-        SubscriberQos::immutable_change(self, new)
-    }
-}
-
-/// DDS `set_qos` of a Publisher or Subscriber: refuses an immutable change or an unusable
-/// partition with nothing changed; a PARTITION or GROUP_DATA change re-announces every live
-/// member through `reannounce(participant, now, member, new QoS)` (`None`: the member is
-/// gone, and is pruned), so matching is re-evaluated here and at every remote participant.
-pub(crate) fn set_group_qos<Q: GroupQos>(
-    runtime: &Runtime,
-    state: &Mutex<Group<Q>>,
-    qos: Q,
-    mut reannounce: impl FnMut(
-        &mut Participant,
-        Instant,
-        EntityId,
-        &Q,
-    ) -> Option<Result<(), tachyon_proto::Error>>,
-) -> Result<(), Error> {
-    check_partitions(qos.partition())?;
-    let sh = &runtime.shared;
-    if sh.stopped() {
-        return Err(Error::AlreadyDeleted);
-    }
-    let mut st = sh.lock();
-    let mut g = lock(state);
-    if let Some(p) = g.qos.immutable_change(&qos) {
-        return Err(Error::ImmutablePolicy(p));
-    }
-    let now = sh.now();
-    let announced = g.qos.partition() != qos.partition() || g.qos.group_data() != qos.group_data();
-    g.qos = qos;
-    let mut result = Ok(());
-    if announced {
-        let g = &mut *g;
-        let mut live = Vec::with_capacity(g.members.len());
-        for &id in &g.members {
-            let Some(r) = reannounce(&mut st.participant, now, id, &g.qos) else {
-                continue;
-            };
-            live.push(id);
-            if let Err(e) = r {
-                result = result.and(Err(e.into()));
-            }
-        }
-        g.members = live;
-    }
-    drop(g);
-    st.flush(sh, now);
-    drop(st);
-    sh.wake();
-    result
 }
 
 impl Publisher {

@@ -21,9 +21,9 @@ use tachyon_wire::{EntityId, Guid};
 use crate::condition::{ReadCondition, StatusCondition};
 use crate::content_filter::TopicDescription;
 use crate::error::Error;
+use crate::group::{set_group_qos, Group};
 use crate::listener::{subscriber_dispatch, SubscriberListener, SUBSCRIBER_STATUSES};
 use crate::listener::{DataReaderListener, READER_STATUSES};
-use crate::publication::{set_group_qos, Group};
 use crate::runtime::{lock, Dispatch, Runtime, SUBSCRIBER_KIND};
 use crate::status::{
     DeadlineMissedStatus, IncompatibleQosStatus, LivelinessChangedStatus, SampleLostStatus,
