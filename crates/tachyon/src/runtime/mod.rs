@@ -93,6 +93,8 @@ pub(crate) struct Shared {
     /// Held while listeners are called: one thread at a time calls them (the driver, a
     /// receive thread), the others leave their news to it.
     listening: Mutex<()>,
+    /// A thread found `listening` held and left its news to the holder.
+    news_left: AtomicBool,
     /// Threads waiting on `changed` (counted under the state lock, so a notifier holding
     /// it skips the wake-up system call when there are none).
     changed_waiters: AtomicU64,
@@ -228,6 +230,7 @@ impl Runtime {
             driver_wakes_at: AtomicU64::new(0),
             driver_thread: std::sync::OnceLock::new(),
             listening: Mutex::new(()),
+            news_left: AtomicBool::new(false),
             changed_waiters: AtomicU64::new(0),
             max_datagram,
         });
@@ -600,13 +603,16 @@ impl Shared {
     /// stop the runtime.
     pub(crate) fn dispatch_listeners(&self) {
         loop {
+            // Said before trying, so a holder that finishes after our failed try sees it.
+            self.news_left.store(true, Ordering::SeqCst);
             let Ok(_calling) = self.listening.try_lock() else {
                 return;
             };
+            self.news_left.store(false, Ordering::SeqCst);
             self.call_listeners();
             drop(_calling);
-            // News queued while we held `listening` was left to us.
-            if self.lock().pending.is_empty() {
+            // News another thread left to us while we called: call again.
+            if !self.news_left.load(Ordering::SeqCst) {
                 return;
             }
         }
