@@ -24,8 +24,9 @@ Scenarios (--scenarios takes names or numbers):
   6 veth        scenario 1 between two network namespaces joined by a veth pair
                 (short: 32 B only)
   7 isolation   Tachyon only: a critical writer (TRANSPORT_PRIORITY above the participant's
-                threads.critical_priority, pong answering critically too) pings 32 B at 1000/s,
-                RELIABLE KEEP_ALL: alone; with a bulk writer in the same participant writing
+                threads.critical_priority, pong answering critically too; its receive threads
+                and the pinging thread SCHED_FIFO 50) pings 32 B at 1000/s, RELIABLE KEEP_ALL:
+                alone; with a bulk writer in the same participant writing
                 64 KiB samples as fast as flow control allows to a `perf sub` of its own; and
                 with that plus a discovery storm of 1,000 fake participants (`perf storm`). The
                 three cases alternate within each repetition; ratios loaded / alone, target

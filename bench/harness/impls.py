@@ -168,6 +168,10 @@ class PerfProgram(Impl):
         return merge_subscribers(records)
 
 
+# Scenario 7: the SCHED_FIFO priority of the critical threads (`tachyon perf --rt-priority`).
+ISOLATION_RT_PRIORITY = 50
+
+
 class Tachyon(PerfProgram):
     name = "tachyon"
     label = "Tachyon"
@@ -188,7 +192,10 @@ class Tachyon(PerfProgram):
         spec = case.spec
         if case.scenario != "isolation":
             return super().plan(case, ctx)
-        common = self.common_options(spec, ctx) + (["--critical"] if spec.critical else [])
+        # The critical lane as a user would set it up: its receive threads (and the pinging
+        # thread) SCHED_FIFO, above the bulk writer, the discovery work and the load.
+        common = self.common_options(spec, ctx) + (
+            ["--critical", "--rt-priority", str(ISOLATION_RT_PRIORITY)] if spec.critical else [])
         procs = [ProcSpec("pong", self.argv0 + ["pong"] + common + self.passive_options(spec), "b", False)]
         ping_extra = []
         if spec.bulk_size:

@@ -157,7 +157,8 @@ def build_matrix(short, placements):
                  "alone / with a 64 KiB bulk writer in the same participant / and a discovery storm "
                  "of 1,000 participants", "latency",
                  "round trip in µs of the critical writer (TRANSPORT_PRIORITY above "
-                 "`threads.critical_priority`, both directions); ping process (and its bulk "
+                 "`threads.critical_priority`, both directions; the critical receive threads and "
+                 "the pinging thread SCHED_FIFO 50, `--rt-priority`); ping process (and its bulk "
                  "writer) on vCPU 0, pong, bulk subscriber and storm on vCPU 1; the three cases "
                  "alternate within each repetition; ratio rows: loaded / alone", interleave=True)
     crit = replace(lat, history="keep-all", rate=1000.0, critical=True,

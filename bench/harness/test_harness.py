@@ -352,6 +352,7 @@ class IsolationTest(unittest.TestCase):
         self.assertEqual((pong.role, ping.role), ("pong", "ping"))
         for p in (pong, ping):
             self.assertIn("--critical", p.argv)
+            self.assertEqual(p.argv[p.argv.index("--rt-priority") + 1], "50")
             self.assertNotIn("--bulk-size", p.argv)
         self.assertEqual(ping.argv[ping.argv.index("--rate") + 1], "1000")
         self.assertEqual(ping.argv[ping.argv.index("--history") + 1], "keep-all")
@@ -362,6 +363,8 @@ class IsolationTest(unittest.TestCase):
         pong, sub, ping, storm = procs
         self.assertEqual([p.side for p in procs], ["b", "b", "a", "b"])
         self.assertEqual([p.measuring for p in procs], [False, True, True, False])
+        # The load runs at the default scheduling policy, below the critical threads.
+        self.assertEqual(["--rt-priority" in p.argv for p in procs], [True, False, True, False])
         topic = ping.argv[ping.argv.index("--bulk-topic") + 1]
         self.assertEqual(ping.argv[ping.argv.index("--bulk-size") + 1], "65536")
         self.assertEqual(sub.argv[sub.argv.index("--topic") + 1], topic)

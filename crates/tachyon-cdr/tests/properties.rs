@@ -186,6 +186,18 @@ proptest! {
         }
     }
 
+    /// `serialize` writes every byte up to the length it returns (padding included), so a
+    /// writer's payload pool may hand out recycled buffers without zeroing them first.
+    #[test]
+    fn serialize_overwrites_every_byte(v in rich(), fill in any::<u8>()) {
+        for (ver, end) in COMBOS {
+            let clean = serialize_to_vec(&v, ver, end).unwrap();
+            let mut dirty = vec![fill; clean.len() + 8];
+            let n = tachyon_cdr::serialize(&v, ver, end, &mut dirty).unwrap();
+            prop_assert_eq!(&dirty[..n], &clean[..]);
+        }
+    }
+
     #[test]
     fn mutable_round_trips_alone(v in mutable()) {
         for (ver, end) in COMBOS {

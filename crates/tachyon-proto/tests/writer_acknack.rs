@@ -257,3 +257,91 @@ fn heartbeats_to_readers_that_never_answer_back_off_and_an_answer_restores_them(
     let (after, _) = heartbeats_between(&mut p, now, later);
     assert!(after >= 4, "{after} in the half second after an answer");
 }
+
+/// DATA submessages (new or repaired) in everything the participant sends now.
+fn data_sent(p: &mut Participant, now: Instant) -> usize {
+    let mut buf = TxBuf::new(65_536);
+    let mut n = 0;
+    while let Some(t) = p.poll_transmit(now, &mut buf) {
+        let m = MessageView::new_checked(buf.datagram(&t)).expect("valid message");
+        n += m
+            .submessages()
+            .filter(|s| matches!(s, Ok(SubmessageView::Data(_))))
+            .count();
+    }
+    n
+}
+
+#[test]
+fn a_quiet_writer_still_sends_a_delayed_repair_when_it_falls_due() {
+    // A writer that found nothing to send stops looking at its readers until something
+    // changes (a discovery storm gives builtin writers thousands); a repair delayed by
+    // nack_response_delay must still go out when the delay runs out, and not before.
+    let mut p = Participant::new(GuidPrefix([1; 12]), ParticipantConfig::default());
+    let delay = tachyon_proto::Duration::from_millis(10);
+    let w = p
+        .create_writer(WriterConfig {
+            reliability: Reliability::Reliable,
+            nack_response_delay: delay,
+            history: tachyon_proto::history::WriterHistoryConfig {
+                history: tachyon_proto::history::History::KeepAll,
+                ..Default::default()
+            },
+            ..WriterConfig::default()
+        })
+        .expect("writer");
+    p.match_reader(
+        Instant::ZERO,
+        w,
+        RemoteReader {
+            guid: Guid::new(READER_PREFIX, READER_ID),
+            unicast_locators: vec![Locator::udp(([127, 0, 0, 1], 7413).into())],
+            multicast_locators: vec![],
+            reliability: Reliability::Reliable,
+            durability: Durability::Volatile,
+        },
+    )
+    .expect("match");
+    for i in 0..3u8 {
+        let req = tachyon_proto::WriteRequest::data(
+            tachyon_cdr::KeyHash([0; 16]),
+            tachyon_wire::Time::default(),
+            tachyon_proto::history::Payload::copy_from_slice(&[0, 1, 0, 0, i, 0, 0, 0]),
+        );
+        p.write(Instant::ZERO, w, req).expect("write");
+    }
+    assert_eq!(data_sent(&mut p, Instant::ZERO), 3);
+    assert_eq!(data_sent(&mut p, Instant::ZERO), 0, "nothing more: quiet");
+    // The reader lost sequence number 2.
+    let header = Header {
+        protocol_version: ProtocolVersion::V2_5,
+        vendor_id: VendorId::TACHYON,
+        guid_prefix: READER_PREFIX,
+    };
+    let mut buf = vec![0u8; 256];
+    let mut mb = MessageBuilder::new(&mut buf, &header).expect("header");
+    mb.info_dst(GuidPrefix([1; 12])).expect("info_dst");
+    let mut bitmap = [0; 8];
+    bitmap[0] = 0x8000_0000;
+    let state = SequenceNumberSet {
+        base: SequenceNumber(2),
+        num_bits: 1,
+        bitmap,
+    };
+    mb.acknack(READER_ID, w, &state, Count(1), true)
+        .expect("acknack");
+    let n = mb.finish();
+    let from = Locator::udp(([127, 0, 0, 1], 7413).into());
+    let t1 = Instant::from_nanos(1_000_000);
+    p.handle_datagram(t1, &from, &buf[..n]);
+    assert_eq!(data_sent(&mut p, t1), 0, "the repair waits for the delay");
+    let due = p.poll_timeout().expect("the delayed repair is a timer");
+    assert!(due <= Instant::from_nanos(11_000_000), "{due:?}");
+    let before = Instant::from_nanos(5_000_000);
+    assert_eq!(
+        data_sent(&mut p, before),
+        0,
+        "still quiet before it falls due"
+    );
+    assert_eq!(data_sent(&mut p, due), 1, "the repair, once due");
+}

@@ -141,9 +141,7 @@ impl FloorArgs {
     }
 
     fn pin(&self) {
-        if let Some(cpu) = self.cpu {
-            crate::perf::pin_this_thread(cpu, self.rt_priority);
-        }
+        crate::perf::pin_this_thread(self.cpu, self.rt_priority);
     }
 }
 

@@ -32,9 +32,7 @@ pub fn publish<T: PerfSample>(a: &PerfArgs, writer: &DataWriter<T>) -> Result<()
         }
         std::thread::sleep(Duration::from_millis(1));
     }
-    if let Some(cpu) = a.cpu {
-        super::pin_this_thread(cpu, a.rt_priority);
-    }
+    super::pin_this_thread(a.cpu, a.rt_priority);
     let mut sample = T::with_size(a.size);
     let start = Instant::now();
     let end = start + Duration::from_secs_f64(a.warmup + a.duration);
@@ -152,9 +150,7 @@ pub fn subscribe<T: PerfSample>(
             Some((ws, cond))
         }
     };
-    if let Some(cpu) = a.cpu {
-        super::pin_this_thread(cpu, a.rt_priority);
-    }
+    super::pin_this_thread(a.cpu, a.rt_priority);
     let no_data_by = Instant::now() + Duration::from_secs_f64(a.match_timeout);
     let lock = || counting.lock().map_err(|_| Failure::poisoned());
     let mut measured_from: Option<(Instant, Usage)> = None;

@@ -62,9 +62,11 @@ impl fmt::Display for Failure {
 
 /// Pins the calling thread to `cpu`, with SCHED_FIFO `priority` if given; says so when the
 /// system refuses, and goes on.
-pub(crate) fn pin_this_thread(cpu: u16, priority: Option<u8>) {
-    if let Err(e) = tachyon_transport::thread::set_affinity(&[cpu]) {
-        eprintln!("perf: cannot pin this thread to CPU {cpu}: {e}");
+pub(crate) fn pin_this_thread(cpu: Option<u16>, priority: Option<u8>) {
+    if let Some(cpu) = cpu {
+        if let Err(e) = tachyon_transport::thread::set_affinity(&[cpu]) {
+            eprintln!("perf: cannot pin this thread to CPU {cpu}: {e}");
+        }
     }
     if let Some(p) = priority {
         if let Err(e) = tachyon_transport::thread::set_fifo_priority(p) {

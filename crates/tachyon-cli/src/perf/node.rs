@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
+use tachyon::config::ThreadMode;
 use tachyon::domain::ParticipantSettings;
 use tachyon::prelude::*;
 use tachyon::qos::{History, TopicQos};
@@ -187,11 +188,24 @@ fn participant_settings(
     if a.unicast {
         settings.udp.multicast = MulticastMode::Disabled;
     }
+    let threads = &mut settings.threads;
     if let Some(cpu) = a.cpu {
-        settings.threads.driver.cpus = vec![cpu];
+        for role in [
+            &mut threads.driver,
+            &mut threads.receive,
+            &mut threads.timers,
+        ] {
+            role.cpus = vec![cpu];
+        }
     }
     if let Some(p) = a.rt_priority {
-        settings.threads.driver.priority = Some(p);
+        // Only the roles the mode has (a role it lacks is refused with a warning).
+        match threads.mode {
+            ThreadMode::Threads if a.critical => threads.critical.priority = Some(p),
+            ThreadMode::Threads => threads.receive.priority = Some(p),
+            ThreadMode::Driver => threads.driver.priority = Some(p),
+            ThreadMode::Single => {}
+        }
     }
     let critical = if a.critical {
         let threshold = *settings

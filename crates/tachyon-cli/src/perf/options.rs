@@ -153,7 +153,10 @@ pub struct PerfArgs {
     /// Pin the benchmark's threads (application and driver) to this CPU.
     #[arg(long)]
     pub cpu: Option<u16>,
-    /// SCHED_FIFO priority (1–99) of the benchmark's threads (needs CAP_SYS_NICE).
+    /// SCHED_FIFO priority (1–99) of the benchmark's threads that carry what is measured
+    /// (needs CAP_SYS_NICE): the measuring application thread and the participant's receive
+    /// threads (its driver in `driver` mode); with `--critical` its critical receive thread
+    /// instead, so a bulk writer's acknowledgements and discovery stay below it.
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=99))]
     pub rt_priority: Option<u8>,
     #[arg(long, value_enum, default_value = "udp")]

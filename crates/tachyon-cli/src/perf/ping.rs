@@ -198,9 +198,7 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>, role: &str) -> Result<Ru
             Some((ws, cond))
         }
     };
-    if let Some(cpu) = a.cpu {
-        super::pin_this_thread(cpu, a.rt_priority);
-    }
+    super::pin_this_thread(a.cpu, a.rt_priority);
 
     let start = Instant::now();
     let warmup = Duration::from_secs_f64(a.warmup);

@@ -55,13 +55,11 @@ pub fn start<T: PerfSample>(a: &PerfArgs, node: &Node<T>) -> Result<Responder, F
             let reader = node.ping_reader.clone();
             let pongs = Arc::clone(&node.pongs);
             let stop = Arc::clone(&stop);
-            let pin = a.cpu.map(|c| (c, a.rt_priority));
+            let (cpu, prio) = (a.cpu, a.rt_priority);
             let t = std::thread::Builder::new()
                 .name("perf-pong".into())
                 .spawn(move || {
-                    if let Some((cpu, prio)) = pin {
-                        super::pin_this_thread(cpu, prio);
-                    }
+                    super::pin_this_thread(cpu, prio);
                     let cond = reader.create_readcondition(
                         SampleStateMask::NOT_READ,
                         ViewStateMask::ANY,

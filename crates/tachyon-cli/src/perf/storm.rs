@@ -225,9 +225,7 @@ pub fn run(a: &PerfArgs) -> Result<(), Failure> {
         signal_hook::flag::register(signal, Arc::clone(&stop))
             .map_err(|e| Failure::Other(format!("cannot handle signal {signal}: {e}")))?;
     }
-    if let Some(cpu) = a.cpu {
-        super::pin_this_thread(cpu, a.rt_priority);
-    }
+    super::pin_this_thread(a.cpu, a.rt_priority);
     let dests =
         destinations(a.domain, a.unicast, a.max_participant_index).map_err(Failure::Usage)?;
     let lease = Duration::from_secs_f64(a.lease);

@@ -698,9 +698,10 @@ impl Participant {
             }
             let t = if i < nw {
                 match self.writers.get_mut(i) {
-                    Some(Some(w)) if w.wants_to_send(now) => {
-                        w.poll_transmit(now, &self.header, buf)
-                    }
+                    Some(Some(w)) => match w.wants_to_send(now) {
+                        true => w.poll_transmit(now, &self.header, buf),
+                        false => None,
+                    },
                     _ => None,
                 }
             } else {

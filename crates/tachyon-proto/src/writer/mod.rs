@@ -178,6 +178,14 @@ pub(crate) struct Writer {
     all_filtered: bool,
     /// Converts samples for readers of another representation (set by the typed API).
     transcoder: Option<transcode::TranscodeHook>,
+    /// Set when [`poll_transmit`](Self::poll_transmit) found nothing to send: no reader is
+    /// owed a heartbeat, and no delayed repair falls due before the instant it holds
+    /// (`Some(None)`: none is pending). Everything that can change what the readers are owed
+    /// clears it ([`touch`](Self::touch)), so until then [`wants_to_send`](Self::wants_to_send)
+    /// and [`poll_timeout`](Self::poll_timeout) need not look at every reader again: a
+    /// discovery storm gives each builtin writer a reader per announced participant, and
+    /// every flush of the participant asks every writer.
+    quiet: Option<Option<Instant>>,
     events: VecDeque<Event>,
     stats: WriterStats,
 }
@@ -216,6 +224,7 @@ impl Writer {
             filter_factory: None,
             all_filtered: false,
             transcoder: None,
+            quiet: None,
             events: VecDeque::new(),
             stats: WriterStats::default(),
         })
@@ -233,6 +242,7 @@ impl Writer {
         count: Count,
         final_flag: bool,
     ) {
+        self.touch();
         let last = self.history.last_sn();
         let delay = self.config.nack_response_delay;
         let fresh = self.recently_sent(now);
@@ -319,6 +329,7 @@ impl Writer {
         missing: &FragmentNumberSet,
         count: Count,
     ) {
+        self.touch();
         let fresh = self.recently_sent(now);
         let in_history = self.history.get(sn).is_some();
         let delay = self.config.nack_response_delay;
@@ -342,6 +353,7 @@ impl Writer {
 
     /// Timers: periodic heartbeat, lifespan, deadline and liveliness lease.
     pub(crate) fn handle_timeout(&mut self, now: Instant) {
+        self.touch();
         if self.heartbeat_at.is_some_and(|at| at <= now) {
             self.heartbeat_at = None;
             if self.unacknowledged() {
@@ -385,6 +397,7 @@ impl Writer {
 
     /// Opens a coherent set: what is written until [`end_set`](Self::end_set) is one set.
     pub(crate) fn begin_set(&mut self) {
+        self.touch();
         self.open_set.get_or_insert(None);
     }
 
@@ -406,6 +419,7 @@ impl Writer {
         group_set: Option<SequenceNumber>,
         publisher: Option<PublisherSet>,
     ) -> Result<Option<SequenceNumber>, WriteError> {
+        self.touch();
         let Some(first) = self.open_set.take() else {
             return Ok(None);
         };
@@ -436,6 +450,7 @@ impl Writer {
         req: WriteRequest,
         group: Option<GroupMember>,
     ) -> Result<SequenceNumber, WriteError> {
+        self.touch();
         let kind = req.kind;
         let instance = req.instance;
         let payload_len = req.payload.len();
@@ -496,12 +511,14 @@ impl Writer {
 
     /// Registers an instance without writing it.
     pub(crate) fn register_instance(&mut self, instance: KeyHash) -> Result<KeyHash, WriteError> {
+        self.touch();
         self.history.register_instance(instance)
     }
 
     /// Asserts the writer's liveliness: renews a manual lease and tells readers with a
     /// liveliness HEARTBEAT.
     pub(crate) fn assert_liveliness(&mut self, now: Instant) {
+        self.touch();
         self.renew_lease(now);
         self.heartbeat_now = true;
         self.heartbeat_liveliness = true;
@@ -515,6 +532,7 @@ impl Writer {
     /// Applies the QoS changeable after creation: deadline timers restart with the new
     /// period, lifespan and priority apply to what is written and sent from now on.
     pub(crate) fn update(&mut self, now: Instant, u: crate::endpoint::WriterUpdate) {
+        self.touch();
         self.config.deadline = u.deadline;
         self.config.lifespan = u.lifespan;
         self.config.priority = u.priority;
@@ -523,6 +541,7 @@ impl Writer {
 
     /// Matches a reader (or updates its locators when already matched).
     pub(crate) fn match_reader(&mut self, now: Instant, remote: RemoteReader) {
+        self.touch();
         if let Some(p) = self.proxy_mut(&remote.guid) {
             p.dest = remote.unicast_locators.first().copied();
             p.remote = remote;
@@ -559,6 +578,7 @@ impl Writer {
 
     /// Unmatches a reader; what was kept only for it is released. False if it was unknown.
     pub(crate) fn unmatch_reader(&mut self, reader: &Guid) -> bool {
+        self.touch();
         let Some(i) = self.proxies.iter().position(|p| p.remote.guid == *reader) else {
             return false;
         };
@@ -602,6 +622,7 @@ impl Writer {
         reader: &Guid,
         property: Option<&tachyon_wire::parameter::ContentFilterProperty>,
     ) {
+        self.touch();
         let filter = match (property, &self.filter_factory) {
             (Some(p), Some(factory)) => match (factory.0)(p) {
                 Ok(f) => Some(crate::filter::Hook(f)),
@@ -627,6 +648,7 @@ impl Writer {
 
     /// Sends what batching holds back at the next poll (`DataWriter::flush`).
     pub(crate) fn flush_batch(&mut self) {
+        self.touch();
         self.batch_until = None;
     }
 
@@ -646,11 +668,10 @@ impl Writer {
 
     /// When [`handle_timeout`](Self::handle_timeout) or a delayed repair is next due.
     pub(crate) fn poll_timeout(&self) -> Option<Instant> {
-        let repairs = self
-            .proxies
-            .iter()
-            .filter(|p| !p.requested.is_empty() || !p.frag_runs.is_empty())
-            .filter_map(|p| p.repair_at);
+        let repairs = match self.quiet {
+            Some(until) => until,
+            None => self.earliest_repair(),
+        };
         [
             self.heartbeat_at,
             self.batch_until,
@@ -664,12 +685,48 @@ impl Writer {
         .min()
     }
 
-    /// Whether something is ready to send at `now` (without building it).
-    pub(crate) fn wants_to_send(&self, now: Instant) -> bool {
-        (self.next_new <= self.history.last_sn() && self.fanout.is_some() && !self.holding(now))
+    /// Whether something is ready to send at `now` (without building it). A look at every
+    /// reader that finds nothing makes the writer quiet until something changes.
+    pub(crate) fn wants_to_send(&mut self, now: Instant) -> bool {
+        if (self.next_new <= self.history.last_sn() && self.fanout.is_some() && !self.holding(now))
             || self.heartbeat_now
-            || self.next_heartbeat_proxy().is_some()
-            || self.proxies.iter().any(|p| p.repair_due(now))
+        {
+            return true;
+        }
+        if let Some(until) = self.quiet {
+            if until.map_or(true, |t| now < t) {
+                return false;
+            }
+        }
+        if self.next_heartbeat_proxy().is_some() || self.proxies.iter().any(|p| p.repair_due(now)) {
+            return true;
+        }
+        self.quiet = Some(self.earliest_repair());
+        false
+    }
+
+    /// Something may have changed what the readers are owed: [`quiet`](Self::quiet) no
+    /// longer holds.
+    fn touch(&mut self) {
+        self.quiet = None;
+    }
+
+    /// `poll_transmit` found nothing to send at all: quiet until the earliest delayed repair,
+    /// unless a reader is still owed a heartbeat (it did not fit).
+    pub(super) fn become_quiet(&mut self) {
+        if self.next_heartbeat_proxy().is_some() {
+            return;
+        }
+        self.quiet = Some(self.earliest_repair());
+    }
+
+    /// When the earliest delayed repair falls due.
+    fn earliest_repair(&self) -> Option<Instant> {
+        self.proxies
+            .iter()
+            .filter(|p| !p.requested.is_empty() || !p.frag_runs.is_empty())
+            .filter_map(|p| p.repair_at)
+            .min()
     }
 
     /// The period until the next periodic heartbeat: the configured one while readers answer;

@@ -76,7 +76,11 @@ impl Writer {
         if let Some(t) = self.send_repairs(now, header, out) {
             return Some(t);
         }
-        self.send_heartbeats(header, out)
+        let t = self.send_heartbeats(header, out);
+        if t.is_none() {
+            self.become_quiet();
+        }
+        t
     }
 
     /// New data to every reader: as many whole samples as fit, or the next fragments of a

@@ -32,6 +32,7 @@ impl Writer {
     /// Sets (or removes) how this writer converts samples for readers of another
     /// representation.
     pub(crate) fn set_transcoder(&mut self, transcoder: Option<Transcoder>) {
+        self.touch();
         self.transcoder = transcoder.map(TranscodeHook);
     }
 
@@ -44,6 +45,7 @@ impl Writer {
         reader: &tachyon_wire::Guid,
         to: Option<DataRepresentation>,
     ) {
+        self.touch();
         let (last, next_new) = (self.history.last_sn(), self.next_new);
         let Some(p) = self.proxies.iter_mut().find(|p| p.remote.guid == *reader) else {
             return;
