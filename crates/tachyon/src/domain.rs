@@ -406,7 +406,6 @@ impl DomainParticipant {
         });
         self.runtime
             .shared
-            .lock()
             .set_group_listener(tachyon_wire::EntityId::PARTICIPANT, dispatch);
     }
 
@@ -556,16 +555,26 @@ impl DomainParticipant {
     pub fn statistics(&self) -> ParticipantStatistics {
         let sh = &self.runtime.shared;
         let transport = sh.transports.stats();
+        // The critical lane's receive counters and readers are added to the main lane's.
+        let lane = (sh.lane_ids().len() > 1).then(|| {
+            let st = sh.lock_lane(crate::runtime::lanes::CRITICAL);
+            (st.participant.stats(), st.participant.readers_summary())
+        });
         let st = sh.lock();
         let p = &st.participant;
         let (max_participants, max_remote_endpoints) = p
             .discovery_config()
             .map_or((0, 0), |c| (c.max_participants, c.max_remote_endpoints));
+        let (mut receive, mut readers) = (p.stats(), p.readers_summary());
+        if let Some((r, s)) = lane {
+            receive.add(&r);
+            readers.add(&s);
+        }
         ParticipantStatistics {
             transport,
-            receive: p.stats(),
+            receive,
             discovery: p.discovery_stats(),
-            readers: p.readers_summary(),
+            readers,
             remote_participants: p.discovered_participants().count(),
             max_participants,
             remote_endpoints: p.discovered_publications().count()
@@ -577,10 +586,13 @@ impl DomainParticipant {
     /// Asserts the liveliness of the participant's MANUAL_BY_PARTICIPANT writers.
     pub fn assert_liveliness(&self) -> Result<(), Error> {
         let sh = &self.runtime.shared;
-        let mut st = sh.lock();
-        let now = sh.now();
-        st.participant.assert_liveliness(now);
-        st.flush(sh, now);
+        // Each lane's writers; the main lane's also sends the participant message.
+        for lane in sh.lane_ids().rev() {
+            let mut st = sh.lock_lane(lane);
+            let now = sh.now();
+            st.participant.assert_liveliness(now);
+            st.flush(sh, now);
+        }
         Ok(())
     }
 

@@ -198,12 +198,20 @@ pub struct AnyDataReader {
 impl AnyDataReader {
     /// The reader's GUID.
     pub fn guid(&self) -> Guid {
-        self.runtime.shared.lock().participant.guid(self.id)
+        self.runtime
+            .shared
+            .lock_for(self.id)
+            .participant
+            .guid(self.id)
     }
 
     /// The reader's statuses changed since they were last read.
     pub fn get_status_changes(&self) -> StatusMask {
-        self.runtime.shared.lock().statuses.changes(self.id)
+        self.runtime
+            .shared
+            .lock_for(self.id)
+            .statuses
+            .changes(self.id)
     }
 
     /// Whether this is `reader`.
@@ -237,12 +245,20 @@ pub struct AnyDataWriter {
 impl AnyDataWriter {
     /// The writer's GUID.
     pub fn guid(&self) -> Guid {
-        self.runtime.shared.lock().participant.guid(self.id)
+        self.runtime
+            .shared
+            .lock_for(self.id)
+            .participant
+            .guid(self.id)
     }
 
     /// The writer's statuses changed since they were last read.
     pub fn get_status_changes(&self) -> StatusMask {
-        self.runtime.shared.lock().statuses.changes(self.id)
+        self.runtime
+            .shared
+            .lock_for(self.id)
+            .statuses
+            .changes(self.id)
     }
 
     /// Whether this is `writer`.
@@ -339,9 +355,9 @@ pub(crate) fn participant_dispatch(
     })
 }
 
-/// Reads (and so resets) a status of `id` under the state lock.
-fn read<R>(rt: &Runtime, f: impl FnOnce(&mut crate::runtime::Statuses) -> R) -> R {
-    f(&mut rt.shared.lock().statuses)
+/// Reads (and so resets) a status of `id` under its lane's lock.
+fn read<R>(rt: &Runtime, id: EntityId, f: impl FnOnce(&mut crate::runtime::Statuses) -> R) -> R {
+    f(&mut rt.shared.lock_for(id).statuses)
 }
 
 fn reader_calls<L: SubscriberListener + ?Sized>(l: &L, rt: &Arc<Runtime>, c: &GroupCall) {
@@ -360,25 +376,25 @@ fn reader_calls<L: SubscriberListener + ?Sized>(l: &L, rt: &Arc<Runtime>, c: &Gr
     let r = reader(id);
     let k = c.kinds;
     if k.contains(StatusMask::SUBSCRIPTION_MATCHED) {
-        l.on_subscription_matched(&r, read(rt, |s| s.subscription_matched(id)));
+        l.on_subscription_matched(&r, read(rt, id, |s| s.subscription_matched(id)));
     }
     if k.contains(StatusMask::REQUESTED_INCOMPATIBLE_QOS) {
-        l.on_requested_incompatible_qos(&r, read(rt, |s| s.incompatible_qos(id)));
+        l.on_requested_incompatible_qos(&r, read(rt, id, |s| s.incompatible_qos(id)));
     }
     if k.contains(StatusMask::LIVELINESS_CHANGED) {
-        l.on_liveliness_changed(&r, read(rt, |s| s.liveliness_changed(id)));
+        l.on_liveliness_changed(&r, read(rt, id, |s| s.liveliness_changed(id)));
     }
     if k.contains(StatusMask::REQUESTED_DEADLINE_MISSED) {
-        l.on_requested_deadline_missed(&r, read(rt, |s| s.deadline_missed(id)));
+        l.on_requested_deadline_missed(&r, read(rt, id, |s| s.deadline_missed(id)));
     }
     if k.contains(StatusMask::SAMPLE_LOST) {
-        l.on_sample_lost(&r, read(rt, |s| s.sample_lost(id)));
+        l.on_sample_lost(&r, read(rt, id, |s| s.sample_lost(id)));
     }
     if k.contains(StatusMask::SAMPLE_REJECTED) {
-        l.on_sample_rejected(&r, read(rt, |s| s.sample_rejected(id)));
+        l.on_sample_rejected(&r, read(rt, id, |s| s.sample_rejected(id)));
     }
     if k.contains(StatusMask::DATA_AVAILABLE) {
-        read(rt, |s| s.clear(id, StatusMask::DATA_AVAILABLE));
+        read(rt, id, |s| s.clear(id, StatusMask::DATA_AVAILABLE));
         l.on_data_available(&r);
     }
 }
@@ -394,16 +410,16 @@ fn writer_calls<L: PublisherListener + ?Sized>(l: &L, rt: &Arc<Runtime>, c: &Gro
     };
     let k = c.kinds;
     if k.contains(StatusMask::PUBLICATION_MATCHED) {
-        l.on_publication_matched(&w, read(rt, |s| s.publication_matched(id)));
+        l.on_publication_matched(&w, read(rt, id, |s| s.publication_matched(id)));
     }
     if k.contains(StatusMask::OFFERED_INCOMPATIBLE_QOS) {
-        l.on_offered_incompatible_qos(&w, read(rt, |s| s.incompatible_qos(id)));
+        l.on_offered_incompatible_qos(&w, read(rt, id, |s| s.incompatible_qos(id)));
     }
     if k.contains(StatusMask::LIVELINESS_LOST) {
-        l.on_liveliness_lost(&w, read(rt, |s| s.liveliness_lost(id)));
+        l.on_liveliness_lost(&w, read(rt, id, |s| s.liveliness_lost(id)));
     }
     if k.contains(StatusMask::OFFERED_DEADLINE_MISSED) {
-        l.on_offered_deadline_missed(&w, read(rt, |s| s.deadline_missed(id)));
+        l.on_offered_deadline_missed(&w, read(rt, id, |s| s.deadline_missed(id)));
     }
 }
 

@@ -13,7 +13,7 @@ use tachyon_proto::qos::{
     AccessScope, DataRepresentation, DataWriterQos, DurabilityKind, PublisherQos,
 };
 use tachyon_proto::quirks;
-use tachyon_proto::{Instant, Participant, Transcoder, WriteRequest, WriterConfig, WriterUpdate};
+use tachyon_proto::{Transcoder, WriteRequest, WriterConfig, WriterUpdate};
 use tachyon_wire::{EntityId, Guid, Time};
 
 use crate::condition::StatusCondition;
@@ -21,7 +21,7 @@ use crate::error::Error;
 use crate::group::{set_group_qos, Group};
 use crate::listener::{publisher_dispatch, PublisherListener, PUBLISHER_STATUSES};
 use crate::listener::{DataWriterListener, WRITER_STATUSES};
-use crate::runtime::{lock, Dispatch, Runtime, PUBLISHER_KIND};
+use crate::runtime::{lock, Dispatch, Runtime, Shared, PUBLISHER_KIND};
 use crate::status::{
     DeadlineMissedStatus, IncompatibleQosStatus, LivelinessLostStatus, PublicationMatchedStatus,
     StatusMask,
@@ -184,18 +184,40 @@ impl Publisher {
         if sh.stopped() {
             return Err(Error::AlreadyDeleted);
         }
+        // A critical writer lives in the critical lane; its group's sets would span lanes.
+        let critical = sh.goes_to_critical_lane(qos.transport_priority, presentation.spans_group());
         let mut st = sh.lock();
         let now = sh.now();
-        let id = st.participant.create_writer(config)?;
-        // Readers announcing a content filter get only what it accepts.
-        st.participant.set_writer_filter_factory(
-            id,
-            Some(crate::content_filter::remote_filter_factory::<T>()),
-        )?;
-        // Readers that read another representation (Fast DDS 2.x's XCDR1 only) get converted
-        // samples.
-        st.participant
-            .set_writer_transcoder(id, Some(transcoder(T::transcode_serialized)))?;
+        let mut lane = critical.then(|| sh.lock_lane(crate::runtime::lanes::CRITICAL));
+        let id = match &mut lane {
+            None => st.participant.create_writer(config)?,
+            Some(lane) => {
+                let kind = match config.keyed {
+                    true => tachyon_wire::EntityKind::USER_WRITER_WITH_KEY,
+                    false => tachyon_wire::EntityKind::USER_WRITER_NO_KEY,
+                };
+                let id = st.participant.reserve_lane_endpoint(kind)?;
+                if let Err(e) = lane.participant.create_writer_with_id(id, config) {
+                    let _ = st.participant.delete_writer(now, id);
+                    return Err(e.into());
+                }
+                id
+            }
+        };
+        {
+            let own = match &mut lane {
+                Some(l) => &mut l.participant,
+                None => &mut st.participant,
+            };
+            // Readers announcing a content filter get only what it accepts.
+            own.set_writer_filter_factory(
+                id,
+                Some(crate::content_filter::remote_filter_factory::<T>()),
+            )?;
+            // Readers that read another representation (Fast DDS 2.x's XCDR1 only) get
+            // converted samples.
+            own.set_writer_transcoder(id, Some(transcoder(T::transcode_serialized)))?;
+        }
         let mut data = PublicationData::new(Guid::UNKNOWN, topic.name(), topic.type_name());
         // A critical writer is reached (acknowledgements) in the critical lane.
         data.unicast_locators = sh.endpoint_locators(qos.transport_priority);
@@ -213,8 +235,13 @@ impl Publisher {
         g.members.push(id);
         drop(g);
         // Nothing fails from here on (dropping `writer` under the lock would deadlock).
-        st.add_endpoint(id);
-        st.set_group(id, self.group);
+        let group = self.group;
+        let own = match &mut lane {
+            Some(l) => &mut **l,
+            None => &mut *st,
+        };
+        own.add_endpoint(id);
+        own.set_group(id, group);
         let writer = DataWriter {
             inner: Arc::new(WriterInner {
                 runtime: Arc::clone(&self.runtime),
@@ -228,7 +255,17 @@ impl Publisher {
             }),
         };
         if let Some((dispatch, mask)) = listener(&writer) {
-            st.set_listener(id, Some((dispatch, mask & WRITER_STATUSES)));
+            let own = match &mut lane {
+                Some(l) => &mut **l,
+                None => &mut *st,
+            };
+            own.set_listener(id, Some((dispatch, mask & WRITER_STATUSES)));
+        }
+        // The main lane's flush applies discovery's matches to the critical lane, whose lock
+        // it takes itself: this one is released first.
+        if let Some(mut l) = lane {
+            l.flush(sh, now);
+            st.take_sends(&mut l);
         }
         st.flush(sh, now);
         drop(st);
@@ -247,7 +284,7 @@ impl Publisher {
 
     /// The statuses changed since they were last read (DDS `get_status_changes`).
     pub fn get_status_changes(&self) -> StatusMask {
-        self.runtime.shared.lock().statuses.changes(self.group)
+        self.runtime.shared.status_changes(self.group)
     }
 
     /// Sets the listener and the statuses it is called for (`None`: removes it): the
@@ -260,16 +297,13 @@ impl Publisher {
                 mask & PUBLISHER_STATUSES,
             )
         });
-        self.runtime
-            .shared
-            .lock()
-            .set_group_listener(self.group, dispatch);
+        self.runtime.shared.set_group_listener(self.group, dispatch);
     }
 }
 
 impl Drop for Publisher {
     fn drop(&mut self) {
-        self.runtime.shared.lock().remove_entity(self.group);
+        self.runtime.shared.remove_group(self.group);
     }
 }
 
@@ -368,7 +402,7 @@ impl<T: DdsType> DataWriter<T> {
     /// without batching.
     pub fn flush(&self) -> Result<(), Error> {
         let sh = &self.inner.runtime.shared;
-        let mut st = sh.lock();
+        let mut st = sh.lock_for(self.inner.id);
         let now = sh.now();
         st.participant.flush_writer(self.inner.id)?;
         st.flush(sh, now);
@@ -394,7 +428,7 @@ impl<T: DdsType> DataWriter<T> {
     /// Registers the instance of `sample`; returns its handle.
     pub fn register_instance(&self, sample: &T) -> Result<KeyHash, Error> {
         let key = tachyon_cdr::key_hash(sample)?;
-        let mut st = self.inner.runtime.shared.lock();
+        let mut st = self.inner.runtime.shared.lock_for(self.inner.id);
         Ok(st.participant.register_instance(self.inner.id, key)?)
     }
 
@@ -408,7 +442,7 @@ impl<T: DdsType> DataWriter<T> {
     pub fn wait_for_acknowledgments(&self, timeout: StdDuration) -> Result<(), Error> {
         let sh = &self.inner.runtime.shared;
         let deadline = StdInstant::now() + timeout;
-        let mut st = sh.lock();
+        let mut st = sh.lock_for(self.inner.id);
         loop {
             if st.participant.all_acknowledged(self.inner.id) != Some(false) {
                 return Ok(());
@@ -429,7 +463,7 @@ impl<T: DdsType> DataWriter<T> {
         self.inner
             .runtime
             .shared
-            .lock()
+            .lock_for(self.inner.id)
             .participant
             .matched_readers(self.inner.id)
     }
@@ -444,7 +478,7 @@ impl<T: DdsType> DataWriter<T> {
         self.inner
             .runtime
             .shared
-            .lock()
+            .lock_for(self.inner.id)
             .statuses
             .changes(self.inner.id)
     }
@@ -459,7 +493,7 @@ impl<T: DdsType> DataWriter<T> {
         self.inner
             .runtime
             .shared
-            .lock()
+            .lock_for(self.inner.id)
             .set_listener(self.inner.id, dispatch);
     }
 
@@ -485,7 +519,7 @@ impl<T: DdsType> DataWriter<T> {
 
     fn statuses<R>(&self, f: impl FnOnce(&mut crate::runtime::Statuses, EntityId) -> R) -> R {
         f(
-            &mut self.inner.runtime.shared.lock().statuses,
+            &mut self.inner.runtime.shared.lock_for(self.inner.id).statuses,
             self.inner.id,
         )
     }
@@ -524,7 +558,7 @@ impl<T: DdsType> DataWriter<T> {
         self.inner
             .runtime
             .shared
-            .lock()
+            .lock_for(self.inner.id)
             .participant
             .guid(self.inner.id)
     }
@@ -535,7 +569,7 @@ impl<T: DdsType> DataWriter<T> {
         self.inner
             .runtime
             .shared
-            .lock()
+            .lock_for(self.inner.id)
             .participant
             .writer_stats(self.inner.id)
             .map_or(0, |s| s.filtered_out)
@@ -566,6 +600,8 @@ impl<T: DdsType> DataWriter<T> {
         if sh.stopped() {
             return Err(Error::AlreadyDeleted);
         }
+        let id = self.inner.id;
+        // The main lane first (discovery), then the writer's own when it is another.
         let mut st = sh.lock();
         let mut cur = lock(&self.inner.qos);
         if qos.representation.is_empty() {
@@ -580,8 +616,15 @@ impl<T: DdsType> DataWriter<T> {
             lifespan: qos.lifespan,
             priority: qos.transport_priority,
         };
-        st.participant.update_writer(now, self.inner.id, update)?;
-        let announced = st.participant.local_publication(self.inner.id).cloned();
+        if sh.lane_of(id) == st.lane() {
+            st.participant.update_writer(now, id, update)?;
+        } else {
+            let mut lane = sh.lock_lane(sh.lane_of(id));
+            lane.participant.update_writer(now, id, update)?;
+            lane.flush(sh, now);
+            st.take_sends(&mut lane);
+        }
+        let announced = st.participant.local_publication(id).cloned();
         *cur = qos.clone();
         drop(cur);
         let mut result = Ok(());
@@ -626,9 +669,8 @@ impl<T: DdsType> DataWriter<T> {
     /// Whether a dispose or unregister should carry the key hash only, without the serialized
     /// key: when every matched reader needs it (`quirks::needs_key_hash_only_disposes`).
     fn readers_want_key_hash_only(&self) -> bool {
-        let st = self.inner.runtime.shared.lock();
-        quirks::every_matched_reader(
-            &st.participant,
+        every_matched_reader(
+            &self.inner.runtime.shared,
             self.inner.id,
             quirks::needs_key_hash_only_disposes,
         )
@@ -639,7 +681,7 @@ impl<T: DdsType> DataWriter<T> {
     fn submit(&self, req: WriteRequest) -> Result<(), Error> {
         let sh = &self.inner.runtime.shared;
         let deadline = StdInstant::now() + self.inner.max_blocking_time;
-        let mut st = sh.lock();
+        let mut st = sh.lock_for(self.inner.id);
         loop {
             if sh.stopped() {
                 return Err(Error::AlreadyDeleted);
@@ -670,11 +712,17 @@ impl<T> Drop for WriterInner<T> {
         if sh.stopped() {
             return;
         }
+        unregister_for_fast_readers(sh, self.id);
+        if sh.lane_of(self.id) != crate::runtime::lanes::MAIN {
+            // Deleted in its lane, then withdrawn from discovery.
+            let mut lane = sh.lock_for(self.id);
+            let now = sh.now();
+            let _ = lane.participant.delete_writer(now, self.id);
+            lane.remove_endpoint(self.id);
+            lane.flush(sh, now);
+        }
         let mut st = sh.lock();
         let now = sh.now();
-        if unregister_for_fast_readers(&mut st.participant, now, self.id) {
-            st.flush(sh, now);
-        }
         let _ = st.participant.delete_writer(now, self.id);
         st.remove_endpoint(self.id);
         st.flush(sh, now);
@@ -687,17 +735,15 @@ impl<T> Drop for WriterInner<T> {
 /// Deleting a writer unregisters its instances. Readers learn that from discovery (the
 /// writer is gone), except some that then report only the instances still holding samples
 /// (`quirks::needs_unregister_on_writer_deletion`): when every matched reader is such, `writer`
-/// sends an unregistration per registered instance, key hash only. Returns whether it queued
-/// anything (the caller flushes).
-pub(crate) fn unregister_for_fast_readers(
-    p: &mut Participant,
-    now: Instant,
-    writer: EntityId,
-) -> bool {
-    if !quirks::every_matched_reader(p, writer, quirks::needs_unregister_on_writer_deletion) {
-        return false;
+/// sends an unregistration per registered instance, key hash only (sent at once).
+pub(crate) fn unregister_for_fast_readers(sh: &Shared, writer: EntityId) {
+    if !every_matched_reader(sh, writer, quirks::needs_unregister_on_writer_deletion) {
+        return;
     }
-    let instances: Vec<KeyHash> = p
+    let mut st = sh.lock_for(writer);
+    let now = sh.now();
+    let instances: Vec<KeyHash> = st
+        .participant
         .writer_history(writer)
         .map(|h| h.registered_instances().copied().collect())
         .unwrap_or_default();
@@ -709,9 +755,31 @@ pub(crate) fn unregister_for_fast_readers(
             source_timestamp: ts,
             payload: Vec::new().into(),
         };
-        let _ = p.write(now, writer, req);
+        let _ = st.participant.write(now, writer, req);
     }
-    !instances.is_empty()
+    if !instances.is_empty() {
+        st.flush(sh, now);
+    }
+}
+
+/// [`quirks::every_matched_reader`] for a writer of any lane: its matched readers from its
+/// lane, their vendors from discovery (the main lane), each lock taken alone.
+pub(crate) fn every_matched_reader(
+    sh: &Shared,
+    writer: EntityId,
+    quirk: fn(tachyon_wire::VendorId) -> bool,
+) -> bool {
+    if sh.lane_of(writer) == crate::runtime::lanes::MAIN {
+        return quirks::every_matched_reader(&sh.lock().participant, writer, quirk);
+    }
+    let readers = sh.lock_for(writer).participant.matched_readers(writer);
+    let st = sh.lock();
+    !readers.is_empty()
+        && readers.iter().all(|g| {
+            st.participant
+                .discovered_participant(&g.prefix)
+                .is_some_and(|d| quirk(d.data.vendor_id))
+        })
 }
 
 /// A wall-clock time as an RTPS timestamp.

@@ -215,16 +215,39 @@ impl Subscriber {
         let topic: &Topic<T> = target.topic;
         let topic_qos = topic.qos();
         config.priority = topic_qos.transport_priority;
+        // A reader of a critical topic lives in the critical lane; its group's sets would
+        // span lanes.
+        let critical =
+            sh.goes_to_critical_lane(topic_qos.transport_priority, presentation.spans_group());
         let mut st = sh.lock();
         let now = sh.now();
-        let id = st.participant.create_reader(config)?;
+        let mut lane = critical.then(|| sh.lock_lane(crate::runtime::lanes::CRITICAL));
+        let id = match &mut lane {
+            None => st.participant.create_reader(config)?,
+            Some(lane) => {
+                let kind = match config.keyed {
+                    true => tachyon_wire::EntityKind::USER_READER_WITH_KEY,
+                    false => tachyon_wire::EntityKind::USER_READER_NO_KEY,
+                };
+                let id = st.participant.reserve_lane_endpoint(kind)?;
+                if let Err(e) = lane.participant.create_reader_with_id(id, config) {
+                    let _ = st.participant.delete_reader(now, id);
+                    return Err(e.into());
+                }
+                id
+            }
+        };
         // A reader of a content-filtered topic announces the related topic's name (so any
         // vendor's writers match it) and the filter.
         let mut data = SubscriptionData::new(Guid::UNKNOWN, topic.name(), topic.type_name());
         if let Some(cft) = target.filter {
             let (property, filter) = cft.attach(id);
             data.content_filter = Some(property);
-            st.participant.set_reader_filter(id, Some(filter))?;
+            let own = match &mut lane {
+                Some(l) => &mut l.participant,
+                None => &mut st.participant,
+            };
+            own.set_reader_filter(id, Some(filter))?;
         }
         data.qos = qos.clone();
         data.topic_data = topic_qos.topic_data;
@@ -239,8 +262,13 @@ impl Subscriber {
         g.members.push(id);
         drop(g);
         // Nothing fails from here on (dropping `reader` under the lock would deadlock).
-        st.add_endpoint(id);
-        st.set_group(id, self.group);
+        let group = self.group;
+        let own = match &mut lane {
+            Some(l) => &mut **l,
+            None => &mut *st,
+        };
+        own.add_endpoint(id);
+        own.set_group(id, group);
         let reader = DataReader {
             inner: Arc::new(ReaderInner {
                 runtime: Arc::clone(&self.runtime),
@@ -252,7 +280,17 @@ impl Subscriber {
             }),
         };
         if let Some((dispatch, mask)) = listener(&reader) {
-            st.set_listener(id, Some((dispatch, mask & READER_STATUSES)));
+            let own = match &mut lane {
+                Some(l) => &mut **l,
+                None => &mut *st,
+            };
+            own.set_listener(id, Some((dispatch, mask & READER_STATUSES)));
+        }
+        // The main lane's flush applies discovery's matches to the critical lane, whose lock
+        // it takes itself: this one is released first.
+        if let Some(mut l) = lane {
+            l.flush(sh, now);
+            st.take_sends(&mut l);
         }
         st.flush(sh, now);
         drop(st);
@@ -272,7 +310,7 @@ impl Subscriber {
 
     /// The statuses changed since they were last read (DDS `get_status_changes`).
     pub fn get_status_changes(&self) -> StatusMask {
-        self.runtime.shared.lock().statuses.changes(self.group)
+        self.runtime.shared.status_changes(self.group)
     }
 
     /// Sets the listener and the statuses it is called for (`None`: removes it): the
@@ -285,16 +323,13 @@ impl Subscriber {
                 mask & SUBSCRIBER_STATUSES,
             )
         });
-        self.runtime
-            .shared
-            .lock()
-            .set_group_listener(self.group, dispatch);
+        self.runtime.shared.set_group_listener(self.group, dispatch);
     }
 }
 
 impl Drop for Subscriber {
     fn drop(&mut self) {
-        self.runtime.shared.lock().remove_entity(self.group);
+        self.runtime.shared.remove_group(self.group);
     }
 }
 
@@ -405,7 +440,7 @@ impl<T: DdsType + for<'de> Decode<'de>> DataReader<T> {
     /// The handle of the instance of `sample` (its key fields), if the reader knows it.
     pub fn lookup_instance(&self, sample: &T) -> Result<Option<KeyHash>, Error> {
         let key = tachyon_cdr::key_hash(sample)?;
-        let st = self.inner.runtime.shared.lock();
+        let st = self.inner.runtime.shared.lock_for(self.inner.id);
         Ok(st
             .reader_history(self.inner.id)
             .and_then(|h| h.lookup_instance(&key)))
@@ -416,7 +451,7 @@ impl<T: DdsType + for<'de> Decode<'de>> DataReader<T> {
     /// holds no valid sample of it to take the key from.
     pub fn get_key_value(&self, handle: KeyHash) -> Result<T, Error> {
         let payload = {
-            let st = self.inner.runtime.shared.lock();
+            let st = self.inner.runtime.shared.lock_for(self.inner.id);
             st.reader_history(self.inner.id)
                 .and_then(|h| h.newest_payload(&handle))
                 .cloned()
@@ -550,7 +585,7 @@ impl<T: Readable> DataReader<T> {
         self.inner
             .runtime
             .shared
-            .lock()
+            .lock_for(self.inner.id)
             .statuses
             .changes(self.inner.id)
     }
@@ -565,7 +600,7 @@ impl<T: Readable> DataReader<T> {
         self.inner
             .runtime
             .shared
-            .lock()
+            .lock_for(self.inner.id)
             .set_listener(self.inner.id, dispatch);
     }
 
@@ -604,7 +639,7 @@ impl<T: Readable> DataReader<T> {
     pub fn wait_for_data(&self, timeout: StdDuration) -> bool {
         let sh = &self.inner.runtime.shared;
         let deadline = StdInstant::now() + timeout;
-        let mut st = sh.lock();
+        let mut st = sh.lock_for(self.inner.id);
         loop {
             let unread = st
                 .reader_history(self.inner.id)
@@ -625,7 +660,7 @@ impl<T: Readable> DataReader<T> {
         self.inner
             .runtime
             .shared
-            .lock()
+            .lock_for(self.inner.id)
             .reader_history(self.inner.id)
             .is_some_and(|h| h.has_unread())
     }
@@ -635,7 +670,7 @@ impl<T: Readable> DataReader<T> {
         self.inner
             .runtime
             .shared
-            .lock()
+            .lock_for(self.inner.id)
             .participant
             .matched_writers(self.inner.id)
     }
@@ -650,7 +685,7 @@ impl<T: Readable> DataReader<T> {
         self.inner
             .runtime
             .shared
-            .lock()
+            .lock_for(self.inner.id)
             .participant
             .guid(self.inner.id)
     }
@@ -661,7 +696,7 @@ impl<T: Readable> DataReader<T> {
         self.inner
             .runtime
             .shared
-            .lock()
+            .lock_for(self.inner.id)
             .participant
             .reader_stats(self.inner.id)
             .map_or(0, |s| s.content_filtered)
@@ -711,7 +746,15 @@ impl<T: Readable> DataReader<T> {
             time_based_filter: (!qos.time_based_filter.is_zero()).then_some(qos.time_based_filter),
             lifecycle: qos.reader_data_lifecycle,
         };
-        st.participant.update_reader(now, self.inner.id, update)?;
+        let id = self.inner.id;
+        if sh.lane_of(id) == st.lane() {
+            st.participant.update_reader(now, id, update)?;
+        } else {
+            let mut lane = sh.lock_lane(sh.lane_of(id));
+            lane.participant.update_reader(now, id, update)?;
+            lane.flush(sh, now);
+            st.take_sends(&mut lane);
+        }
         let announced = st.participant.local_subscription(self.inner.id).cloned();
         *cur = qos.clone();
         drop(cur);
@@ -736,7 +779,7 @@ impl<T: Readable> DataReader<T> {
         let sh = &self.inner.runtime.shared;
         let mut raw = Vec::new();
         {
-            let mut st = sh.lock();
+            let mut st = sh.lock_for(self.inner.id);
             if take {
                 let now = sh.now();
                 st.take(now, self.inner.id, query, &mut raw)?;
@@ -763,7 +806,7 @@ impl<T: Readable> DataReader<T> {
 
     fn statuses<R>(&self, f: impl FnOnce(&mut crate::runtime::Statuses, EntityId) -> R) -> R {
         f(
-            &mut self.inner.runtime.shared.lock().statuses,
+            &mut self.inner.runtime.shared.lock_for(self.inner.id).statuses,
             self.inner.id,
         )
     }
@@ -838,6 +881,14 @@ impl<T> Drop for ReaderInner<T> {
         let sh = &self.runtime.shared;
         if sh.stopped() {
             return;
+        }
+        if sh.lane_of(self.id) != crate::runtime::lanes::MAIN {
+            // Deleted in its lane, then withdrawn from discovery.
+            let mut lane = sh.lock_for(self.id);
+            let now = sh.now();
+            let _ = lane.participant.delete_reader(now, self.id);
+            lane.remove_endpoint(self.id);
+            lane.flush(sh, now);
         }
         let mut st = sh.lock();
         let now = sh.now();

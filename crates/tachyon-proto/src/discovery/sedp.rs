@@ -37,7 +37,7 @@ impl Participant {
         writer: EntityId,
         mut publication: PublicationData,
     ) -> Result<(), Error> {
-        if self.writer_history(writer).is_none() {
+        if self.writer_history(writer).is_none() && !self.in_lane(writer) {
             return Err(Error::UnknownWriter(writer));
         }
         let Some(mut d) = self.discovery.take() else {
@@ -75,7 +75,7 @@ impl Participant {
         reader: EntityId,
         mut subscription: SubscriptionData,
     ) -> Result<(), Error> {
-        if self.reader_history(reader).is_none() {
+        if self.reader_history(reader).is_none() && !self.in_lane(reader) {
             return Err(Error::UnknownReader(reader));
         }
         let Some(mut d) = self.discovery.take() else {
@@ -393,13 +393,14 @@ impl Participant {
             MatchOutcome::Match(rep) => {
                 if let Some(w) = local_writer {
                     let (unicast, multicast) = if s.guid.prefix == self.prefix {
+                        // A reader of this participant with locators of its own (a critical
+                        // one's lane) is reached there, else at the participant's.
                         let c = &d.config;
-                        usable_pair(
-                            &c.reach,
-                            &c.default_unicast,
-                            &c.default_multicast,
-                            c.use_multicast,
-                        )
+                        let (u, m) = match s.unicast_locators.is_empty() {
+                            true => (&c.default_unicast, &c.default_multicast),
+                            false => (&s.unicast_locators, &s.multicast_locators),
+                        };
+                        usable_pair(&c.reach, u, m, c.use_multicast)
                     } else {
                         (s.unicast_locators.clone(), s.multicast_locators.clone())
                     };
@@ -422,7 +423,11 @@ impl Participant {
                 }
                 if let Some(r) = local_reader {
                     let unicast = if p.guid.prefix == self.prefix {
-                        usable(&d.config.reach, &d.config.default_unicast, false)
+                        let own = match p.unicast_locators.is_empty() {
+                            true => &d.config.default_unicast,
+                            false => &p.unicast_locators,
+                        };
+                        usable(&d.config.reach, own, false)
                     } else {
                         p.unicast_locators.clone()
                     };

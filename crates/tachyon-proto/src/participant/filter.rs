@@ -52,6 +52,14 @@ impl Participant {
         reader: &Guid,
         property: Option<&ContentFilterProperty>,
     ) {
+        let command = super::lanes::LaneCommand::ReaderFilter {
+            writer,
+            reader: *reader,
+            filter: property.cloned(),
+        };
+        if self.in_lane(writer) && self.queue_for_lane(command) {
+            return;
+        }
         if let Some(w) = self.writer_mut(writer) {
             w.set_reader_filter(reader, property);
         }

@@ -9,6 +9,7 @@
 
 mod coherent;
 mod filter;
+pub mod lanes;
 mod receive;
 mod representation;
 
@@ -80,6 +81,8 @@ pub enum Error {
     NoDiscovery,
     /// `end_coherent_set` without an open coherent set (DDS: PRECONDITION_NOT_MET).
     NoCoherentSet,
+    /// An endpoint with this entity id exists already (a lane's endpoint created twice).
+    DuplicateEndpoint(EntityId),
 }
 
 impl std::fmt::Display for Error {
@@ -103,6 +106,9 @@ impl std::fmt::Display for Error {
                 "this participant runs no discovery: create it with Participant::with_discovery \
                  or match endpoints with match_reader/match_writer",
             ),
+            Error::DuplicateEndpoint(id) => {
+                write!(f, "an endpoint with entity id {id:?} exists already")
+            }
             Error::NoCoherentSet => f.write_str(
                 "no coherent set is open: call begin_coherent_changes before \
                  end_coherent_changes",
@@ -137,6 +143,19 @@ pub struct ParticipantStats {
     pub unknown_destination: u64,
     /// Datagrams sent.
     pub datagrams_sent: u64,
+}
+
+impl ParticipantStats {
+    /// Adds another participant state's counts (a lane's) to these.
+    pub fn add(&mut self, o: &ParticipantStats) {
+        self.datagrams_received += o.datagrams_received;
+        self.malformed_datagrams += o.malformed_datagrams;
+        self.malformed_submessages += o.malformed_submessages;
+        self.submessages_received += o.submessages_received;
+        self.not_for_us += o.not_for_us;
+        self.unknown_destination += o.unknown_destination;
+        self.datagrams_sent += o.datagrams_sent;
+    }
 }
 
 /// Which timers [`Participant::handle_timeout_of`] serves, so a runtime can run them in
@@ -215,21 +234,24 @@ pub struct ReadersSummary {
 }
 
 impl ReadersSummary {
-    fn add(&mut self, r: &Reader) {
-        let (s, t) = (r.stats(), &mut self.stats);
-        t.delivered += s.delivered;
-        t.duplicates += s.duplicates;
-        t.out_of_window += s.out_of_window;
-        t.lost += s.lost;
+    /// Adds another summary's counts (a lane's readers) to this one.
+    pub fn add(&mut self, other: &ReadersSummary) {
+        let (s, t) = (other.stats, &mut self.stats);
+        add_reader_stats(t, &s);
+        let (s, t) = (other.reassembly, &mut self.reassembly);
+        t.completed += s.completed;
         t.rejected += s.rejected;
-        t.filtered += s.filtered;
-        t.malformed += s.malformed;
-        t.unknown_writer += s.unknown_writer;
-        t.pending_overflow += s.pending_overflow;
-        t.acknacks_sent += s.acknacks_sent;
-        t.nack_frags_sent += s.nack_frags_sent;
-        t.coherent_sets += s.coherent_sets;
-        t.coherent_sets_discarded += s.coherent_sets_discarded;
+        t.abandoned += s.abandoned;
+        self.readers += other.readers;
+        self.reassembly_in_progress += other.reassembly_in_progress;
+        self.reassembly_bytes += other.reassembly_bytes;
+        self.pending_samples += other.pending_samples;
+        self.pending_bytes += other.pending_bytes;
+    }
+
+    fn add_reader(&mut self, r: &Reader) {
+        let (s, t) = (r.stats(), &mut self.stats);
+        add_reader_stats(t, &s);
         let (s, t) = (r.reassembly().stats(), &mut self.reassembly);
         t.completed += s.completed;
         t.rejected += s.rejected;
@@ -240,6 +262,22 @@ impl ReadersSummary {
         self.pending_samples += r.pending_len();
         self.pending_bytes += r.pending_bytes();
     }
+}
+
+fn add_reader_stats(t: &mut ReaderStats, s: &ReaderStats) {
+    t.delivered += s.delivered;
+    t.duplicates += s.duplicates;
+    t.out_of_window += s.out_of_window;
+    t.lost += s.lost;
+    t.rejected += s.rejected;
+    t.filtered += s.filtered;
+    t.malformed += s.malformed;
+    t.unknown_writer += s.unknown_writer;
+    t.pending_overflow += s.pending_overflow;
+    t.acknacks_sent += s.acknacks_sent;
+    t.nack_frags_sent += s.nack_frags_sent;
+    t.coherent_sets += s.coherent_sets;
+    t.coherent_sets_discarded += s.coherent_sets_discarded;
 }
 
 /// The protocol state of one participant. Sans-IO: see the crate documentation for the order
@@ -273,6 +311,8 @@ pub struct Participant {
     publisher_sets: HashMap<EntityId, coherent::PublisherSets>,
     /// Remote publishers' coherent sets waiting for parts, per local subscriber.
     remote_sets: HashMap<coherent::RemoteKey, coherent::RemoteSets>,
+    /// Endpoints of this participant kept in another protocol state (`lanes`).
+    siblings: lanes::Siblings,
 }
 
 impl Participant {
@@ -301,6 +341,7 @@ impl Participant {
             discovery: None,
             publisher_sets: HashMap::new(),
             remote_sets: HashMap::new(),
+            siblings: lanes::Siblings::default(),
         }
     }
 
@@ -398,6 +439,9 @@ impl Participant {
     /// withdrawn).
     pub fn delete_writer(&mut self, now: Instant, id: EntityId) -> Result<(), Error> {
         self.retract_writer(now, id);
+        if self.forget_lane_endpoint(id) {
+            return Ok(());
+        }
         let i = self
             .writer_ids
             .remove(&id)
@@ -411,6 +455,9 @@ impl Participant {
     /// Deletes a reader (with discovery, its announcement is withdrawn).
     pub fn delete_reader(&mut self, now: Instant, id: EntityId) -> Result<(), Error> {
         self.retract_reader(now, id);
+        if self.forget_lane_endpoint(id) {
+            return Ok(());
+        }
         let i = self
             .reader_ids
             .remove(&id)
@@ -435,6 +482,10 @@ impl Participant {
         writer: EntityId,
         remote: RemoteReader,
     ) -> Result<(), Error> {
+        if self.siblings.is_sibling(writer) {
+            self.queue_for_lane(lanes::LaneCommand::MatchReader { writer, remote });
+            return Ok(());
+        }
         self.writer_mut(writer)
             .ok_or(Error::UnknownWriter(writer))?
             .match_reader(now, remote);
@@ -443,6 +494,10 @@ impl Participant {
 
     /// Unmatches a reader from local writer `writer` (it went away or no longer matches).
     pub fn unmatch_reader(&mut self, writer: EntityId, remote: &Guid) -> Result<bool, Error> {
+        let reader = *remote;
+        if self.queue_for_lane(lanes::LaneCommand::UnmatchReader { writer, reader }) {
+            return Ok(true);
+        }
         Ok(self
             .writer_mut(writer)
             .ok_or(Error::UnknownWriter(writer))?
@@ -456,6 +511,10 @@ impl Participant {
         reader: EntityId,
         remote: RemoteWriter,
     ) -> Result<(), Error> {
+        if self.siblings.is_sibling(reader) {
+            self.queue_for_lane(lanes::LaneCommand::MatchWriter { reader, remote });
+            return Ok(());
+        }
         let i = *self
             .reader_ids
             .get(&reader)
@@ -481,6 +540,10 @@ impl Participant {
         reader: EntityId,
         remote: &Guid,
     ) -> Result<bool, Error> {
+        let writer = *remote;
+        if self.queue_for_lane(lanes::LaneCommand::UnmatchWriter { reader, writer }) {
+            return Ok(true);
+        }
         let i = *self
             .reader_ids
             .get(&reader)
@@ -876,7 +939,7 @@ impl Participant {
     pub fn readers_summary(&self) -> ReadersSummary {
         let mut sum = ReadersSummary::default();
         for r in self.readers.iter().flatten() {
-            sum.add(r);
+            sum.add_reader(r);
         }
         sum
     }
@@ -895,8 +958,9 @@ impl Participant {
     // ---- internals -------------------------------------------------------------------------
 
     fn allocate_id(&mut self, kind: EntityKind) -> Result<EntityId, Error> {
-        let live = self.writer_ids.len() + self.reader_ids.len();
-        if live >= self.config.max_endpoints || self.next_key >= 1 << 24 {
+        let live = self.writer_ids.len() + self.reader_ids.len() + self.siblings.len();
+        // Keys stay below 2^23: the top bit marks a lane's endpoints (`lanes::is_lane_id`).
+        if live >= self.config.max_endpoints || self.next_key >= 1 << 23 {
             return Err(Error::TooManyEndpoints);
         }
         let k = self.next_key.to_be_bytes();

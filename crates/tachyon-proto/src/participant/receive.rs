@@ -58,6 +58,8 @@ impl Participant {
                 }
                 // Not a malformation: another participant's traffic on a shared locator.
                 _ if !rx.for_us => self.stats.not_for_us += 1,
+                // A lane has no discovery: builtin traffic is the main participant's.
+                _ if self.siblings.lane && is_builtin(&sub) => self.siblings.forward = true,
                 SubmessageView::Data(d) if d.writer_id() == EntityId::SPDP_WRITER => {
                     self.builtin_input = true;
                     self.on_spdp_data(rx.source, &d);
@@ -106,10 +108,7 @@ impl Participant {
                     let (count, fin) = (a.count(), a.is_final());
                     match self.writer_mut(a.writer_id()) {
                         Some(w) => w.handle_acknack(now, reader, &state, count, fin),
-                        None => {
-                            self.stats.unknown_destination += 1;
-                            tracing::debug!(%reader, "submessage dropped: no such local writer");
-                        }
+                        None => self.no_writer(a.writer_id(), reader),
                     }
                 }
                 SubmessageView::NackFrag(n) => {
@@ -117,10 +116,7 @@ impl Participant {
                     let (sn, set, count) = (n.writer_sn(), n.fragment_number_state(), n.count());
                     match self.writer_mut(n.writer_id()) {
                         Some(w) => w.handle_nack_frag(now, reader, sn, &set, count),
-                        None => {
-                            self.stats.unknown_destination += 1;
-                            tracing::debug!(%reader, "submessage dropped: no such local writer");
-                        }
+                        None => self.no_writer(n.writer_id(), reader),
                     }
                 }
                 // INFO_REPLY(_IP4) only matter to discovery; PAD and unknown ones are skipped.
@@ -130,6 +126,9 @@ impl Participant {
         self.assemble_sets(now);
         let source = msg.header().guid_prefix();
         self.renew_lease(now, source);
+        if !self.siblings.lane {
+            self.siblings.heard_from(source);
+        }
         for r in self.readers.iter_mut().flatten() {
             r.handle_participant_activity(now, source);
         }
@@ -137,15 +136,27 @@ impl Participant {
 
     /// Runs `f` on every local reader matched with `writer` that `reader_id` addresses
     /// (ENTITYID_UNKNOWN addresses them all).
+    /// Submessages a lane's readers want too make the datagram one to forward; one that
+    /// reaches no reader here is for the main participant when this is a lane.
     fn for_readers(
         &mut self,
         writer: Guid,
         reader_id: EntityId,
         mut f: impl FnMut(&mut crate::reader::Reader),
     ) {
+        let elsewhere = if self.siblings.lane {
+            false
+        } else {
+            self.siblings.wants_reader_submessage(&writer, reader_id)
+        };
+        self.siblings.forward |= elsewhere;
         let Some(routes) = self.routes.get(&writer) else {
-            self.stats.unknown_destination += 1;
-            tracing::debug!(%writer, "submessage dropped: no local reader is matched with its writer");
+            if self.siblings.lane {
+                self.siblings.forward = true;
+            } else if !elsewhere {
+                self.stats.unknown_destination += 1;
+                tracing::debug!(%writer, "submessage dropped: no local reader is matched with its writer");
+            }
             return;
         };
         let mut hit = false;
@@ -158,8 +169,38 @@ impl Participant {
             }
         }
         if !hit {
-            self.stats.unknown_destination += 1;
-            tracing::debug!(%writer, reader = ?reader_id, "submessage dropped: no such matched reader");
+            if self.siblings.lane {
+                self.siblings.forward = true;
+            } else if !elsewhere {
+                self.stats.unknown_destination += 1;
+                tracing::debug!(%writer, reader = ?reader_id, "submessage dropped: no such matched reader");
+            }
         }
     }
+
+    /// An ACKNACK or NACK_FRAG for no writer here: one of a lane's (forward the datagram), or
+    /// for the main participant when this is a lane, else dropped and counted.
+    fn no_writer(&mut self, writer: EntityId, reader: Guid) {
+        if self.siblings.lane || self.siblings.is_sibling(writer) {
+            self.siblings.forward = true;
+            return;
+        }
+        self.stats.unknown_destination += 1;
+        tracing::debug!(%reader, "submessage dropped: no such local writer");
+    }
+}
+
+/// Whether `sub` is traffic of a builtin (discovery) endpoint.
+fn is_builtin(sub: &SubmessageView<'_>) -> bool {
+    let writer = match sub {
+        SubmessageView::Data(d) => d.writer_id(),
+        SubmessageView::DataFrag(d) => d.writer_id(),
+        SubmessageView::Heartbeat(h) => h.writer_id(),
+        SubmessageView::HeartbeatFrag(h) => h.writer_id(),
+        SubmessageView::Gap(g) => g.writer_id(),
+        SubmessageView::AckNack(a) => a.writer_id(),
+        SubmessageView::NackFrag(n) => n.writer_id(),
+        _ => return false,
+    };
+    writer.kind().is_builtin()
 }

@@ -35,6 +35,16 @@ impl Participant {
         reader: &Guid,
         to: Option<DataRepresentation>,
     ) {
+        if self.in_lane(writer) {
+            let reader = *reader;
+            let representation = to;
+            self.queue_for_lane(super::lanes::LaneCommand::ReaderRepresentation {
+                writer,
+                reader,
+                representation,
+            });
+            return;
+        }
         if let Some(w) = self.writer_mut(writer) {
             w.set_reader_representation(now, reader, to);
         }

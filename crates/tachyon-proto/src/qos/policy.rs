@@ -89,6 +89,14 @@ pub struct Presentation {
     pub ordered_access: bool,
 }
 
+impl Presentation {
+    /// Whether what the group's endpoints do is tied together: coherent sets (which a
+    /// subscriber assembles across a publisher's writers) or GROUP-scope order.
+    pub fn spans_group(&self) -> bool {
+        self.coherent_access || (self.ordered_access && self.access_scope == AccessScope::Group)
+    }
+}
+
 /// DURABILITY_SERVICE (advertised only: Tachyon has no durability service).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DurabilityService {

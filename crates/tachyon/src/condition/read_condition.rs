@@ -58,7 +58,7 @@ impl ReadCondition {
 
     /// Whether the reader holds a sample in the condition's states.
     pub fn trigger_value(&self) -> bool {
-        let st = self.inner.runtime.shared.lock();
+        let st = self.inner.runtime.shared.lock_for(self.inner.reader);
         st.reader_history(self.inner.reader)
             .is_some_and(|h| h.has_matching(&self.inner.query))
     }

@@ -72,7 +72,7 @@ impl StatusCondition {
             .inner
             .runtime
             .shared
-            .lock()
+            .lock_for(self.inner.entity)
             .statuses
             .changes(self.inner.entity);
         changed.intersects(self.get_enabled_statuses())

@@ -8,16 +8,25 @@ use std::time::Duration as StdDuration;
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 use tachyon_proto::{Instant, TimerClass, TimerDeadlines};
-use tachyon_transport::{RecvBatch, RxSource};
+use tachyon_transport::{RecvBatch, RxSource, Traffic};
 
 use super::executor::{Class, Ready};
-use super::Shared;
+use super::lanes::{CRITICAL, MAIN};
+use super::{receive, Shared};
 
 /// The waker's token.
 pub(super) const WAKE: Token = Token(usize::MAX);
 
 /// Datagrams taken per batch (one `recvmmsg`): the most a higher class waits for.
 pub(crate) const BATCH: usize = 32;
+
+/// The critical lane's next timer, when the driver serves it (no timers thread of its own).
+fn lane_deadline(shared: &Shared) -> Option<Instant> {
+    if shared.lane_ids().len() <= CRITICAL || shared.lane_timers.get().is_some() {
+        return None;
+    }
+    shared.lock_lane(CRITICAL).participant.poll_timeout()
+}
 
 /// The event loop of one participant: its poller, receive buffers and what it knows is ready.
 pub(crate) struct Driver {
@@ -31,8 +40,13 @@ pub(crate) struct Driver {
     readable: Vec<bool>,
     /// Where the next search for a readable source of a class starts (fairness within it).
     cursor: usize,
-    /// The protocol's timer deadlines, as of the last time the driver held the state lock.
+    /// The protocol's timer deadlines, as of the last time the driver held the main lane's
+    /// lock.
     deadlines: TimerDeadlines,
+    /// The critical lane's next timer, as of the last time the driver held its lock.
+    lane_deadline: Option<Instant>,
+    /// Indices of a batch's datagrams that concern the other lane too.
+    forward: Vec<usize>,
 }
 
 impl Driver {
@@ -59,6 +73,8 @@ impl Driver {
             readable,
             cursor: 0,
             deadlines: TimerDeadlines::default(),
+            lane_deadline: None,
+            forward: Vec::with_capacity(BATCH),
         }
     }
 
@@ -74,21 +90,19 @@ impl Driver {
         // A user call may have armed a timer since we last looked. When we will wake is
         // published under the same lock, so a later call arming an earlier timer wakes us.
         let now = shared.now();
+        self.lane_deadline = lane_deadline(shared);
         {
             let st = shared.lock();
             self.deadlines = st.participant.poll_timeouts();
             let by_timeout = timeout.and_then(|t| {
                 now.checked_add(tachyon_proto::Duration::from_nanos(t.as_nanos() as u64))
             });
-            let wakes_at = match (self.deadlines.earliest(), by_timeout) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
+            let wakes_at = [self.earliest(), by_timeout].into_iter().flatten().min();
             shared.set_driver_wakes_at(wakes_at);
         }
         let mut ready = self.ready(shared.now());
         if ready.is_empty() {
-            let until_timer = self.deadlines.earliest().map(|t| {
+            let until_timer = self.earliest().map(|t| {
                 StdDuration::from_nanos(t.saturating_duration_since(shared.now()).as_nanos() as u64)
             });
             let wait = match (until_timer, timeout) {
@@ -119,6 +133,12 @@ impl Driver {
         true
     }
 
+    /// Learns both lanes' next timers again (after a batch changed them).
+    fn refresh_deadlines(&mut self, shared: &Shared) {
+        self.lane_deadline = lane_deadline(shared);
+        self.deadlines = shared.lock().participant.poll_timeouts();
+    }
+
     /// The classes with work: readable sockets and due timers.
     fn ready(&self, now: Instant) -> Ready {
         let sockets = self
@@ -131,7 +151,21 @@ impl Driver {
             .into_iter()
             .filter(|&c| self.timer_due(c, now))
             .map(Class::of_timers);
-        sockets.chain(timers).collect()
+        // The critical lane's timers are the executor's first class.
+        let lane = self.lane_due(now).then_some(Class::Critical);
+        sockets.chain(timers).chain(lane).collect()
+    }
+
+    /// The earliest timer of either lane.
+    fn earliest(&self) -> Option<Instant> {
+        [self.deadlines.earliest(), self.lane_deadline]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    fn lane_due(&self, now: Instant) -> bool {
+        self.lane_deadline.is_some_and(|t| t <= now)
     }
 
     fn timer_due(&self, class: TimerClass, now: Instant) -> bool {
@@ -159,6 +193,7 @@ impl Driver {
     fn serve(&mut self, shared: &Shared, class: Class) {
         let now = shared.now();
         match class {
+            Class::Critical if self.lane_due(now) => self.lane_timers(shared, now),
             Class::Critical if self.timer_due(TimerClass::Critical, now) => {
                 self.timers(shared, TimerClass::Critical, now);
             }
@@ -174,7 +209,15 @@ impl Driver {
         }
     }
 
-    /// Runs the due timers of `class` and sends what they made due.
+    /// Runs the critical lane's due timers and sends what they made due.
+    fn lane_timers(&mut self, shared: &Shared, now: Instant) {
+        let mut st = shared.lock_lane(CRITICAL);
+        st.participant.handle_timeout(now);
+        st.flush(shared, now);
+        self.lane_deadline = st.participant.poll_timeout();
+    }
+
+    /// Runs the due timers of `class` (of the main lane) and sends what they made due.
     fn timers(&mut self, shared: &Shared, class: TimerClass, now: Instant) {
         let mut st = shared.lock();
         st.participant.handle_timeout_of(now, class);
@@ -204,13 +247,19 @@ impl Driver {
                 if got == 0 {
                     return;
                 }
-                let mut st = shared.lock();
-                let now = shared.now();
-                for (from, bytes) in self.batch.iter() {
-                    st.participant.handle_datagram(now, from, bytes);
+                let lane = match source.traffic {
+                    Traffic::Critical if shared.lane_ids().len() > CRITICAL => CRITICAL,
+                    _ => MAIN,
+                };
+                self.forward.clear();
+                receive::handle(shared, lane, &self.batch, None, &mut self.forward);
+                if !self.forward.is_empty() {
+                    let other = if lane == MAIN { CRITICAL } else { MAIN };
+                    let only = std::mem::take(&mut self.forward);
+                    receive::handle(shared, other, &self.batch, Some(&only), &mut self.forward);
+                    self.forward = only;
                 }
-                st.flush(shared, now);
-                self.deadlines = st.participant.poll_timeouts();
+                self.refresh_deadlines(shared);
             }
             Err(e) => {
                 // An ICMP error of an earlier send is reported once, ahead of the queued

@@ -39,6 +39,7 @@
 pub(crate) mod builtin;
 mod driver;
 mod executor;
+pub(crate) mod lanes;
 pub(crate) mod notify;
 mod outbox;
 mod receive;
@@ -48,7 +49,7 @@ mod transports;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration as StdDuration;
 
@@ -63,15 +64,16 @@ use crate::config::{ThreadMode, ThreadRoles, ThreadSettings};
 use crate::error::Error;
 use crate::status::StatusMask;
 use driver::Driver;
+use lanes::{Lane, CRITICAL, MAIN};
 use notify::Observers;
 use outbox::{Outbox, Outgoing};
 pub(crate) use transports::Transports;
 
 /// What the user threads and the driver thread share.
 pub(crate) struct Shared {
-    state: Mutex<State>,
-    /// Signalled whenever events were processed (data, matches, acknowledgements).
-    pub(crate) changed: Condvar,
+    /// The protocol state: the main lane, and the critical lane with
+    /// `threads.critical_priority` ([`lanes`]).
+    lanes: Vec<Lane>,
     /// The WaitSets waiting on conditions of this participant.
     pub(crate) observers: Observers,
     pub(crate) transports: Transports,
@@ -90,14 +92,13 @@ pub(crate) struct Shared {
     driver_wakes_at: AtomicU64,
     /// The driver thread, once started (`None` in single-thread mode).
     driver_thread: std::sync::OnceLock<std::thread::ThreadId>,
-    /// Held while listeners are called: one thread at a time calls them (the driver, a
-    /// receive thread), the others leave their news to it.
-    listening: Mutex<()>,
-    /// A thread found `listening` held and left its news to the holder.
-    news_left: AtomicBool,
-    /// Threads waiting on `changed` (counted under the state lock, so a notifier holding
-    /// it skips the wake-up system call when there are none).
-    changed_waiters: AtomicU64,
+    /// The critical lane's timers thread (threads mode with a critical lane).
+    lane_timers: std::sync::OnceLock<std::thread::Thread>,
+    /// When the critical lane's timers thread wakes on its own next (runtime-clock
+    /// nanoseconds, written under the critical lane's lock).
+    lane_wakes_at: AtomicU64,
+    /// What the main lane hands to the critical lane's timers thread.
+    lane_inbox: Mutex<lanes::Inbox>,
     /// Largest datagram user writers build: the smallest of the transports' (on loopback
     /// UDP nearly 64 KiB, so a 64 KiB sample goes in two datagrams; on a link an Ethernet
     /// MTU).
@@ -114,8 +115,10 @@ pub(crate) struct ReaderLimits {
     pub(crate) max_pending_bytes: usize,
 }
 
-/// The protocol state and what goes with it, behind one lock.
+/// The protocol state of a lane and what goes with it, behind the lane's lock.
 pub(crate) struct State {
+    /// Which lane this is ([`lanes::MAIN`] or [`lanes::CRITICAL`]).
+    lane: usize,
     pub(crate) participant: Participant,
     /// A lent transmit buffer the last flush did not fill (kept for the next one).
     spare: Option<TxBuffer>,
@@ -201,24 +204,22 @@ impl Runtime {
         let waker = mio::Waker::new(poll.registry(), driver::WAKE).map_err(Error::Thread)?;
         let builtin = builtin::BuiltinTopics::new().map_err(tachyon_proto::Error::Qos)?;
         let max_datagram = transports.max_datagram();
+        let mut lanes = vec![Lane::new(State::new(MAIN, participant, builtin))];
+        if threads.critical_priority.is_some() {
+            let prefix = lanes[MAIN]
+                .state
+                .lock()
+                .map_or(tachyon_wire::GuidPrefix::UNKNOWN, |s| {
+                    s.participant.guid_prefix()
+                });
+            let mut lane =
+                Participant::new_lane(prefix, tachyon_proto::ParticipantConfig::default());
+            lane.set_critical_priority(threads.critical_priority);
+            let builtin = builtin::BuiltinTopics::new().map_err(tachyon_proto::Error::Qos)?;
+            lanes.push(Lane::new(State::new(CRITICAL, lane, builtin)));
+        }
         let shared = Arc::new(Shared {
-            state: Mutex::new(State {
-                participant,
-                spare: None,
-                pushed: 0,
-                statuses: {
-                    let mut s = builtin::statuses();
-                    s.insert(EntityId::PARTICIPANT);
-                    s
-                },
-                listeners: HashMap::new(),
-                pending: Vec::new(),
-                groups: HashMap::new(),
-                topics: HashMap::new(),
-                next_key: 1,
-                builtin,
-            }),
-            changed: Condvar::new(),
+            lanes,
             observers: Observers::default(),
             transports,
             outbox: Outbox::default(),
@@ -229,9 +230,9 @@ impl Runtime {
             stop: AtomicBool::new(false),
             driver_wakes_at: AtomicU64::new(0),
             driver_thread: std::sync::OnceLock::new(),
-            listening: Mutex::new(()),
-            news_left: AtomicBool::new(false),
-            changed_waiters: AtomicU64::new(0),
+            lane_timers: std::sync::OnceLock::new(),
+            lane_wakes_at: AtomicU64::new(0),
+            lane_inbox: Mutex::new(lanes::Inbox::default()),
             max_datagram,
         });
         // In threads mode user data has receive threads of its own; the driver (the timers
@@ -275,6 +276,20 @@ impl Runtime {
             thread_ids: Mutex::new(vec![(role, tid)]),
             driver: None,
         };
+        if split && runtime.shared.lanes.len() > CRITICAL {
+            let s = Arc::clone(&runtime.shared);
+            let settings = match threads.critical.is_default() {
+                false => &threads.critical,
+                true => &threads.receive,
+            };
+            let (h, tid) = spawn_role("critical-timers", settings, threads.strict, move || {
+                RUNTIME_THREAD.with(|c| c.set(Arc::as_ptr(&s) as usize));
+                let _ = s.lane_timers.set(std::thread::current());
+                lanes::run_timers(&s);
+            })?;
+            lock(&runtime.threads).push(h);
+            lock(&runtime.thread_ids).push(("critical-timers", tid));
+        }
         for (t, source) in receive_sources {
             let s = Arc::clone(&runtime.shared);
             let critical = source.traffic == tachyon_transport::Traffic::Critical;
@@ -343,25 +358,25 @@ impl Runtime {
             return;
         }
         {
-            let mut st = self.shared.lock();
-            let now = self.shared.now();
-            let writers: Vec<_> = st
+            let sh = &self.shared;
+            let writers: Vec<_> = sh
+                .lock()
                 .participant
                 .local_publications()
                 .map(|w| w.guid.entity_id)
                 .collect();
-            let mut queued = false;
             for w in writers {
-                queued |=
-                    crate::publication::unregister_for_fast_readers(&mut st.participant, now, w);
+                crate::publication::unregister_for_fast_readers(sh, w);
             }
-            if queued {
-                st.flush(&self.shared, now);
-            }
+            let mut st = sh.lock();
+            let now = sh.now();
             st.participant.shutdown(now);
-            st.flush(&self.shared, now);
+            st.flush(sh, now);
         }
         let _ = self.shared.waker.wake();
+        if let Some(t) = self.shared.lane_timers.get() {
+            t.unpark();
+        }
         for t in self.shared.transports.all() {
             t.interrupt();
         }
@@ -373,7 +388,9 @@ impl Runtime {
                 let _ = h.join();
             }
         }
-        self.shared.changed.notify_all();
+        for lane in &self.shared.lanes {
+            lane.changed.notify_all();
+        }
         self.shared.observers.notify();
     }
 }
@@ -477,9 +494,16 @@ impl Shared {
     /// protocol state is plain data, so a poisoned lock is taken over). What the holder
     /// flushed is sent when the guard is dropped, after the lock is released.
     pub(crate) fn lock(&self) -> StateGuard<'_> {
+        self.lock_lane(MAIN)
+    }
+
+    /// Locks lane `lane` (see [`lock`](Self::lock)); never the main lane's while holding
+    /// another's.
+    pub(crate) fn lock_lane(&self, lane: usize) -> StateGuard<'_> {
+        let lane = self.lanes.get(lane).unwrap_or(&self.lanes[MAIN]);
         StateGuard {
             shared: self,
-            guard: Some(self.state.lock().unwrap_or_else(|p| p.into_inner())),
+            guard: Some(lane.state.lock().unwrap_or_else(|p| p.into_inner())),
         }
     }
 
@@ -492,18 +516,20 @@ impl Shared {
         timeout: StdDuration,
     ) -> StateGuard<'a> {
         if st.pushed != 0 {
+            let lane = st.lane;
             drop(st);
-            return self.lock();
+            return self.lock_lane(lane);
         }
+        let lane = &self.lanes[st.lane.min(self.lanes.len() - 1)];
         let Some(guard) = st.guard.take() else {
             return self.lock();
         };
-        self.changed_waiters.fetch_add(1, Ordering::SeqCst);
-        let g = match self.changed.wait_timeout(guard, timeout) {
+        lane.changed_waiters.fetch_add(1, Ordering::SeqCst);
+        let g = match lane.changed.wait_timeout(guard, timeout) {
             Ok((g, _)) => g,
             Err(p) => p.into_inner().0,
         };
-        self.changed_waiters.fetch_sub(1, Ordering::SeqCst);
+        lane.changed_waiters.fetch_sub(1, Ordering::SeqCst);
         st.guard = Some(g);
         st
     }
@@ -526,10 +552,13 @@ impl Shared {
         }
     }
 
-    /// Wakes the threads waiting on `changed`, if any (call with the state lock held).
-    pub(crate) fn notify_changed(&self) {
-        if self.changed_waiters.load(Ordering::SeqCst) > 0 {
-            self.changed.notify_all();
+    /// Wakes the threads waiting for lane `lane` to change, if any (call with its lock
+    /// held).
+    pub(crate) fn notify_changed(&self, lane: usize) {
+        if let Some(l) = self.lanes.get(lane) {
+            if l.changed_waiters.load(Ordering::SeqCst) > 0 {
+                l.changed.notify_all();
+            }
         }
     }
 
@@ -562,7 +591,26 @@ impl Shared {
             st.participant.poll_timeout()
         };
         let earliest = earliest.map_or(u64::MAX, |t| t.as_nanos());
+        if self.lane_timers_wake(st, earliest) {
+            return false;
+        }
         earliest < self.driver_wakes_at.load(Ordering::SeqCst)
+    }
+
+    /// In the critical lane with a timers thread of its own (`st` its state): wakes that
+    /// thread when `earliest` comes before it planned to wake; `false` elsewhere (the driver
+    /// serves the timers).
+    fn lane_timers_wake(&self, st: &State, earliest: u64) -> bool {
+        if st.lane != CRITICAL {
+            return false;
+        }
+        let Some(t) = self.lane_timers.get() else {
+            return false;
+        };
+        if earliest < self.lane_wakes_at.load(Ordering::SeqCst) {
+            t.unpark();
+        }
+        true
     }
 
     /// Whether the calling thread is the driver thread (which needs no waking: it looks at
@@ -585,6 +633,9 @@ impl Shared {
             .participant
             .writer_timeout(writer)
             .map_or(u64::MAX, |t| t.as_nanos());
+        if self.lane_timers_wake(st, earliest) {
+            return;
+        }
         if earliest < self.driver_wakes_at.load(Ordering::SeqCst) {
             self.wake();
         }
@@ -602,29 +653,40 @@ impl Shared {
     /// it, which looks again before it stops. A panicking listener is logged and does not
     /// stop the runtime.
     pub(crate) fn dispatch_listeners(&self) {
+        for lane in self.lane_ids() {
+            self.dispatch_listeners_of(lane);
+        }
+    }
+
+    /// [`dispatch_listeners`](Self::dispatch_listeners) for lane `lane` only (what the
+    /// critical receive thread calls: the main lane's listeners are not its business).
+    pub(crate) fn dispatch_listeners_of(&self, lane: usize) {
+        let Some(l) = self.lanes.get(lane) else {
+            return;
+        };
         loop {
             // Said before trying, so a holder that finishes after our failed try sees it.
-            self.news_left.store(true, Ordering::SeqCst);
-            let Ok(_calling) = self.listening.try_lock() else {
+            l.news_left.store(true, Ordering::SeqCst);
+            let Ok(_calling) = l.listening.try_lock() else {
                 return;
             };
-            self.news_left.store(false, Ordering::SeqCst);
-            self.call_listeners();
+            l.news_left.store(false, Ordering::SeqCst);
+            self.call_listeners(lane);
             drop(_calling);
             // News another thread left to us while we called: call again.
-            if !self.news_left.load(Ordering::SeqCst) {
+            if !l.news_left.load(Ordering::SeqCst) {
                 return;
             }
         }
     }
 
-    fn call_listeners(&self) {
+    fn call_listeners(&self, lane: usize) {
         enum Call {
             Own(Dispatch, StatusMask),
             Group(GroupDispatch, GroupCall),
         }
         let calls: Vec<Call> = {
-            let mut st = self.lock();
+            let mut st = self.lock_lane(lane);
             if st.pending.is_empty() {
                 return;
             }
@@ -707,6 +769,35 @@ impl Drop for StateGuard<'_> {
 }
 
 impl State {
+    fn new(lane: usize, participant: Participant, builtin: builtin::BuiltinTopics) -> State {
+        let mut statuses = builtin::statuses();
+        statuses.insert(EntityId::PARTICIPANT);
+        State {
+            lane,
+            participant,
+            spare: None,
+            pushed: 0,
+            statuses,
+            listeners: HashMap::new(),
+            pending: Vec::new(),
+            groups: HashMap::new(),
+            topics: HashMap::new(),
+            next_key: 1,
+            builtin,
+        }
+    }
+
+    /// Which lane this is.
+    pub(crate) fn lane(&self) -> usize {
+        self.lane
+    }
+
+    /// Takes over what `other` (another lane, locked inside this one) queued to send, so it
+    /// is sent when this lane's lock is released rather than under it.
+    pub(crate) fn take_sends(&mut self, other: &mut State) {
+        self.pushed |= std::mem::take(&mut other.pushed);
+    }
+
     /// Writes everything the protocol has due into lent buffers, queued to be sent when the
     /// lock is released, and processes its events.
     pub(crate) fn flush(&mut self, shared: &Shared, now: Instant) {
@@ -733,18 +824,23 @@ impl State {
         self.pushed |= pushed;
         self.spare = Some(unused);
         let mut any = false;
+        let mut forwarded = Vec::new();
         while let Some(e) = self.participant.poll_event() {
             any = true;
             if let Some(reader) = self.builtin.apply(&self.participant, now, &e) {
                 self.record(&Event::DataAvailable { reader });
             }
-            self.record(&e);
+            match lanes::lane_endpoint(&e) {
+                Some(id) if shared.lane_of(id) != self.lane => forwarded.push(e),
+                _ => self.record(&e),
+            }
+        }
+        if self.lane == MAIN && shared.lanes.len() > CRITICAL {
+            self.feed_lanes(shared, now, forwarded);
         }
         // Waiters on `changed` also wait for what makes no event: acknowledgements that free
         // a blocked KEEP_ALL writer (wait_for_acknowledgments, flow control).
-        if any || shared.changed_waiters.load(Ordering::SeqCst) > 0 {
-            shared.notify_changed();
-        }
+        shared.notify_changed(self.lane);
         if any {
             shared.observers.notify();
             if !self.pending.is_empty() && !shared.on_runtime_thread() {
@@ -894,9 +990,11 @@ impl State {
         self.topics.get(&id)
     }
 
-    /// Places endpoint `id` in group `group` (its listener cascade and DATA_ON_READERS).
+    /// Places endpoint `id` in group `group` (its listener cascade and DATA_ON_READERS; in
+    /// the critical lane the group's statuses are its endpoints' there).
     pub(crate) fn set_group(&mut self, id: EntityId, group: EntityId) {
         self.groups.insert(id, group);
+        self.statuses.insert(group);
     }
 
     /// Reader `id` was read or taken: resets its DATA_AVAILABLE and its group's

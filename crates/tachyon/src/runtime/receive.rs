@@ -11,9 +11,10 @@
 
 use std::time::Duration as StdDuration;
 
-use tachyon_transport::{RecvBatch, RxSource, MAX_UDP_PAYLOAD};
+use tachyon_transport::{RecvBatch, RxSource, Traffic, MAX_UDP_PAYLOAD};
 
 use super::driver::BATCH;
+use super::lanes::{CRITICAL, MAIN};
 use super::Shared;
 
 /// Serves `source` of transport `transport` until the runtime stops.
@@ -21,6 +22,12 @@ pub(super) fn run(shared: &Shared, transport: usize, source: RxSource) {
     let t = &shared.transports.all()[transport];
     // Slots as large as a UDP datagram can be: peers may send more than we do.
     let mut batch = RecvBatch::new(BATCH, MAX_UDP_PAYLOAD);
+    // The critical source's datagrams go to the critical lane (when there is one).
+    let lane = match source.traffic {
+        Traffic::Critical if shared.lane_ids().len() > CRITICAL => CRITICAL,
+        _ => MAIN,
+    };
+    let mut forward = Vec::with_capacity(BATCH);
     while !shared.stopped() {
         match t.receive_wait(source.id, &mut batch) {
             Ok(0) => {
@@ -30,18 +37,22 @@ pub(super) fn run(shared: &Shared, transport: usize, source: RxSource) {
                 }
             }
             Ok(_) => {
-                let mut st = shared.lock();
-                let now = shared.now();
-                let builtin = st.participant.builtin_datagrams();
-                for (from, bytes) in batch.iter() {
-                    st.participant.handle_datagram(now, from, bytes);
+                let mut wake = handle(shared, lane, &batch, None, &mut forward);
+                // Datagrams that concern the other lane too (rare: a peer sending to a
+                // locator of the other lane) are handed to it after this lane's lock is
+                // released.
+                if !forward.is_empty() {
+                    let other = if lane == MAIN { CRITICAL } else { MAIN };
+                    let only = std::mem::take(&mut forward);
+                    wake |= handle(shared, other, &batch, Some(&only), &mut forward);
+                    forward = only;
+                    forward.clear();
                 }
-                st.flush(shared, now);
-                let only_user = st.participant.builtin_datagrams() == builtin;
-                let wake = shared.timer_earlier(&st, only_user);
-                // Dropping the guard sends what the batch made due.
-                drop(st);
-                shared.dispatch_listeners();
+                if lane == CRITICAL {
+                    shared.dispatch_listeners_of(CRITICAL);
+                } else {
+                    shared.dispatch_listeners();
+                }
                 // Only now: a timers thread woken earlier would take the listener calls of
                 // this batch (whoever comes first calls them), away from this thread.
                 if wake {
@@ -57,4 +68,33 @@ pub(super) fn run(shared: &Shared, transport: usize, source: RxSource) {
             }
         }
     }
+}
+
+/// Hands the datagrams of `batch` (those at the indices of `only`, or all) to lane `lane`
+/// under one lock, and queues what became due (sent once the lock is released). The indices
+/// of datagrams that concern the other lane too are put in `forward`. Returns whether a
+/// timer is now due before the timers thread planned to wake.
+pub(super) fn handle(
+    shared: &Shared,
+    lane: usize,
+    batch: &RecvBatch,
+    only: Option<&[usize]>,
+    forward: &mut Vec<usize>,
+) -> bool {
+    let mut st = shared.lock_lane(lane);
+    let now = shared.now();
+    let builtin = st.participant.builtin_datagrams();
+    for (i, (from, bytes)) in batch.iter().enumerate() {
+        if only.is_some_and(|o| !o.contains(&i)) {
+            continue;
+        }
+        st.participant.handle_datagram(now, from, bytes);
+        if st.participant.take_forward() && only.is_none() {
+            forward.push(i);
+        }
+    }
+    st.flush(shared, now);
+    let only_user = st.participant.builtin_datagrams() == builtin;
+    // Dropping the guard sends what the batch made due.
+    shared.timer_earlier(&st, only_user)
 }
