@@ -4,10 +4,16 @@ use std::collections::BTreeMap;
 
 use tachyon_wire::{FragmentNumber, FragmentNumberSet, Guid, SequenceNumber};
 
+use crate::history::{Payload, PayloadPool};
 use crate::time::{Duration, Instant};
 
 /// Storage grows in chunks of this many bytes, allocated when a fragment lands in them.
 const CHUNK: usize = 64 * 1024;
+
+/// Whole chunks kept for the next samples once theirs completed (1 MiB): a stream of large
+/// samples then allocates nothing per sample. (Allocating and freeing 64 KiB blocks per
+/// sample made glibc's heap grow by gigabytes in a 5 Gbit/s stream, `docs/runtime.md`.)
+const SPARE_CHUNKS: usize = 16;
 
 /// Bounds on what reassembly may hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,8 +113,9 @@ pub enum ReassemblyOutcome {
     Incomplete,
     /// Every fragment was already there (a duplicate).
     Duplicate,
-    /// The sample is complete: here it is, and its storage is released.
-    Complete(Vec<u8>),
+    /// The sample is complete: here it is (in a buffer of the reassembler's pool, which it
+    /// goes back to when the last clone is dropped), and its storage is released.
+    Complete(Payload),
 }
 
 /// Counters for diagnostics.
@@ -156,6 +163,10 @@ pub struct Reassembler {
     partials: BTreeMap<(Guid, SequenceNumber), Partial>,
     allocated: usize,
     stats: ReassemblyStats,
+    /// Where completed samples are written.
+    pool: PayloadPool,
+    /// Whole chunks of completed samples, for the next ones (at most [`SPARE_CHUNKS`]).
+    spare: Vec<Box<[u8]>>,
 }
 
 impl Reassembler {
@@ -166,6 +177,8 @@ impl Reassembler {
             partials: BTreeMap::new(),
             allocated: 0,
             stats: ReassemblyStats::default(),
+            pool: PayloadPool::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -261,7 +274,14 @@ impl Reassembler {
         }
         for c in start / CHUNK..=(end - 1) / CHUNK {
             if let Some(slot @ None) = p.chunks.get_mut(c) {
-                *slot = Some(vec![0u8; chunk_len(c, sample)].into_boxed_slice());
+                let len = chunk_len(c, sample);
+                // A spare chunk may hold another sample's bytes: only bytes fragments were
+                // copied over are ever read (the sample completes when every fragment came).
+                let chunk = match len == CHUNK {
+                    true => self.spare.pop(),
+                    false => None,
+                };
+                *slot = Some(chunk.unwrap_or_else(|| vec![0u8; len].into_boxed_slice()));
             }
         }
         p.allocated += extra;
@@ -280,12 +300,19 @@ impl Reassembler {
             return Ok(ReassemblyOutcome::Incomplete);
         };
         self.allocated -= p.allocated;
-        let mut out = Vec::with_capacity(sample);
+        let mut out = self.pool.alloc(sample);
+        let mut at = 0;
         for chunk in p.chunks.into_iter().flatten() {
-            out.extend_from_slice(&chunk);
+            let n = chunk.len().min(sample - at);
+            if let Some(dst) = out.as_mut_slice().get_mut(at..at + n) {
+                dst.copy_from_slice(&chunk[..n]);
+            }
+            at += n;
+            if chunk.len() == CHUNK && self.spare.len() < SPARE_CHUNKS {
+                self.spare.push(chunk);
+            }
         }
-        out.truncate(sample);
-        Ok(ReassemblyOutcome::Complete(out))
+        Ok(ReassemblyOutcome::Complete(out.freeze()))
     }
 
     /// The fragments of `(writer, sn)` still missing, as a NACK_FRAG set (at most 256 from the

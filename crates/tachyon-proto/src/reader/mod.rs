@@ -1216,7 +1216,7 @@ impl Reader {
         &self,
         key_hash: Option<KeyHash>,
         status: u32,
-        payload: Vec<u8>,
+        payload: Payload,
         is_key: bool,
         timestamp: Option<Time>,
     ) -> Result<Received, &'static str> {
@@ -1226,7 +1226,7 @@ impl Reader {
             instance,
             source_timestamp: timestamp.unwrap_or(Time::INVALID),
             payload: if kind == ChangeKind::Alive {
-                Payload::from(payload)
+                payload
             } else {
                 Payload::default()
             },
