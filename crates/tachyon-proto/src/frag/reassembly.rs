@@ -303,7 +303,7 @@ impl Reassembler {
         let mut out = self.pool.alloc(sample);
         let mut at = 0;
         for chunk in p.chunks.into_iter().flatten() {
-            let n = chunk.len().min(sample - at);
+            let n = chunk.len().min(sample.saturating_sub(at));
             if let Some(dst) = out.as_mut_slice().get_mut(at..at + n) {
                 dst.copy_from_slice(&chunk[..n]);
             }
