@@ -1,7 +1,7 @@
 //! [`Deadlines`]: the DEADLINE bookkeeping writers (offered) and readers (requested) share —
 //! per instance, when its period runs out, and the earliest of those for the timer.
 
-use std::collections::HashMap;
+use crate::maps::HashMap;
 
 use tachyon_cdr::KeyHash;
 
@@ -21,7 +21,7 @@ impl Deadlines {
     pub fn new(period: Option<Duration>) -> Deadlines {
         Deadlines {
             period,
-            due: HashMap::new(),
+            due: HashMap::default(),
             next: None,
         }
     }

@@ -9,7 +9,7 @@
 //! unmatched, or misses the instance's requested deadline. Unregistrations of non-owners are
 //! still applied (they change who writes the instance, not what it holds).
 
-use std::collections::HashMap;
+use crate::maps::HashMap;
 
 use tachyon_cdr::KeyHash;
 use tachyon_wire::Guid;

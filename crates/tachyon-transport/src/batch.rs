@@ -24,6 +24,9 @@ pub struct RecvBatch {
     meta: Vec<sys::RecvMeta>,
     received: Vec<Received>,
     drained: bool,
+    /// How many datagrams a blocking fill asks for first: what the last one found, doubled
+    /// while each fills it (see [`fill`](Self::fill)).
+    burst: usize,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -51,6 +54,7 @@ impl RecvBatch {
             meta: vec![sys::RecvMeta::default(); slots],
             received: Vec::with_capacity(slots),
             drained: false,
+            burst: 1,
         }
     }
 
@@ -145,12 +149,21 @@ impl RecvBatch {
     /// drain the socket; with `wait`, the first call blocks until a datagram arrives (or the
     /// socket is shut down: then the batch is empty). Returns the number of datagrams handed
     /// out.
+    ///
+    /// A blocking fill asks for as many datagrams as the last one found (doubling while each
+    /// gets all it asked for) and returns after that call. A `recvmmsg` that already has a
+    /// datagram tries the queue once more for the next one before it returns; in a ping-pong
+    /// that look finds nothing every time, and asking for one datagram skips it (with the
+    /// setup of 31 unused headers). A burst is received in 1, 2, 4 … 32 datagrams per call.
     pub(crate) fn fill(&mut self, fd: RawFd, counters: &Counters, wait: bool) -> io::Result<usize> {
         self.received.clear();
         self.drained = false;
         let mut next = 0;
         while next < self.slots {
-            let asked = (self.slots - next).min(sys::RECV_CHUNK);
+            let mut asked = (self.slots - next).min(sys::RECV_CHUNK);
+            if wait {
+                asked = asked.min(self.burst.max(1));
+            }
             let buf = &mut self.buf[next * self.slot_size..];
             let block = wait && next == 0;
             let got = match sys::recvmmsg(fd, buf, self.slot_size, &mut self.meta[..asked], block) {
@@ -193,6 +206,16 @@ impl RecvBatch {
                 Counters::add(&counters.bytes_received, m.len as u64);
             }
             next += got;
+            if wait {
+                // Blocking fills adapt and return after one call (see above).
+                let most = self.slots.min(sys::RECV_CHUNK);
+                self.burst = match got < asked {
+                    true => got.max(1),
+                    false => (asked * 2).min(most),
+                };
+                self.drained = got < asked;
+                break;
+            }
             if got < asked {
                 self.drained = true;
                 break; // the socket is drained

@@ -5,7 +5,7 @@
 
 use std::ffi::CStr;
 use std::io;
-use std::mem;
+use std::mem::{self, MaybeUninit};
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::os::fd::RawFd;
 use std::ptr;
@@ -139,23 +139,24 @@ pub(crate) fn recvmmsg(
     if n == 0 {
         return Ok(0);
     }
-    // SAFETY: all-zero is a valid value of these plain C structs (null pointers, zero lengths).
-    let mut addrs: [libc::sockaddr_in; RECV_CHUNK] = unsafe { mem::zeroed() };
-    // SAFETY: as above.
-    let mut hdrs: [libc::mmsghdr; RECV_CHUNK] = unsafe { mem::zeroed() };
-    let mut iovs = [libc::iovec {
-        iov_base: ptr::null_mut(),
-        iov_len: 0,
-    }; RECV_CHUNK];
+    // Only the first `n` entries are set up (and read back): a ping-pong asks for one.
+    let mut addrs = [const { MaybeUninit::<libc::sockaddr_in>::uninit() }; RECV_CHUNK];
+    let mut hdrs = [const { MaybeUninit::<libc::mmsghdr>::uninit() }; RECV_CHUNK];
+    let mut iovs = [const { MaybeUninit::<libc::iovec>::uninit() }; RECV_CHUNK];
     for (i, slot) in buf.chunks_exact_mut(slot_size).take(n).enumerate() {
-        iovs[i] = libc::iovec {
+        let iov = iovs[i].write(libc::iovec {
             iov_base: slot.as_mut_ptr().cast(),
             iov_len: slot_size,
-        };
-        let h = &mut hdrs[i].msg_hdr;
-        h.msg_name = ptr::addr_of_mut!(addrs[i]).cast();
+        });
+        // SAFETY: all-zero is a valid value of these plain C structs (null pointers, zero
+        // lengths).
+        let addr = addrs[i].write(unsafe { mem::zeroed() });
+        // SAFETY: as above.
+        let hdr = hdrs[i].write(unsafe { mem::zeroed() });
+        let h = &mut hdr.msg_hdr;
+        h.msg_name = ptr::addr_of_mut!(*addr).cast();
         h.msg_namelen = mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
-        h.msg_iov = ptr::addr_of_mut!(iovs[i]);
+        h.msg_iov = ptr::addr_of_mut!(*iov);
         h.msg_iovlen = 1;
     }
     // SAFETY: the first `n` headers point at `n` distinct, live, writable slots of `buf`
@@ -170,7 +171,7 @@ pub(crate) fn recvmmsg(
     let rc = unsafe {
         libc::recvmmsg(
             fd,
-            hdrs.as_mut_ptr(),
+            hdrs.as_mut_ptr().cast::<libc::mmsghdr>(),
             n as libc::c_uint,
             (block | libc::MSG_TRUNC) as _,
             ptr::null_mut(),
@@ -180,9 +181,9 @@ pub(crate) fn recvmmsg(
         return Err(io::Error::last_os_error());
     }
     let got = rc as usize;
-    for i in 0..got {
-        let h = &hdrs[i];
-        let a = &addrs[i];
+    for i in 0..got.min(n) {
+        // SAFETY: entries below `n` were initialized above (and filled in by the kernel).
+        let (h, a) = unsafe { (hdrs[i].assume_init_ref(), addrs[i].assume_init_ref()) };
         let source = (h.msg_hdr.msg_namelen as usize >= mem::size_of::<libc::sockaddr_in>()
             && i32::from(a.sin_family) == libc::AF_INET)
             .then(|| {

@@ -777,8 +777,11 @@ impl<T: Readable> DataReader<T> {
     /// that ReadConditions select on — and decodes.
     fn collect(&self, query: &Query, take: bool) -> Result<Vec<Sample<T>>, Error> {
         let sh = &self.inner.runtime.shared;
-        let mut raw = Vec::new();
-        {
+        // The samples as the protocol holds them, in this thread's reused vector (a take per
+        // sample allocates nothing for them).
+        let mut raw = RAW_SAMPLES.with(|r| std::mem::take(&mut *r.borrow_mut()));
+        raw.clear();
+        let collected = (|| {
             let mut st = sh.lock_for(self.inner.id);
             if take {
                 let now = sh.now();
@@ -789,11 +792,17 @@ impl<T: Readable> DataReader<T> {
                 st.read(self.inner.id, query, &mut raw)?;
             }
             st.data_read(self.inner.id);
-        }
+            Ok::<_, Error>(())
+        })();
         if !raw.is_empty() {
             sh.observers.notify();
         }
-        Ok(self.decode(raw))
+        let out = collected.map(|()| self.decode(&mut raw));
+        // A vector grown by one large take is not kept (its memory would stay with the thread).
+        if raw.capacity() <= 256 {
+            RAW_SAMPLES.with(|r| *r.borrow_mut() = raw);
+        }
+        out
     }
 
     fn condition_query(&self, condition: &ReadCondition) -> Result<Query, Error> {
@@ -851,9 +860,9 @@ impl<T: Readable> DataReader<T> {
         })
     }
 
-    fn decode(&self, raw: Vec<tachyon_proto::history::Sample>) -> Vec<Sample<T>> {
+    fn decode(&self, raw: &mut Vec<tachyon_proto::history::Sample>) -> Vec<Sample<T>> {
         let mut out = Vec::with_capacity(raw.len());
-        for s in raw {
+        for s in raw.drain(..) {
             let data = match &s.data {
                 Some(p) if s.info.valid_data => match T::decode_payload(p.as_bytes()) {
                     Ok(v) => Some(v),
@@ -869,6 +878,12 @@ impl<T: Readable> DataReader<T> {
         }
         out
     }
+}
+
+thread_local! {
+    /// [`DataReader::collect`]'s vector of protocol samples, kept from call to call.
+    static RAW_SAMPLES: std::cell::RefCell<Vec<tachyon_proto::history::Sample>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// A query of every sample state of the instances `selector` picks.

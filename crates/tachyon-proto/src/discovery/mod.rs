@@ -17,7 +17,8 @@ mod liveliness;
 mod sedp;
 mod spdp;
 
-use std::collections::{HashMap, VecDeque};
+use crate::maps::HashMap;
+use std::collections::VecDeque;
 
 use tachyon_cdr::KeyHash;
 use tachyon_wire::{EntityId, Guid, GuidPrefix, Locator, Reach, Time};
@@ -190,12 +191,12 @@ impl Participant {
             spdp: spdp::Announcer::new(me, &discovery),
             config: discovery,
             inbox: VecDeque::new(),
-            participants: HashMap::new(),
-            publications: HashMap::new(),
-            subscriptions: HashMap::new(),
-            local_publications: HashMap::new(),
-            local_subscriptions: HashMap::new(),
-            local_topics: HashMap::new(),
+            participants: HashMap::default(),
+            publications: HashMap::default(),
+            subscriptions: HashMap::default(),
+            local_publications: HashMap::default(),
+            local_subscriptions: HashMap::default(),
+            local_topics: HashMap::default(),
             deleted: VecDeque::new(),
             lease_check: None,
             liveliness: liveliness::State::default(),

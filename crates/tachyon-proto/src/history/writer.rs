@@ -1,7 +1,8 @@
 //! [`WriterHistory`]: the DataWriter's HistoryCache — sequence numbers, KEEP_LAST replacement,
 //! KEEP_ALL flow control, instances, acknowledgement release, lifespan and GAP information.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use crate::maps::HashMap;
+use std::collections::{BTreeSet, VecDeque};
 
 use tachyon_cdr::KeyHash;
 use tachyon_wire::{SequenceNumber, Time};
@@ -183,7 +184,7 @@ impl WriterHistory {
         Ok(WriterHistory {
             config,
             changes: VecDeque::new(),
-            instances: HashMap::new(),
+            instances: HashMap::default(),
             expiries: BTreeSet::new(),
             last_sn: SequenceNumber::ZERO,
             acked: SequenceNumber::ZERO,

@@ -10,7 +10,8 @@
 //!
 //! [`PID_TACHYON_COHERENT_GROUP`]: crate::history::coherent::PID_TACHYON_COHERENT_GROUP
 
-use std::collections::{BTreeMap, HashMap};
+use crate::maps::HashMap;
+use std::collections::BTreeMap;
 
 use tachyon_wire::{EntityId, Guid, GuidPrefix, SequenceNumber};
 
@@ -138,7 +139,7 @@ impl Participant {
     /// `end_access`): while open, sets that become whole in its readers wait, and all become
     /// visible together when it closes.
     pub fn set_subscriber_access(&mut self, now: Instant, subscriber: EntityId, open: bool) {
-        for r in self.readers.iter_mut().flatten() {
+        for r in self.readers.iter_mut() {
             if r.config().subscriber == subscriber {
                 r.set_access(now, open);
             }
@@ -175,11 +176,10 @@ impl Participant {
     /// Collects the parts of remote publishers' sets the readers finished, and makes
     /// visible (or drops) every set that can be decided.
     pub(super) fn assemble_sets(&mut self, now: Instant) {
-        if !self.readers.iter().flatten().any(|r| r.has_parts()) {
+        if !self.readers.iter().any(|r| r.has_parts()) {
             return;
         }
-        for (i, slot) in self.readers.iter_mut().enumerate() {
-            let Some(r) = slot else { continue };
+        for (i, r) in self.readers.enumerate_mut() {
             let subscriber = r.config().subscriber;
             for p in r.take_parts() {
                 let key = (subscriber, p.writer.prefix, p.publisher.group);
@@ -200,7 +200,7 @@ impl Participant {
             };
             while let Some((_, complete, parts)) = pending.next_decided(&expected) {
                 for part in parts {
-                    let Some(Some(r)) = self.readers.get_mut(part.reader) else {
+                    let Some(r) = self.readers.get_mut(part.reader) else {
                         continue;
                     };
                     if complete {
@@ -219,8 +219,7 @@ impl Participant {
     /// The (reader, writer) pairs that must deliver a part of each set of `key`'s publisher.
     fn expected_parts(&self, (subscriber, prefix, group): RemoteKey) -> Vec<(usize, Guid)> {
         let mut out = Vec::new();
-        for (i, r) in self.readers.iter().enumerate() {
-            let Some(r) = r else { continue };
+        for (i, r) in self.readers.enumerate() {
             if r.config().subscriber == subscriber {
                 out.extend(r.writers_of_group(prefix, group).map(|w| (i, w)));
             }

@@ -15,7 +15,7 @@
 //! whose writers its readers follow, seen by the main participant (their liveliness,
 //! [`Participant::poll_participant_activity`]).
 
-use std::collections::{HashMap, HashSet};
+use crate::maps::{HashMap, HashSet};
 
 use tachyon_wire::parameter::ContentFilterProperty;
 use tachyon_wire::{EntityId, Guid, GuidPrefix};
@@ -272,9 +272,8 @@ impl Participant {
 
     /// Participant `prefix` was heard from (by the main participant of this lane).
     pub fn handle_participant_activity(&mut self, now: Instant, prefix: GuidPrefix) {
-        for r in self.readers.iter_mut().flatten() {
-            r.handle_participant_activity(now, prefix);
-        }
+        self.readers
+            .for_each_unsending(|r| r.handle_participant_activity(now, prefix));
     }
 
     /// Queues `command` when its endpoint is kept in a lane; `true` if it was.

@@ -12,8 +12,9 @@ mod filter;
 pub mod lanes;
 mod receive;
 mod representation;
+mod slots;
 
-use std::collections::HashMap;
+use crate::maps::HashMap;
 
 use tachyon_cdr::KeyHash;
 use tachyon_wire::{
@@ -34,6 +35,7 @@ use crate::reader::{Reader, ReaderStats};
 use crate::time::Instant;
 use crate::transmit::{Transmit, TxBuf};
 use crate::writer::{WriteRequest, Writer, WriterStats};
+use slots::Slots;
 
 /// Participant-wide settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -287,17 +289,18 @@ pub struct Participant {
     pub(crate) prefix: GuidPrefix,
     pub(crate) header: Header,
     pub(crate) config: ParticipantConfig,
-    writers: Vec<Option<Writer>>,
-    readers: Vec<Option<Reader>>,
+    writers: Slots<Writer>,
+    readers: Slots<Reader>,
     writer_ids: HashMap<EntityId, usize>,
     reader_ids: HashMap<EntityId, usize>,
     /// For each matched remote writer, the local readers (indices) matched with it.
     routes: HashMap<Guid, Vec<usize>>,
     next_key: u32,
-    /// Where `poll_transmit` starts, so no endpoint starves the others.
-    tx_cursor: usize,
-    /// Scratch of `poll_transmits`: the endpoints found with nothing to send.
-    tx_idle: Vec<bool>,
+    /// Whether the transmit scan asks a reader next (writers and readers take turns).
+    tx_reader_turn: bool,
+    /// When an endpoint that left the transmit queue with nothing to send could find
+    /// something without being changed (the earliest such time): all are queued again then.
+    tx_recheck_at: Option<Instant>,
     /// Writers whose priority is above this are [`TimerClass::Critical`].
     critical_above: Option<i32>,
     pub(crate) stats: ParticipantStats,
@@ -326,21 +329,21 @@ impl Participant {
                 guid_prefix: prefix,
             },
             config,
-            writers: Vec::new(),
-            readers: Vec::new(),
-            writer_ids: HashMap::new(),
-            reader_ids: HashMap::new(),
-            routes: HashMap::new(),
+            writers: Slots::default(),
+            readers: Slots::default(),
+            writer_ids: HashMap::default(),
+            reader_ids: HashMap::default(),
+            routes: HashMap::default(),
             next_key: 1,
-            tx_cursor: 0,
-            tx_idle: Vec::new(),
+            tx_reader_turn: false,
+            tx_recheck_at: None,
             critical_above: None,
             stats: ParticipantStats::default(),
             builtin_input: false,
             builtin_datagrams: 0,
             discovery: None,
-            publisher_sets: HashMap::new(),
-            remote_sets: HashMap::new(),
+            publisher_sets: HashMap::default(),
+            remote_sets: HashMap::default(),
             siblings: lanes::Siblings::default(),
         }
     }
@@ -357,10 +360,10 @@ impl Participant {
     /// Timers are due (a spurious call does nothing).
     pub fn handle_timeout(&mut self, now: Instant) {
         self.discovery_timeout(now);
-        for w in self.writers.iter_mut().flatten() {
+        for w in self.writers.iter_mut() {
             w.handle_timeout(now);
         }
-        for r in self.readers.iter_mut().flatten() {
+        for r in self.readers.iter_mut() {
             r.handle_timeout(now);
         }
     }
@@ -372,12 +375,12 @@ impl Participant {
             self.discovery_timeout(now);
         }
         let critical = self.critical_above;
-        for w in self.writers.iter_mut().flatten() {
+        for w in self.writers.iter_mut() {
             if writer_class(w, critical) == class {
                 w.handle_timeout(now);
             }
         }
-        for r in self.readers.iter_mut().flatten() {
+        for r in self.readers.iter_mut() {
             if reader_class(r) == class {
                 r.handle_timeout(now);
             }
@@ -406,8 +409,8 @@ impl Participant {
         config: WriterConfig,
     ) -> Result<(), Error> {
         let w = Writer::new(Guid::new(self.prefix, id), config).map_err(Error::Qos)?;
-        self.writer_ids.insert(id, self.writers.len());
-        self.writers.push(Some(w));
+        let i = self.writers.push(w);
+        self.writer_ids.insert(id, i);
         Ok(())
     }
 
@@ -430,8 +433,8 @@ impl Participant {
         config: ReaderConfig,
     ) -> Result<(), Error> {
         let r = Reader::new(Guid::new(self.prefix, id), config).map_err(Error::Qos)?;
-        self.reader_ids.insert(id, self.readers.len());
-        self.readers.push(Some(r));
+        let i = self.readers.push(r);
+        self.reader_ids.insert(id, i);
         Ok(())
     }
 
@@ -446,9 +449,7 @@ impl Participant {
             .writer_ids
             .remove(&id)
             .ok_or(Error::UnknownWriter(id))?;
-        if let Some(slot) = self.writers.get_mut(i) {
-            *slot = None;
-        }
+        self.writers.remove(i);
         Ok(())
     }
 
@@ -462,9 +463,7 @@ impl Participant {
             .reader_ids
             .remove(&id)
             .ok_or(Error::UnknownReader(id))?;
-        if let Some(slot) = self.readers.get_mut(i) {
-            *slot = None;
-        }
+        self.readers.remove(i);
         for routes in self.routes.values_mut() {
             routes.retain(|&r| r != i);
         }
@@ -523,7 +522,6 @@ impl Participant {
         let r = self
             .readers
             .get_mut(i)
-            .and_then(Option::as_mut)
             .ok_or(Error::UnknownReader(reader))?;
         r.match_writer(now, remote);
         let routes = self.routes.entry(guid).or_default();
@@ -551,7 +549,6 @@ impl Participant {
         let r = self
             .readers
             .get_mut(i)
-            .and_then(Option::as_mut)
             .ok_or(Error::UnknownReader(reader))?;
         let was = r.unmatch_writer(now, remote);
         if let Some(routes) = self.routes.get_mut(remote) {
@@ -666,7 +663,7 @@ impl Participant {
     /// Asserts the liveliness of the participant: every MANUAL_BY_PARTICIPANT writer.
     pub fn assert_liveliness(&mut self, now: Instant) {
         self.send_manual_assertion(now);
-        for w in self.writers.iter_mut().flatten() {
+        for w in self.writers.iter_mut() {
             if w.config().liveliness.kind == crate::endpoint::LivelinessKind::ManualByParticipant {
                 w.assert_liveliness(now);
             }
@@ -711,75 +708,89 @@ impl Participant {
     /// lent, written in place): [`Transmit::len`] bytes of it. Nothing longer than
     /// `buf.len()` is written, so lend at least the largest datagram configured.
     pub fn poll_transmit_into(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
-        self.next_transmit(now, buf, None)
+        self.next_transmit(now, buf)
     }
 
     /// Every datagram due now, each written into a buffer `lend` gives and handed to `sink`
     /// with its [`Transmit`]: what calling [`poll_transmit_into`](Self::poll_transmit_into)
-    /// until `None` does, but an endpoint found with nothing to send is not asked again in
-    /// this call (nothing changes it meanwhile), so a burst of N datagrams costs N steps plus
-    /// one look at each endpoint, not N looks at every one (a discovery storm makes
-    /// thousands, each builtin endpoint has a proxy per participant). Returns the buffer
-    /// lent last and not used.
+    /// until `None` does. Only endpoints changed since they last had nothing to send are
+    /// asked (`participant/slots.rs`), so a flush after one sample looks at the endpoint it concerned and
+    /// a burst of N datagrams costs N steps plus one look at each changed endpoint (a
+    /// discovery storm makes thousands, each builtin endpoint has a proxy per participant).
+    /// Returns the buffer lent last and not used.
     pub fn poll_transmits<B: AsMut<[u8]>>(
         &mut self,
         now: Instant,
         mut lend: impl FnMut() -> B,
         mut sink: impl FnMut(B, Transmit),
     ) -> B {
-        let mut idle = std::mem::take(&mut self.tx_idle);
-        idle.clear();
-        idle.resize(self.writers.len() + self.readers.len(), false);
         let mut buf = lend();
-        while let Some(t) = self.next_transmit(now, buf.as_mut(), Some(&mut idle)) {
+        while let Some(t) = self.next_transmit(now, buf.as_mut()) {
             sink(buf, t);
             buf = lend();
         }
-        self.tx_idle = idle;
         buf
     }
 
-    /// The next datagram: SPDP first, then the endpoints from `tx_cursor` on; with `idle`,
-    /// those marked there are skipped and those with nothing to send are marked.
-    fn next_transmit(
-        &mut self,
-        now: Instant,
-        buf: &mut [u8],
-        mut idle: Option<&mut Vec<bool>>,
-    ) -> Option<Transmit> {
+    /// The next datagram: SPDP first, then the queued endpoints, writers and readers in
+    /// turn; one that sends goes to the back of its queue (no endpoint starves the others),
+    /// one with nothing to send leaves it.
+    fn next_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
         if self.discovery.is_some() {
             if let Some(t) = self.poll_spdp_transmit(now, buf) {
                 return Some(t);
             }
         }
-        let nw = self.writers.len();
-        let n = nw + self.readers.len();
-        for k in 0..n {
-            let i = (self.tx_cursor + k) % n;
-            if idle.as_ref().is_some_and(|d| d.get(i) == Some(&true)) {
-                continue;
-            }
-            let t = if i < nw {
-                match self.writers.get_mut(i) {
-                    Some(Some(w)) => match w.wants_to_send(now) {
-                        true => w.poll_transmit(now, &self.header, buf),
-                        false => None,
-                    },
-                    _ => None,
+        if self.tx_recheck_at.is_some_and(|t| t <= now) {
+            self.tx_recheck_at = None;
+            self.writers.mark_all();
+            self.readers.mark_all();
+        }
+        while self.writers.queued() + self.readers.queued() > 0 {
+            let reader_turn = self.tx_reader_turn;
+            self.tx_reader_turn = !reader_turn;
+            let t = if reader_turn {
+                let Some((i, r)) = self.readers.next_queued() else {
+                    continue;
+                };
+                match r {
+                    Some(r) => {
+                        let t = match r.acks_idle(now) {
+                            true => None,
+                            false => r.poll_transmit(now, &self.header, buf),
+                        };
+                        if t.is_none() {
+                            self.tx_recheck_at = earliest(self.tx_recheck_at, r.acks_due_at());
+                        }
+                        t.map(|t| (t, i))
+                    }
+                    None => None,
                 }
             } else {
-                match self.readers.get_mut(i - nw) {
-                    Some(Some(r)) => r.poll_transmit(now, &self.header, buf),
-                    _ => None,
+                let Some((i, w)) = self.writers.next_queued() else {
+                    continue;
+                };
+                match w {
+                    Some(w) => {
+                        let t = match w.wants_to_send(now) {
+                            true => w.poll_transmit(now, &self.header, buf),
+                            false => None,
+                        };
+                        if t.is_none() {
+                            self.tx_recheck_at = earliest(self.tx_recheck_at, w.recheck_at());
+                        }
+                        t.map(|t| (t, i))
+                    }
+                    None => None,
                 }
             };
-            if t.is_some() {
-                self.tx_cursor = (i + 1) % n;
+            if let Some((t, i)) = t {
+                match reader_turn {
+                    true => self.readers.requeue(i),
+                    false => self.writers.requeue(i),
+                }
                 self.stats.datagrams_sent += 1;
-                return t;
-            }
-            if let Some(slot) = idle.as_mut().and_then(|d| d.get_mut(i)) {
-                *slot = true;
+                return Some(t);
             }
         }
         None
@@ -787,16 +798,8 @@ impl Participant {
 
     /// When `handle_timeout` should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let w = self
-            .writers
-            .iter()
-            .flatten()
-            .filter_map(Writer::poll_timeout);
-        let r = self
-            .readers
-            .iter()
-            .flatten()
-            .filter_map(Reader::poll_timeout);
+        let w = self.writers.iter().filter_map(Writer::poll_timeout);
+        let r = self.readers.iter().filter_map(Reader::poll_timeout);
         w.chain(r).chain(self.discovery_poll_timeout()).min()
     }
 
@@ -810,13 +813,11 @@ impl Participant {
         let w = self
             .writers
             .iter()
-            .flatten()
             .filter(|w| writer_class(w, None) != TimerClass::Discovery)
             .filter_map(Writer::poll_timeout);
         let r = self
             .readers
             .iter()
-            .flatten()
             .filter(|r| reader_class(r) != TimerClass::Discovery)
             .filter_map(Reader::poll_timeout);
         w.chain(r).min()
@@ -831,10 +832,10 @@ impl Participant {
     /// one pass over the endpoints.
     pub fn poll_timeouts(&self) -> TimerDeadlines {
         let mut d = TimerDeadlines::default();
-        for w in self.writers.iter().flatten() {
+        for w in self.writers.iter() {
             d.add(writer_class(w, self.critical_above), w.poll_timeout());
         }
-        for r in self.readers.iter().flatten() {
+        for r in self.readers.iter() {
             d.add(reader_class(r), r.poll_timeout());
         }
         d.add(TimerClass::Discovery, self.discovery_poll_timeout());
@@ -847,21 +848,29 @@ impl Participant {
             return Some(e);
         }
         // Events of the builtin endpoints are discovery's business, not the application's.
-        for w in self.writers.iter_mut().flatten() {
-            let builtin = w.guid().entity_id.kind().is_builtin();
-            while let Some(e) = w.poll_event() {
-                if !builtin {
-                    return Some(e);
+        // Only endpoints reached mutably since their events were last taken can have new ones
+        // (`slots.rs`): writers first, then readers, each in index order.
+        while let Some((i, w)) = self.writers.next_touched() {
+            if let Some(w) = w {
+                let builtin = w.guid().entity_id.kind().is_builtin();
+                while let Some(e) = w.poll_event() {
+                    if !builtin {
+                        return Some(e);
+                    }
                 }
             }
+            self.writers.untouch(i);
         }
-        for r in self.readers.iter_mut().flatten() {
-            let builtin = r.guid().entity_id.kind().is_builtin();
-            while let Some(e) = r.poll_event() {
-                if !builtin {
-                    return Some(e);
+        while let Some((i, r)) = self.readers.next_touched() {
+            if let Some(r) = r {
+                let builtin = r.guid().entity_id.kind().is_builtin();
+                while let Some(e) = r.poll_event() {
+                    if !builtin {
+                        return Some(e);
+                    }
                 }
             }
+            self.readers.untouch(i);
         }
         None
     }
@@ -938,7 +947,7 @@ impl Participant {
     /// Counters and holdings of every local reader, summed (builtin readers included).
     pub fn readers_summary(&self) -> ReadersSummary {
         let mut sum = ReadersSummary::default();
-        for r in self.readers.iter().flatten() {
+        for r in self.readers.iter() {
             sum.add_reader(r);
         }
         sum
@@ -970,22 +979,30 @@ impl Participant {
 
     fn writer(&self, id: EntityId) -> Option<&Writer> {
         let i = *self.writer_ids.get(&id)?;
-        self.writers.get(i)?.as_ref()
+        self.writers.get(i)
     }
 
     fn writer_mut(&mut self, id: EntityId) -> Option<&mut Writer> {
         let i = *self.writer_ids.get(&id)?;
-        self.writers.get_mut(i)?.as_mut()
+        self.writers.get_mut(i)
     }
 
     fn reader(&self, id: EntityId) -> Option<&Reader> {
         let i = *self.reader_ids.get(&id)?;
-        self.readers.get(i)?.as_ref()
+        self.readers.get(i)
     }
 
     fn reader_mut(&mut self, id: EntityId) -> Option<&mut Reader> {
         let i = *self.reader_ids.get(&id)?;
-        self.readers.get_mut(i)?.as_mut()
+        self.readers.get_mut(i)
+    }
+}
+
+/// The earlier of two optional times (`None`: never).
+fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 

@@ -129,9 +129,8 @@ impl Participant {
         if !self.siblings.lane {
             self.siblings.heard_from(source);
         }
-        for r in self.readers.iter_mut().flatten() {
-            r.handle_participant_activity(now, source);
-        }
+        self.readers
+            .for_each_unsending(|r| r.handle_participant_activity(now, source));
     }
 
     /// Runs `f` on every local reader matched with `writer` that `reader_id` addresses
@@ -161,7 +160,7 @@ impl Participant {
         };
         let mut hit = false;
         for &i in routes {
-            if let Some(Some(r)) = self.readers.get_mut(i) {
+            if let Some(r) = self.readers.get_mut(i) {
                 if reader_id == EntityId::UNKNOWN || r.guid().entity_id == reader_id {
                     f(r);
                     hit = true;

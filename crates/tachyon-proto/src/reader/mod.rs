@@ -11,7 +11,8 @@ mod coherent;
 mod proxy;
 mod send;
 
-use std::collections::{HashMap, VecDeque};
+use crate::maps::HashMap;
+use std::collections::VecDeque;
 
 use tachyon_cdr::KeyHash;
 use tachyon_wire::{
@@ -160,9 +161,9 @@ impl Reader {
             participant_leases: false,
             writer_lifespans: false,
             deadlines: Deadlines::new(config.deadline),
-            last_accepted: HashMap::new(),
+            last_accepted: HashMap::default(),
             owners: config.exclusive_ownership.then(Owners::default),
-            newest_source: HashMap::new(),
+            newest_source: HashMap::default(),
             parts: Vec::new(),
             access_open: false,
             deferred: Vec::new(),
@@ -437,18 +438,21 @@ impl Reader {
 
     /// Any message from participant `prefix` arrived: renews the liveliness of its writers
     /// whose liveliness is asserted per participant.
-    pub(crate) fn handle_participant_activity(&mut self, now: Instant, prefix: GuidPrefix) {
+    /// Returns whether it raised an event (a writer came back alive).
+    pub(crate) fn handle_participant_activity(&mut self, now: Instant, prefix: GuidPrefix) -> bool {
         if !self.participant_leases {
-            return;
+            return false;
         }
+        let mut revived = false;
         for i in 0..self.proxies.len() {
             let p = &self.proxies[i];
             if p.remote.guid.prefix == prefix
                 && p.remote.liveliness.kind != LivelinessKind::ManualByTopic
             {
-                self.renew(now, i);
+                revived |= self.renew(now, i);
             }
         }
+        revived
     }
 
     /// Timers: acknowledgements are sent from `poll_transmit`; here leases, deadlines,
@@ -721,16 +725,19 @@ impl Reader {
     }
 
     /// Renews the lease of writer `pi`; a writer that was not alive is alive again.
-    fn renew(&mut self, now: Instant, pi: usize) {
+    /// Renews writer `pi`'s lease; returns whether it came back alive (an event was raised).
+    fn renew(&mut self, now: Instant, pi: usize) -> bool {
         let p = &mut self.proxies[pi];
         if let Some(lease) = p.remote.liveliness.lease_duration {
             p.lease_expiry = Some(now + lease);
         }
-        if !p.alive {
-            p.alive = true;
-            let writer = p.remote.guid;
-            self.liveliness_changed(writer, true);
+        if p.alive {
+            return false;
         }
+        p.alive = true;
+        let writer = p.remote.guid;
+        self.liveliness_changed(writer, true);
+        true
     }
 
     fn liveliness_changed(&mut self, writer: Guid, alive: bool) {

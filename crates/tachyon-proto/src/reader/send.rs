@@ -14,6 +14,19 @@ use crate::transmit::{Destination, Transmit};
 const NACK_FRAG_MAX: usize = 4 + 16 + 8 + 32 + 4;
 
 impl Reader {
+    /// Whether no ACKNACK is due before some later time: nothing for
+    /// [`poll_transmit`](Self::poll_transmit) to do at `now`.
+    #[inline]
+    pub(crate) fn acks_idle(&self, now: Instant) -> bool {
+        self.acks_idle_until.is_some_and(|t| now < t)
+    }
+
+    /// After [`poll_transmit`](Self::poll_transmit) found nothing: when the next ACKNACK
+    /// falls due (`None`: not before something changes).
+    pub(crate) fn acks_due_at(&self) -> Option<Instant> {
+        self.acks_idle_until.filter(|&t| t != Instant::MAX)
+    }
+
     /// Writes the next ACKNACK (with NACK_FRAGs) into `buf`.
     pub(crate) fn poll_transmit(
         &mut self,
@@ -22,7 +35,7 @@ impl Reader {
         buf: &mut [u8],
     ) -> Option<Transmit> {
         loop {
-            if self.acks_idle_until.is_some_and(|t| now < t) {
+            if self.acks_idle(now) {
                 return None;
             }
             let n = self.proxies.len();

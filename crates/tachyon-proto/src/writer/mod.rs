@@ -705,6 +705,20 @@ impl Writer {
         false
     }
 
+    /// After [`wants_to_send`](Self::wants_to_send) or `poll_transmit` found nothing: when
+    /// asking again could find something though nothing changed (a delayed repair falls due,
+    /// a batch stops waiting); `None`: not before something changes.
+    pub(crate) fn recheck_at(&self) -> Option<Instant> {
+        let repairs = match self.quiet {
+            Some(until) => until,
+            None => self.earliest_repair(),
+        };
+        let batch = self
+            .batch_until
+            .filter(|_| self.next_new <= self.history.last_sn());
+        [repairs, batch].into_iter().flatten().min()
+    }
+
     /// Something may have changed what the readers are owed: [`quiet`](Self::quiet) no
     /// longer holds.
     fn touch(&mut self) {

@@ -46,7 +46,7 @@ pub(crate) struct Lane {
     pub(super) changed_waiters: AtomicU64,
     /// Held while this lane's listeners are called: one thread at a time calls them, the
     /// others leave their news to it.
-    pub(super) listening: Mutex<()>,
+    pub(super) listening: Mutex<super::ListenerScratch>,
     /// A thread found `listening` held and left its news to the holder.
     pub(super) news_left: AtomicBool,
 }
@@ -57,7 +57,7 @@ impl Lane {
             state: Mutex::new(state),
             changed: Condvar::new(),
             changed_waiters: AtomicU64::new(0),
-            listening: Mutex::new(()),
+            listening: Mutex::new(super::ListenerScratch::default()),
             news_left: AtomicBool::new(false),
         }
     }

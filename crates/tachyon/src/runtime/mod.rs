@@ -46,12 +46,12 @@ mod receive;
 mod status;
 mod transports;
 
-use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration as StdDuration;
+use tachyon_proto::maps::HashMap;
 
 use tachyon_proto::history::{Query, ReaderHistory, Sample};
 use tachyon_proto::{Event, Instant, Participant};
@@ -667,12 +667,12 @@ impl Shared {
         loop {
             // Said before trying, so a holder that finishes after our failed try sees it.
             l.news_left.store(true, Ordering::SeqCst);
-            let Ok(_calling) = l.listening.try_lock() else {
+            let Ok(mut calling) = l.listening.try_lock() else {
                 return;
             };
             l.news_left.store(false, Ordering::SeqCst);
-            self.call_listeners(lane);
-            drop(_calling);
+            self.call_listeners(lane, &mut calling);
+            drop(calling);
             // News another thread left to us while we called: call again.
             if !l.news_left.load(Ordering::SeqCst) {
                 return;
@@ -680,19 +680,17 @@ impl Shared {
         }
     }
 
-    fn call_listeners(&self, lane: usize) {
-        enum Call {
-            Own(Dispatch, StatusMask),
-            Group(GroupDispatch, GroupCall),
-        }
-        let calls: Vec<Call> = {
+    /// Calls the listeners `lane`'s state has queued; `scratch`'s vectors are reused from
+    /// call to call (no allocation per sample).
+    fn call_listeners(&self, lane: usize, scratch: &mut ListenerScratch) {
+        let ListenerScratch { pending, calls } = scratch;
+        {
             let mut st = self.lock_lane(lane);
             if st.pending.is_empty() {
                 return;
             }
-            let pending = std::mem::take(&mut st.pending);
-            let mut calls = Vec::with_capacity(pending.len());
-            for (target, source, kinds) in pending {
+            std::mem::swap(&mut st.pending, pending);
+            for (target, source, kinds) in pending.drain(..) {
                 let Some(l) = st.listeners.get(&target) else {
                     continue;
                 };
@@ -718,9 +716,8 @@ impl Shared {
                     }
                 }
             }
-            calls
-        };
-        for call in calls {
+        }
+        for call in calls.drain(..) {
             let (r, kinds) = match &call {
                 Call::Own(d, kinds) => (catch_unwind(AssertUnwindSafe(|| d(*kinds))), *kinds),
                 Call::Group(g, c) => (catch_unwind(AssertUnwindSafe(|| g(c))), c.kinds),
@@ -730,6 +727,21 @@ impl Shared {
             }
         }
     }
+}
+
+/// A listener call, taken from the state under its lock and made after it is released.
+enum Call {
+    Own(Dispatch, StatusMask),
+    Group(GroupDispatch, GroupCall),
+}
+
+/// The vectors the thread calling a lane's listeners works in (kept in
+/// [`Lane::listening`](lanes::Lane), which that thread holds).
+#[derive(Default)]
+pub(crate) struct ListenerScratch {
+    /// The state's queued listener calls, swapped out under its lock.
+    pending: Vec<(EntityId, EntityId, StatusMask)>,
+    calls: Vec<Call>,
 }
 
 /// The state lock held: derefs to [`State`]. Dropping it releases the lock, then sends what
@@ -778,10 +790,10 @@ impl State {
             spare: None,
             pushed: 0,
             statuses,
-            listeners: HashMap::new(),
+            listeners: HashMap::default(),
             pending: Vec::new(),
-            groups: HashMap::new(),
-            topics: HashMap::new(),
+            groups: HashMap::default(),
+            topics: HashMap::default(),
             next_key: 1,
             builtin,
         }

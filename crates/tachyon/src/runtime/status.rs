@@ -1,7 +1,7 @@
 //! Folding protocol events into the DCPS statuses of each endpoint, with the changed flags
 //! a StatusCondition triggers on and the `*_change` counts reset when a status is read.
 
-use std::collections::HashMap;
+use tachyon_proto::maps::HashMap;
 
 use tachyon_proto::qos::QosPolicyId;
 use tachyon_proto::Event;
