@@ -2,33 +2,13 @@
 //! type name is reported once per remote endpoint, on both sides, for local topics added
 //! before or after it was discovered, and the two never match.
 
-use tachyon_proto::discovery::{DiscoveryConfig, PublicationData, SubscriptionData};
-use tachyon_proto::{Duration, Event, Instant, Participant, ParticipantConfig, TxBuf};
-use tachyon_wire::{Guid, GuidPrefix, Locator};
+#[path = "common/discovering.rs"]
+mod discovering;
 
-fn prefix(n: u8) -> GuidPrefix {
-    GuidPrefix([0x01, 0xf0, 0, 0, 0, 0, 0, 0, 0, 0, 0, n])
-}
-
-fn locator(n: u8) -> Locator {
-    let mut address = [0u8; 16];
-    address[12..].copy_from_slice(&[10, 0, 0, n]);
-    Locator {
-        kind: Locator::KIND_UDPV4,
-        port: 7410,
-        address,
-    }
-}
-
-fn participant(n: u8) -> Participant {
-    let config = DiscoveryConfig {
-        spdp_destinations: vec![locator(200)],
-        metatraffic_unicast: vec![locator(n)],
-        default_unicast: vec![locator(n)],
-        ..DiscoveryConfig::default()
-    };
-    Participant::with_discovery(prefix(n), ParticipantConfig::default(), config)
-}
+use discovering::{locator, participant};
+use tachyon_proto::discovery::{PublicationData, SubscriptionData};
+use tachyon_proto::{Duration, Event, Instant, Participant, TxBuf};
+use tachyon_wire::Guid;
 
 /// Hands every datagram of each participant to the other (whatever its destination) for
 /// `rounds` rounds of 20 ms, running their timers; returns the events of each.

@@ -6,37 +6,17 @@
 //! main writer's; a lane reader gets a remote writer's samples; deleting a lane writer
 //! withdraws it.
 
-use tachyon_proto::discovery::{DiscoveryConfig, PublicationData, SubscriptionData};
+#[path = "common/discovering.rs"]
+mod discovering;
+
+use discovering::{locator, participant, prefix};
+use tachyon_proto::discovery::{PublicationData, SubscriptionData};
 use tachyon_proto::history::{Payload, Query, Sample};
 use tachyon_proto::{
     Duration, Event, Instant, Participant, ParticipantConfig, ReaderConfig, Reliability, TxBuf,
     WriteRequest, WriterConfig,
 };
-use tachyon_wire::{EntityKind, Guid, GuidPrefix, Locator};
-
-fn prefix(n: u8) -> GuidPrefix {
-    GuidPrefix([0x01, 0xf0, 0, 0, 0, 0, 0, 0, 0, 0, 0, n])
-}
-
-fn locator(n: u8) -> Locator {
-    let mut address = [0u8; 16];
-    address[12..].copy_from_slice(&[10, 0, 0, n]);
-    Locator {
-        kind: Locator::KIND_UDPV4,
-        port: 7410,
-        address,
-    }
-}
-
-fn discovering(n: u8) -> Participant {
-    let config = DiscoveryConfig {
-        spdp_destinations: vec![locator(200)],
-        metatraffic_unicast: vec![locator(n)],
-        default_unicast: vec![locator(n)],
-        ..DiscoveryConfig::default()
-    };
-    Participant::with_discovery(prefix(n), ParticipantConfig::default(), config)
-}
+use tachyon_wire::{EntityKind, Guid};
 
 /// Participant 1: its main state (discovery) and its lane.
 struct Local {
@@ -49,7 +29,7 @@ struct Local {
 impl Local {
     fn new() -> Local {
         Local {
-            main: discovering(1),
+            main: participant(1),
             lane: Participant::new_lane(prefix(1), ParticipantConfig::default()),
             events: Vec::new(),
             commands: 0,
@@ -174,7 +154,7 @@ fn matched_in(events: &[Event], writer: tachyon_wire::EntityId) -> bool {
 fn a_lane_writer_is_announced_matched_and_heard_beside_a_main_one() {
     let mut now = Instant::ZERO;
     let mut a = Local::new();
-    let mut b = discovering(2);
+    let mut b = participant(2);
 
     // A critical writer in the lane, an ordinary one in the main state.
     let lw = a
@@ -262,7 +242,7 @@ fn a_lane_writer_is_announced_matched_and_heard_beside_a_main_one() {
 fn a_lane_reader_gets_a_remote_writers_samples_wherever_they_arrive() {
     let mut now = Instant::ZERO;
     let mut a = Local::new();
-    let mut b = discovering(2);
+    let mut b = participant(2);
     let lr = a
         .main
         .reserve_lane_endpoint(EntityKind::USER_READER_NO_KEY)

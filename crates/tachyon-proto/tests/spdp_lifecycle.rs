@@ -3,33 +3,19 @@
 //! one is not), and after an announced deletion an older announcement arriving late does
 //! not bring the participant back (until the quarantine is over).
 
+#[path = "common/discovering.rs"]
+mod discovering;
+
+use discovering::{discovery_config, locator, prefix, with_config};
 use tachyon_proto::discovery::{DiscoveryConfig, ParticipantLostReason};
-use tachyon_proto::{Duration, Event, Instant, Participant, ParticipantConfig, TxBuf};
-use tachyon_wire::{GuidPrefix, Locator};
-
-fn prefix(n: u8) -> GuidPrefix {
-    GuidPrefix([0x01, 0xf0, 0, 0, 0, 0, 0, 0, 0, 0, 0, n])
-}
-
-fn locator(n: u8) -> Locator {
-    let mut address = [0u8; 16];
-    address[12..].copy_from_slice(&[10, 0, 0, n]);
-    Locator {
-        kind: Locator::KIND_UDPV4,
-        port: 7410,
-        address,
-    }
-}
+use tachyon_proto::{Duration, Event, Instant, Participant, TxBuf};
 
 fn participant(n: u8, user_data: &[u8]) -> Participant {
     let config = DiscoveryConfig {
-        spdp_destinations: vec![locator(200)],
-        metatraffic_unicast: vec![locator(n)],
-        default_unicast: vec![locator(n)],
         user_data: user_data.to_vec(),
-        ..DiscoveryConfig::default()
+        ..discovery_config(n)
     };
-    Participant::with_discovery(prefix(n), ParticipantConfig::default(), config)
+    with_config(n, config)
 }
 
 /// Every datagram `p` has due at `now`.

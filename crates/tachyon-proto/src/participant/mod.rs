@@ -760,7 +760,7 @@ impl Participant {
                             false => r.poll_transmit(now, &self.header, buf),
                         };
                         if t.is_none() {
-                            self.tx_recheck_at = earliest(self.tx_recheck_at, r.acks_due_at());
+                            self.tx_recheck_at = earliest_of(self.tx_recheck_at, r.acks_due_at());
                         }
                         t.map(|t| (t, i))
                     }
@@ -777,7 +777,7 @@ impl Participant {
                             false => None,
                         };
                         if t.is_none() {
-                            self.tx_recheck_at = earliest(self.tx_recheck_at, w.recheck_at());
+                            self.tx_recheck_at = earliest_of(self.tx_recheck_at, w.recheck_at());
                         }
                         t.map(|t| (t, i))
                     }
@@ -803,24 +803,23 @@ impl Participant {
         w.chain(r).chain(self.discovery_poll_timeout()).min()
     }
 
-    /// When a user (not builtin) writer or reader next needs
-    /// [`handle_timeout`](Self::handle_timeout): a look at the application's few endpoints
-    /// only, for a runtime thread that handled user data and must know whether it armed a
-    /// timer earlier than planned. Datagrams with builtin submessages (counted by
-    /// [`builtin_datagrams`](Self::builtin_datagrams)) can arm discovery's timers too, which
-    /// this leaves out: after those, ask [`poll_timeout`](Self::poll_timeout).
-    pub fn user_poll_timeout(&self) -> Option<Instant> {
-        let w = self
-            .writers
-            .iter()
-            .filter(|w| writer_class(w, None) != TimerClass::Discovery)
-            .filter_map(Writer::poll_timeout);
-        let r = self
-            .readers
-            .iter()
-            .filter(|r| reader_class(r) != TimerClass::Discovery)
-            .filter_map(Reader::poll_timeout);
-        w.chain(r).min()
+    /// The earliest deadline of the user endpoints changed (reached mutably) since the last
+    /// call: for a thread that handled user data and must know whether it armed a timer
+    /// before the one the timers thread sleeps until. The others' deadlines did not move
+    /// since that thread (or an earlier call) saw them. Forgets the changes.
+    pub fn changed_user_poll_timeout(&mut self) -> Option<Instant> {
+        let mut earliest: Option<Instant> = None;
+        self.writers.take_changed(|w| {
+            if writer_class(w, None) != TimerClass::Discovery {
+                earliest = earliest_of(earliest, w.poll_timeout());
+            }
+        });
+        self.readers.take_changed(|r| {
+            if reader_class(r) != TimerClass::Discovery {
+                earliest = earliest_of(earliest, r.poll_timeout());
+            }
+        });
+        earliest
     }
 
     /// How many received datagrams carried submessages of builtin (discovery) endpoints.
@@ -999,7 +998,7 @@ impl Participant {
 }
 
 /// The earlier of two optional times (`None`: never).
-fn earliest(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+fn earliest_of(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
     match (a, b) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),

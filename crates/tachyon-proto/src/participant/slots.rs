@@ -14,7 +14,9 @@
 //! (`tx_recheck_at`), so polling at that time sends it with or without `handle_timeout`.
 //!
 //! Events are found the same way: only an endpoint reached mutably since its events were
-//! last taken can have new ones, so `poll_event` looks at those, in index order.
+//! last taken can have new ones, so `poll_event` looks at those, in index order. And so are
+//! deadlines: a receive thread asks for the earliest timer of the endpoints changed since it
+//! last asked (`Participant::changed_user_poll_timeout`), not of every endpoint.
 
 use std::collections::VecDeque;
 
@@ -29,6 +31,9 @@ pub(crate) struct Slots<T> {
     touched: Vec<usize>,
     touched_sorted: bool,
     is_touched: Vec<bool>,
+    /// Endpoints reached mutably since [`take_changed`](Self::take_changed) last ran.
+    changed: Vec<usize>,
+    is_changed: Vec<bool>,
 }
 
 impl<T> Default for Slots<T> {
@@ -40,6 +45,8 @@ impl<T> Default for Slots<T> {
             touched: Vec::new(),
             touched_sorted: true,
             is_touched: Vec::new(),
+            changed: Vec::new(),
+            is_changed: Vec::new(),
         }
     }
 }
@@ -51,6 +58,7 @@ impl<T> Slots<T> {
         self.items.push(Some(item));
         self.queued.push(false);
         self.is_touched.push(false);
+        self.is_changed.push(false);
         self.mark(i);
         i
     }
@@ -174,7 +182,26 @@ impl<T> Slots<T> {
         self.touch(i);
     }
 
+    /// Runs `f` on every endpoint reached mutably since the last call (an emptied slot is
+    /// skipped), and forgets them.
+    pub(crate) fn take_changed(&mut self, mut f: impl FnMut(&T)) {
+        for i in self.changed.drain(..) {
+            if let Some(c) = self.is_changed.get_mut(i) {
+                *c = false;
+            }
+            if let Some(Some(item)) = self.items.get(i) {
+                f(item);
+            }
+        }
+    }
+
     fn touch(&mut self, i: usize) {
+        if let Some(c) = self.is_changed.get_mut(i) {
+            if !*c {
+                *c = true;
+                self.changed.push(i);
+            }
+        }
         if let Some(t) = self.is_touched.get_mut(i) {
             if !*t {
                 *t = true;
@@ -258,5 +285,24 @@ mod tests {
             s.untouch(i);
         }
         assert_eq!(seen, vec![(1, Some(1)), (2, Some(2)), (3, Some(3))]);
+    }
+
+    #[test]
+    fn changed_endpoints_are_handed_out_once() {
+        let mut s = Slots::default();
+        let a = s.push(10);
+        let b = s.push(20);
+        let mut seen = Vec::new();
+        s.take_changed(|v| seen.push(*v));
+        assert_eq!(seen, vec![10, 20]);
+        s.take_changed(|v| seen.push(*v));
+        assert_eq!(seen.len(), 2, "nothing changed since");
+        s.get_mut(b);
+        s.get_mut(b);
+        s.for_each_unsending(|_| true);
+        s.remove(a);
+        let mut seen = Vec::new();
+        s.take_changed(|v| seen.push(*v));
+        assert_eq!(seen, vec![20]);
     }
 }

@@ -582,11 +582,13 @@ impl Shared {
     /// After a receive thread's batch (under the lock `st`): whether a timer is now due
     /// before the driver (the timers thread) planned to wake, so it must be woken. With
     /// `only_user` (the batch carried no discovery traffic) only the user endpoints' timers
-    /// can have moved: a look at them, not at discovery's endpoints with a proxy per remote
-    /// participant.
-    pub(crate) fn timer_earlier(&self, st: &State, only_user: bool) -> bool {
+    /// can have moved: a look at those the batch changed, not at discovery's endpoints with a
+    /// proxy per remote participant.
+    pub(crate) fn timer_earlier(&self, st: &mut State, only_user: bool) -> bool {
         let earliest = if only_user {
-            st.participant.user_poll_timeout()
+            // Only the endpoints this batch (or a user call since the last batch) changed
+            // can have moved a deadline.
+            st.participant.changed_user_poll_timeout()
         } else {
             st.participant.poll_timeout()
         };

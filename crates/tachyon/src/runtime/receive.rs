@@ -96,5 +96,5 @@ pub(super) fn handle(
     st.flush(shared, now);
     let only_user = st.participant.builtin_datagrams() == builtin;
     // Dropping the guard sends what the batch made due.
-    shared.timer_earlier(&st, only_user)
+    shared.timer_earlier(&mut st, only_user)
 }
