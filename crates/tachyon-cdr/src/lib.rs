@@ -116,6 +116,19 @@ pub fn deserialize<'de, T: DdsType + Decode<'de>>(bytes: &'de [u8]) -> Result<T,
     T::decode(&mut r)
 }
 
+/// [`deserialize`] into `value`, reusing what it owns ([`Decode::decode_into`]): a
+/// subscriber that takes into the same samples again and again allocates nothing for an
+/// octet sequence that fits. After an error `value` holds a valid but unspecified value.
+pub fn deserialize_into<'de, T: DdsType + Decode<'de>>(
+    bytes: &'de [u8],
+    value: &mut T,
+) -> Result<(), DecodeError> {
+    let header = EncapsulationHeader::parse(bytes)?;
+    let enc = header.encapsulation;
+    let mut r = Reader::new(&bytes[4..], enc.version(), enc.endianness(), 4);
+    value.decode_into(&mut r)
+}
+
 /// Re-serializes a serialized sample (encapsulation header included) in XCDR `version`, in
 /// its own byte order: what a writer sends a reader that reads another representation than
 /// the writer writes. Errors when the payload does not decode.

@@ -84,6 +84,16 @@ pub trait Decode<'de>: Encode + Sized {
         Self::decode(r)
     }
 
+    /// Reads a value into `self`, reusing what it owns where it can (an octet sequence's
+    /// buffer, the members of a `@final` struct): what `*self = Self::decode(r)?` does,
+    /// without allocating when the new value fits. After an error `self` holds a valid but
+    /// unspecified value.
+    #[inline]
+    fn decode_into(&mut self, r: &mut Reader<'de>) -> Result<(), DecodeError> {
+        *self = Self::decode(r)?;
+        Ok(())
+    }
+
     /// Reads `n` consecutive values (`n` was already checked against the input).
     fn decode_vec(n: usize, r: &mut Reader<'de>) -> Result<Vec<Self>, DecodeError> {
         let mut v = Vec::with_capacity(n.min(r.remaining()));
@@ -91,6 +101,18 @@ pub trait Decode<'de>: Encode + Sized {
             v.push(Self::decode(r)?);
         }
         Ok(v)
+    }
+
+    /// Reads `n` consecutive values into `v`, replacing what it held and reusing its buffer
+    /// where the type allows (octets).
+    #[inline]
+    fn decode_vec_into(
+        n: usize,
+        r: &mut Reader<'de>,
+        v: &mut Vec<Self>,
+    ) -> Result<(), DecodeError> {
+        *v = Self::decode_vec(n, r)?;
+        Ok(())
     }
 
     /// Reads the value as an element of an enclosing array (see [`Encode::encode_array_element`]).

@@ -67,6 +67,41 @@ struct Rich {
     nested_seq: Vec<Vec<u32>>,
 }
 
+/// A `@final` struct without optional or bounded members: decoded into member by member.
+#[derive(DdsType, Debug, Clone, PartialEq)]
+#[dds(name = "prop::Flat", final)]
+struct Flat {
+    #[dds(key)]
+    k: u32,
+    bytes: Vec<u8>,
+    words: Vec<u32>,
+    s: String,
+    inners: Vec<Inner>,
+    app: App,
+    nested: Vec<Vec<u8>>,
+}
+
+fn flat() -> impl Strategy<Value = Flat> {
+    (
+        any::<u32>(),
+        proptest::collection::vec(any::<u8>(), 0..300),
+        proptest::collection::vec(any::<u32>(), 0..5),
+        text(),
+        proptest::collection::vec(inner(), 0..3),
+        app(),
+        proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..9), 0..3),
+    )
+        .prop_map(|(k, bytes, words, s, inners, app, nested)| Flat {
+            k,
+            bytes,
+            words,
+            s,
+            inners,
+            app,
+            nested,
+        })
+}
+
 fn text() -> impl Strategy<Value = String> {
     "[^\u{0}]{0,12}"
 }
@@ -198,6 +233,22 @@ proptest! {
         }
     }
 
+    /// Decoding into a value that held anything gives what decoding afresh gives: for a
+    /// `@final` struct decoded member by member, and for one that falls back to a whole decode.
+    #[test]
+    fn decode_into_equals_decode(prev in flat(), v in flat(), rprev in rich(), rv in rich()) {
+        for (ver, end) in COMBOS {
+            let bytes = serialize_to_vec(&v, ver, end).unwrap();
+            let mut into = prev.clone();
+            tachyon_cdr::deserialize_into(&bytes, &mut into).unwrap();
+            prop_assert_eq!(&into, &v);
+            let bytes = serialize_to_vec(&rv, ver, end).unwrap();
+            let mut into = rprev.clone();
+            tachyon_cdr::deserialize_into(&bytes, &mut into).unwrap();
+            prop_assert_eq!(&into, &rv);
+        }
+    }
+
     #[test]
     fn mutable_round_trips_alone(v in mutable()) {
         for (ver, end) in COMBOS {
@@ -215,7 +266,9 @@ proptest! {
     }
 
     #[test]
-    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512), prev in flat()) {
+        let mut into = prev;
+        let _ = tachyon_cdr::deserialize_into(&bytes, &mut into);
         let _ = deserialize::<Rich>(&bytes);
         let _ = deserialize::<Mut>(&bytes);
         let _ = deserialize::<App>(&bytes);
@@ -259,4 +312,32 @@ fn borrowed_decode_points_into_the_input() {
         assert!(range.contains(&back.data.as_ptr()));
         assert!(range.contains(&back.name.as_ptr()));
     }
+}
+
+/// An octet sequence decoded into one that had room keeps its buffer: no allocation.
+#[test]
+fn decode_into_reuses_an_octet_buffer_that_fits() {
+    let big = Flat {
+        k: 1,
+        bytes: vec![7; 4096],
+        words: vec![1, 2],
+        s: "first".into(),
+        inners: Vec::new(),
+        app: App {
+            a: 1,
+            b: None,
+            c: Vec::new(),
+        },
+        nested: Vec::new(),
+    };
+    let small = Flat {
+        bytes: vec![9; 1000],
+        ..big.clone()
+    };
+    let bytes = serialize_to_vec(&small, XcdrVersion::Xcdr2, Endianness::Little).unwrap();
+    let mut into = big;
+    let before = into.bytes.as_ptr();
+    tachyon_cdr::deserialize_into(&bytes, &mut into).unwrap();
+    assert_eq!(into, small);
+    assert_eq!(into.bytes.as_ptr(), before, "the 4 KiB buffer was reused");
 }

@@ -44,6 +44,7 @@ pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream
     let key_max_body = key_max_body(&members, keyed, k);
     let decode_key_body = decode_key_body(&members, keyed, k);
     let min_size = min_size(&members, &c);
+    let decode_into = decode_into(&members, &c);
     let default_fields = members.iter().map(|m| {
         let id = m.ident;
         let ty = m.ty;
@@ -114,6 +115,7 @@ pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream
                 r.leave();
                 result
             }
+            #decode_into
             fn decode_key(r: &mut #k::Reader<'__de>) -> ::core::result::Result<Self, #k::DecodeError> {
                 #decode_key_body
             }
@@ -326,6 +328,33 @@ fn missing(m: &Member, k: &syn::Path) -> TokenStream {
                     r.error(#k::DecodeErrorKind::MissingMember { member_id: #mid }),
                 )
             }
+        }
+    }
+}
+
+/// `decode_into` for a `@final` struct whose members are neither optional nor bounded: each
+/// member decoded into itself, in order (what it owns is reused). Other structs keep the
+/// default (`*self = decode(r)?`): an appendable or mutable encoding may leave members out.
+fn decode_into(members: &[Member], c: &ContainerAttrs) -> TokenStream {
+    let k = &c.krate;
+    if c.ext != Ext::Final || members.iter().any(|m| m.optional || m.bound.is_some()) {
+        return quote!();
+    }
+    let steps = members.iter().map(|m| {
+        let id = m.ident;
+        let ty = m.ty;
+        quote!(<#ty as #k::Decode<'__de>>::decode_into(&mut self.#id, r)?;)
+    });
+    quote! {
+        #[inline]
+        fn decode_into(&mut self, r: &mut #k::Reader<'__de>) -> ::core::result::Result<(), #k::DecodeError> {
+            r.enter()?;
+            let result = (|r: &mut #k::Reader<'__de>| -> ::core::result::Result<(), #k::DecodeError> {
+                #(#steps)*
+                ::core::result::Result::Ok(())
+            })(r);
+            r.leave();
+            result
         }
     }
 }

@@ -351,6 +351,13 @@ pub trait Readable: Sized + sealed::Sealed {
     /// Decodes one sample's serialized data (the reader drops and counts what fails).
     #[doc(hidden)]
     fn decode_payload(payload: &[u8]) -> Result<Self, String>;
+
+    /// Decodes one sample's serialized data into `self`, reusing what it owns.
+    #[doc(hidden)]
+    fn decode_payload_into(&mut self, payload: &[u8]) -> Result<(), String> {
+        *self = Self::decode_payload(payload)?;
+        Ok(())
+    }
 }
 
 impl<T: DdsType + for<'de> Decode<'de>> sealed::Sealed for T {}
@@ -358,6 +365,9 @@ impl<T: DdsType + for<'de> Decode<'de>> sealed::Sealed for T {}
 impl<T: DdsType + for<'de> Decode<'de>> Readable for T {
     fn decode_payload(payload: &[u8]) -> Result<Self, String> {
         tachyon_cdr::deserialize::<T>(payload).map_err(|e| e.to_string())
+    }
+    fn decode_payload_into(&mut self, payload: &[u8]) -> Result<(), String> {
+        tachyon_cdr::deserialize_into(payload, self).map_err(|e| e.to_string())
     }
 }
 
@@ -479,6 +489,42 @@ impl<T: Readable> DataReader<T> {
     /// `Query::ANY.sample_states(SampleStateMask::NOT_READ).max_samples(10)`.
     pub fn take_with(&self, query: &Query) -> Result<Vec<Sample<T>>, Error> {
         self.collect(query, true)
+    }
+
+    /// Takes up to `max_samples` samples into `samples`, whose contents they replace; returns
+    /// how many. The values `samples` held are decoded into (the DCPS `take` with a
+    /// caller's sequence): their octet sequences and `@final` members are reused, so a loop
+    /// that takes into the same vector allocates nothing for samples that fit what it held
+    /// (a 64 KiB `Vec<u8>` member is not allocated, zeroed by the kernel and freed per
+    /// sample).
+    pub fn take_into(
+        &self,
+        samples: &mut Vec<Sample<T>>,
+        max_samples: usize,
+    ) -> Result<usize, Error> {
+        self.take_with_into(&Query::ANY.max_samples(max_samples), samples)
+    }
+
+    /// [`take_w_condition`](Self::take_w_condition) into `samples`, as
+    /// [`take_into`](Self::take_into).
+    pub fn take_w_condition_into(
+        &self,
+        condition: &ReadCondition,
+        samples: &mut Vec<Sample<T>>,
+        max_samples: usize,
+    ) -> Result<usize, Error> {
+        let query = self.condition_query(condition)?.max_samples(max_samples);
+        self.take_with_into(&query, samples)
+    }
+
+    /// [`take_with`](Self::take_with) into `samples`, as [`take_into`](Self::take_into).
+    pub fn take_with_into(
+        &self,
+        query: &Query,
+        samples: &mut Vec<Sample<T>>,
+    ) -> Result<usize, Error> {
+        self.collect_into(query, true, samples)?;
+        Ok(samples.len())
     }
 
     /// Reads the samples `query` selects.
@@ -776,6 +822,19 @@ impl<T: Readable> DataReader<T> {
     /// then (outside the lock) tells the WaitSets — a read changes sample and view states
     /// that ReadConditions select on — and decodes.
     fn collect(&self, query: &Query, take: bool) -> Result<Vec<Sample<T>>, Error> {
+        let mut out = Vec::new();
+        self.collect_into(query, take, &mut out)?;
+        Ok(out)
+    }
+
+    /// Reads or takes what `query` selects into `out` (replacing its contents, decoding into
+    /// the values it held).
+    fn collect_into(
+        &self,
+        query: &Query,
+        take: bool,
+        out: &mut Vec<Sample<T>>,
+    ) -> Result<(), Error> {
         let sh = &self.inner.runtime.shared;
         // The samples as the protocol holds them, in this thread's reused vector (a take per
         // sample allocates nothing for them).
@@ -797,12 +856,12 @@ impl<T: Readable> DataReader<T> {
         if !raw.is_empty() {
             sh.observers.notify();
         }
-        let out = collected.map(|()| self.decode(&mut raw));
+        let result = collected.map(|()| self.decode(&mut raw, out));
         // A vector grown by one large take is not kept (its memory would stay with the thread).
         if raw.capacity() <= 256 {
             RAW_SAMPLES.with(|r| *r.borrow_mut() = raw);
         }
-        out
+        result
     }
 
     fn condition_query(&self, condition: &ReadCondition) -> Result<Query, Error> {
@@ -860,11 +919,29 @@ impl<T: Readable> DataReader<T> {
         })
     }
 
-    fn decode(&self, raw: &mut Vec<tachyon_proto::history::Sample>) -> Vec<Sample<T>> {
-        let mut out = Vec::with_capacity(raw.len());
+    /// Decodes `raw` into `out`: the first samples into the values `out` already holds, the
+    /// rest into new ones; what fails to decode is counted and dropped.
+    fn decode(&self, raw: &mut Vec<tachyon_proto::history::Sample>, out: &mut Vec<Sample<T>>) {
+        let mut kept = 0;
         for s in raw.drain(..) {
-            let data = match &s.data {
-                Some(p) if s.info.valid_data => match T::decode_payload(p.as_bytes()) {
+            let payload = match &s.data {
+                Some(p) if s.info.valid_data => Some(p),
+                _ => None,
+            };
+            let reused = match (payload, out.get_mut(kept)) {
+                (Some(p), Some(Sample { data: Some(v), .. })) => {
+                    Some(v.decode_payload_into(p.as_bytes()))
+                }
+                _ => None,
+            };
+            let data = match (payload, reused) {
+                (None, _) => None,
+                (Some(_), Some(Ok(()))) => {
+                    out[kept].info = s.info;
+                    kept += 1;
+                    continue;
+                }
+                (Some(p), _) => match T::decode_payload(p.as_bytes()) {
                     Ok(v) => Some(v),
                     Err(e) => {
                         self.inner.decode_errors.fetch_add(1, Ordering::Relaxed);
@@ -872,11 +949,15 @@ impl<T: Readable> DataReader<T> {
                         continue;
                     }
                 },
-                _ => None,
             };
-            out.push(Sample { data, info: s.info });
+            let sample = Sample { data, info: s.info };
+            match out.get_mut(kept) {
+                Some(slot) => *slot = sample,
+                None => out.push(sample),
+            }
+            kept += 1;
         }
-        out
+        out.truncate(kept);
     }
 }
 

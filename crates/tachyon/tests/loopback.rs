@@ -116,3 +116,57 @@ fn incompatible_qos_is_reported_on_both_sides() {
     );
     assert!(w.matched_subscriptions().is_empty());
 }
+
+/// `take_into` replaces the vector's contents with the taken samples, dispose included, and
+/// decodes into the values it held: an octet buffer that fits is reused, not allocated anew.
+#[test]
+fn take_into_replaces_the_samples_and_reuses_their_buffers() {
+    #[derive(DdsType, Debug, Clone, PartialEq)]
+    #[dds(name = "test::Flat", final)]
+    struct Flat {
+        #[key]
+        id: u32,
+        payload: Vec<u8>,
+    }
+    let one = |id: u32, n| Flat {
+        id,
+        payload: vec![id as u8; n],
+    };
+    let (a, b) = participants(0);
+    let (w, r) = common::reliable_pair::<Flat>(&a, &b, "take_into");
+    wait_matched(&w, &r);
+    // Written and acknowledged: in the reader's cache, so one take gets them all.
+    let settle = || {
+        w.wait_for_acknowledgments(common::PATIENCE)
+            .expect("acknowledged")
+    };
+    w.write(&one(1, 4000)).expect("write");
+    w.write(&one(2, 4000)).expect("write");
+    settle();
+    let mut samples = Vec::new();
+    assert_eq!(r.take_into(&mut samples, usize::MAX).expect("take_into"), 2);
+    let data = |s: &Vec<Sample<Flat>>| s.iter().map(|s| s.data.clone()).collect::<Vec<_>>();
+    assert_eq!(data(&samples), vec![Some(one(1, 4000)), Some(one(2, 4000))]);
+    let first = samples[0].data.as_ref().expect("data").payload.as_ptr();
+
+    w.write(&one(3, 1000)).expect("write");
+    settle();
+    assert_eq!(r.take_into(&mut samples, usize::MAX).expect("take_into"), 1);
+    assert_eq!(data(&samples), vec![Some(one(3, 1000))]);
+    let reused = samples[0].data.as_ref().expect("data").payload.as_ptr();
+    assert_eq!(
+        reused, first,
+        "decoded into the first take's 4000-octet buffer"
+    );
+
+    w.dispose(&one(2, 0)).expect("dispose");
+    settle();
+    assert_eq!(r.take_into(&mut samples, usize::MAX).expect("take_into"), 1);
+    assert!(samples[0].data.is_none());
+    assert_eq!(
+        samples[0].info.instance_state,
+        InstanceState::NotAliveDisposed
+    );
+    assert_eq!(r.take_into(&mut samples, usize::MAX).expect("take_into"), 0);
+    assert!(samples.is_empty());
+}

@@ -85,6 +85,17 @@ impl<'de> Decode<'de> for u8 {
     fn decode_vec(n: usize, r: &mut Reader<'de>) -> Result<Vec<Self>, DecodeError> {
         Ok(r.read_bytes(n)?.to_vec())
     }
+    #[inline]
+    fn decode_vec_into(
+        n: usize,
+        r: &mut Reader<'de>,
+        v: &mut Vec<Self>,
+    ) -> Result<(), DecodeError> {
+        let bytes = r.read_bytes(n)?;
+        v.clear();
+        v.extend_from_slice(bytes);
+        Ok(())
+    }
     fn default_value() -> Option<Self> {
         Some(0)
     }

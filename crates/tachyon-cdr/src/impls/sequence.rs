@@ -124,6 +124,19 @@ impl<'de, T: Decode<'de>> Decode<'de> for Vec<T> {
     fn decode_bounded(r: &mut Reader<'de>, bound: u32) -> Result<Self, DecodeError> {
         decode_seq(r, Some(bound))
     }
+    #[inline]
+    fn decode_into(&mut self, r: &mut Reader<'de>) -> Result<(), DecodeError> {
+        if r.is_xcdr2() && !T::PRIMITIVE {
+            let region = r.begin_delimited()?;
+            let n = r.read_count("sequence", T::MIN_SIZE, None);
+            let done = n.and_then(|n| T::decode_vec_into(n, r, self));
+            r.end_region(region);
+            done
+        } else {
+            let n = r.read_count("sequence", T::MIN_SIZE, None)?;
+            T::decode_vec_into(n, r, self)
+        }
+    }
     fn default_value() -> Option<Self> {
         Some(Vec::new())
     }

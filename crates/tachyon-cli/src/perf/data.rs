@@ -104,13 +104,21 @@ impl Counting {
     }
 }
 
-struct DataListener(Arc<Mutex<Counting>>);
+/// Takes into the same samples each time (`take_into`), as `ddsperf` takes into its loaned
+/// ones: a large sample's octets are decoded into the buffer of an earlier one.
+struct DataListener<T> {
+    counting: Arc<Mutex<Counting>>,
+    samples: Mutex<Vec<Sample<T>>>,
+}
 
-impl<T: PerfSample> DataReaderListener<T> for DataListener {
+impl<T: PerfSample> DataReaderListener<T> for DataListener<T> {
     fn on_data_available(&self, reader: &DataReader<T>) {
-        if let Ok(s) = reader.take(usize::MAX) {
-            if let Ok(mut c) = self.0.lock() {
-                c.count(&s);
+        let Ok(mut samples) = self.samples.lock() else {
+            return;
+        };
+        if reader.take_into(&mut samples, usize::MAX).is_ok() {
+            if let Ok(mut c) = self.counting.lock() {
+                c.count(&samples);
             }
         }
     }
@@ -134,7 +142,10 @@ pub fn subscribe<T: PerfSample>(
     let waitset = match a.delivery {
         Delivery::Listener => {
             reader.set_listener(
-                Some(Arc::new(DataListener(Arc::clone(&counting)))),
+                Some(Arc::new(DataListener {
+                    counting: Arc::clone(&counting),
+                    samples: Mutex::new(Vec::new()),
+                })),
                 StatusMask::DATA_AVAILABLE,
             );
             None
@@ -153,6 +164,7 @@ pub fn subscribe<T: PerfSample>(
     super::pin_this_thread(a.cpu, a.rt_priority);
     let no_data_by = Instant::now() + Duration::from_secs_f64(a.match_timeout);
     let lock = || counting.lock().map_err(|_| Failure::poisoned());
+    let mut samples = Vec::new();
     let mut measured_from: Option<(Instant, Usage)> = None;
     let mut last_tick = Instant::now();
     let mut next_tick = last_tick;
@@ -163,8 +175,11 @@ pub fn subscribe<T: PerfSample>(
                     Ok(_) | Err(Error::Timeout) => {}
                     Err(e) => return Err(Failure::dds(e)),
                 }
-                if let Ok(s) = reader.take_w_condition(cond, usize::MAX) {
-                    lock()?.count(&s);
+                if reader
+                    .take_w_condition_into(cond, &mut samples, usize::MAX)
+                    .is_ok()
+                {
+                    lock()?.count(&samples);
                 }
             }
             None => std::thread::sleep(Duration::from_millis(10)),
