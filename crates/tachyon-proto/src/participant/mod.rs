@@ -849,29 +849,9 @@ impl Participant {
         // Events of the builtin endpoints are discovery's business, not the application's.
         // Only endpoints reached mutably since their events were last taken can have new ones
         // (`slots.rs`): writers first, then readers, each in index order.
-        while let Some((i, w)) = self.writers.next_touched() {
-            if let Some(w) = w {
-                let builtin = w.guid().entity_id.kind().is_builtin();
-                while let Some(e) = w.poll_event() {
-                    if !builtin {
-                        return Some(e);
-                    }
-                }
-            }
-            self.writers.untouch(i);
-        }
-        while let Some((i, r)) = self.readers.next_touched() {
-            if let Some(r) = r {
-                let builtin = r.guid().entity_id.kind().is_builtin();
-                while let Some(e) = r.poll_event() {
-                    if !builtin {
-                        return Some(e);
-                    }
-                }
-            }
-            self.readers.untouch(i);
-        }
-        None
+        self.writers
+            .next_user_event(|w| (w.guid(), w.poll_event()))
+            .or_else(|| self.readers.next_user_event(|r| (r.guid(), r.poll_event())))
     }
 
     // ---- getters ---------------------------------------------------------------------------

@@ -20,6 +20,9 @@
 
 use std::collections::VecDeque;
 
+use crate::event::Event;
+use tachyon_wire::Guid;
+
 #[derive(Debug)]
 pub(crate) struct Slots<T> {
     items: Vec<Option<T>>,
@@ -141,6 +144,26 @@ impl<T> Slots<T> {
         }
         let i = *self.touched.last()?;
         Some((i, self.items.get_mut(i).and_then(Option::as_mut)))
+    }
+
+    /// The next event of a touched user endpoint, lowest index first; `next` gives an
+    /// endpoint's GUID and its next event. Builtin endpoints' events are discovery's
+    /// business: taken and dropped. An endpoint without more events is no longer touched.
+    pub(crate) fn next_user_event(
+        &mut self,
+        mut next: impl FnMut(&mut T) -> (Guid, Option<Event>),
+    ) -> Option<Event> {
+        while let Some((i, item)) = self.next_touched() {
+            if let Some(item) = item {
+                while let (guid, Some(e)) = next(item) {
+                    if !guid.entity_id.kind().is_builtin() {
+                        return Some(e);
+                    }
+                }
+            }
+            self.untouch(i);
+        }
+        None
     }
 
     /// Endpoint `i` (the one [`next_touched`](Self::next_touched) gave) has no more events.
