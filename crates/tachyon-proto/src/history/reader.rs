@@ -411,6 +411,14 @@ impl ReaderHistory {
 
     /// When [`purge`](Self::purge) next has work, for the reader's timer.
     pub fn next_purge(&self) -> Option<Instant> {
+        let l = &self.config.lifecycle;
+        // Without autopurge (the default) nothing is ever due: no pass over the instances
+        // (this is asked after every batch a receive thread handles).
+        if l.autopurge_disposed_samples_delay.is_none()
+            && l.autopurge_nowriter_samples_delay.is_none()
+        {
+            return None;
+        }
         self.instances
             .values()
             .filter_map(|inst| purge_due(&self.config.lifecycle, inst))
