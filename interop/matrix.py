@@ -324,15 +324,29 @@ def case_partition(pub, sub):
     expect(not b.has("MATCHED", 1), "the part_b writer matched the part_a reader")
 
 
+def both_report_incompatible(pub, sub, pub_opts, sub_opts, policy):
+    """Starts a reader and a writer whose QoS do not match; both must report `policy`
+    incompatible. Each side stays until both have reported: over a lossy link one side may
+    need a repair of the other's announcement, which only a participant still running sends
+    (with a fixed linger of 1.5 s, a side that saw the other early left before the other had
+    its announcement in about one run in fifteen at 10 % loss)."""
+    s = sub(f"{sub_opts} --expect-incompatible --timeout-s 15 --linger-ms 30000")
+    p = pub(f"{pub_opts} --expect-incompatible --timeout-s 15 --linger-ms 30000")
+    reported = lambda l: l.startswith("INCOMPATIBLE")
+    writer = p.wait_line(reported, 20)
+    reader = s.wait_line(reported, max(0.0, 20 - (time.monotonic() - p.started)))
+    for pr in (p, s):
+        pr.kill()
+        pr.finish(5)
+    expect(writer is not None, "the writer reported no incompatible QoS")
+    expect(reader is not None, "the reader reported no incompatible QoS")
+    expect(p.has("INCOMPATIBLE", policy), f"writer: {p.out()}")
+    expect(s.has("INCOMPATIBLE", policy), f"reader: {s.out()}")
+
+
 def case_incompatible(pub, sub):
     """A BEST_EFFORT writer and a RELIABLE reader: both report RELIABILITY incompatible."""
-    # Each side stays a while after it saw the incompatibility, so the other can see it too.
-    s = sub("--expect-incompatible --timeout-s 15 --linger-ms 1500")
-    p = pub("--best-effort --expect-incompatible --timeout-s 15 --linger-ms 1500")
-    expect(p.finish(20) == 0, "the writer reported no incompatible QoS")
-    expect(s.finish(20) == 0, "the reader reported no incompatible QoS")
-    expect(p.has("INCOMPATIBLE", POLICY_RELIABILITY), f"writer: {p.out()}")
-    expect(s.has("INCOMPATIBLE", POLICY_RELIABILITY), f"reader: {s.out()}")
+    both_report_incompatible(pub, sub, "--best-effort", "", POLICY_RELIABILITY)
 
 
 def case_ownership(pub, sub):
@@ -428,24 +442,8 @@ def case_deadline(pub, sub):
 
 
 def case_deadline_incompatible(pub, sub):
-    """DEADLINE offered 500 ms, requested 200 ms: both report DEADLINE (4) incompatible.
-
-    Each side stays until both have reported: over a lossy link one side may need a repair of
-    the other's announcement, which only a participant still running sends (with a fixed
-    linger of 1.5 s, a writer that saw the reader early left before the reader had its
-    announcement in about one run in fifteen at 10 % loss)."""
-    s = sub("--deadline-ms 200 --expect-incompatible --timeout-s 15 --linger-ms 30000")
-    p = pub("--deadline-ms 500 --expect-incompatible --timeout-s 15 --linger-ms 30000")
-    reported = lambda l: l.startswith("INCOMPATIBLE")
-    writer = p.wait_line(reported, 20)
-    reader = s.wait_line(reported, max(0.0, 20 - (time.monotonic() - p.started)))
-    for pr in (p, s):
-        pr.kill()
-        pr.finish(5)
-    expect(writer is not None, "the writer reported no incompatible QoS")
-    expect(reader is not None, "the reader reported no incompatible QoS")
-    expect(p.has("INCOMPATIBLE", POLICY_DEADLINE), f"writer: {p.out()}")
-    expect(s.has("INCOMPATIBLE", POLICY_DEADLINE), f"reader: {s.out()}")
+    """DEADLINE offered 500 ms, requested 200 ms: both report DEADLINE (4) incompatible."""
+    both_report_incompatible(pub, sub, "--deadline-ms 500", "--deadline-ms 200", POLICY_DEADLINE)
 
 
 def case_liveliness(pub, sub):
