@@ -207,10 +207,7 @@ impl TimerDeadlines {
 
     fn add(&mut self, class: TimerClass, at: Option<Instant>) {
         let slot = &mut self.0[class.index()];
-        *slot = match (*slot, at) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        *slot = earliest_of(*slot, at);
     }
 }
 
