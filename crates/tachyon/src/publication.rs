@@ -186,29 +186,10 @@ impl Publisher {
         }
         // A critical writer lives in the critical lane; its group's sets would span lanes.
         let critical = sh.goes_to_critical_lane(qos.transport_priority, presentation.spans_group());
-        let mut st = sh.lock();
-        let now = sh.now();
-        let mut lane = critical.then(|| sh.lock_lane(crate::runtime::lanes::CRITICAL));
-        let id = match &mut lane {
-            None => st.participant.create_writer(config)?,
-            Some(lane) => {
-                let kind = match config.keyed {
-                    true => tachyon_wire::EntityKind::USER_WRITER_WITH_KEY,
-                    false => tachyon_wire::EntityKind::USER_WRITER_NO_KEY,
-                };
-                let id = st.participant.reserve_lane_endpoint(kind)?;
-                if let Err(e) = lane.participant.create_writer_with_id(id, config) {
-                    let _ = st.participant.delete_writer(now, id);
-                    return Err(e.into());
-                }
-                id
-            }
-        };
+        let mut c = sh.begin_creating(critical);
+        let id = c.create_writer(config)?;
         {
-            let own = match &mut lane {
-                Some(l) => &mut l.participant,
-                None => &mut st.participant,
-            };
+            let own = &mut c.own().participant;
             // Readers announcing a content filter get only what it accepts.
             own.set_writer_filter_factory(
                 id,
@@ -231,17 +212,14 @@ impl Publisher {
             data.group_entity_id = Some(self.group);
         }
         data.group_data.clone_from(&g.qos.group_data);
-        st.participant.announce_writer(now, id, data)?;
+        let now = c.now;
+        c.discovery().announce_writer(now, id, data)?;
         g.members.push(id);
         drop(g);
         // Nothing fails from here on (dropping `writer` under the lock would deadlock).
-        let group = self.group;
-        let own = match &mut lane {
-            Some(l) => &mut **l,
-            None => &mut *st,
-        };
+        let own = c.own();
         own.add_endpoint(id);
-        own.set_group(id, group);
+        own.set_group(id, self.group);
         let writer = DataWriter {
             inner: Arc::new(WriterInner {
                 runtime: Arc::clone(&self.runtime),
@@ -255,21 +233,10 @@ impl Publisher {
             }),
         };
         if let Some((dispatch, mask)) = listener(&writer) {
-            let own = match &mut lane {
-                Some(l) => &mut **l,
-                None => &mut *st,
-            };
-            own.set_listener(id, Some((dispatch, mask & WRITER_STATUSES)));
+            c.own()
+                .set_listener(id, Some((dispatch, mask & WRITER_STATUSES)));
         }
-        // The main lane's flush applies discovery's matches to the critical lane, whose lock
-        // it takes itself: this one is released first.
-        if let Some(mut l) = lane {
-            l.flush(sh, now);
-            st.take_sends(&mut l);
-        }
-        st.flush(sh, now);
-        drop(st);
-        sh.wake();
+        c.finish();
         Ok(writer)
     }
 }
@@ -616,14 +583,7 @@ impl<T: DdsType> DataWriter<T> {
             lifespan: qos.lifespan,
             priority: qos.transport_priority,
         };
-        if sh.lane_of(id) == st.lane() {
-            st.participant.update_writer(now, id, update)?;
-        } else {
-            let mut lane = sh.lock_lane(sh.lane_of(id));
-            lane.participant.update_writer(now, id, update)?;
-            lane.flush(sh, now);
-            st.take_sends(&mut lane);
-        }
+        sh.in_own_lane(&mut st, id, now, |p| p.update_writer(now, id, update))?;
         let announced = st.participant.local_publication(id).cloned();
         *cur = qos.clone();
         drop(cur);
@@ -713,22 +673,10 @@ impl<T> Drop for WriterInner<T> {
             return;
         }
         unregister_for_fast_readers(sh, self.id);
-        if sh.lane_of(self.id) != crate::runtime::lanes::MAIN {
-            // Deleted in its lane, then withdrawn from discovery.
-            let mut lane = sh.lock_for(self.id);
-            let now = sh.now();
-            let _ = lane.participant.delete_writer(now, self.id);
-            lane.remove_endpoint(self.id);
-            lane.flush(sh, now);
-        }
-        let mut st = sh.lock();
-        let now = sh.now();
-        let _ = st.participant.delete_writer(now, self.id);
-        st.remove_endpoint(self.id);
-        st.flush(sh, now);
-        drop(st);
         // Its StatusCondition no longer triggers.
-        sh.observers.notify();
+        sh.delete_endpoint(self.id, |p, now, id| {
+            let _ = p.delete_writer(now, id);
+        });
     }
 }
 

@@ -219,35 +219,15 @@ impl Subscriber {
         // span lanes.
         let critical =
             sh.goes_to_critical_lane(topic_qos.transport_priority, presentation.spans_group());
-        let mut st = sh.lock();
-        let now = sh.now();
-        let mut lane = critical.then(|| sh.lock_lane(crate::runtime::lanes::CRITICAL));
-        let id = match &mut lane {
-            None => st.participant.create_reader(config)?,
-            Some(lane) => {
-                let kind = match config.keyed {
-                    true => tachyon_wire::EntityKind::USER_READER_WITH_KEY,
-                    false => tachyon_wire::EntityKind::USER_READER_NO_KEY,
-                };
-                let id = st.participant.reserve_lane_endpoint(kind)?;
-                if let Err(e) = lane.participant.create_reader_with_id(id, config) {
-                    let _ = st.participant.delete_reader(now, id);
-                    return Err(e.into());
-                }
-                id
-            }
-        };
+        let mut c = sh.begin_creating(critical);
+        let id = c.create_reader(config)?;
         // A reader of a content-filtered topic announces the related topic's name (so any
         // vendor's writers match it) and the filter.
         let mut data = SubscriptionData::new(Guid::UNKNOWN, topic.name(), topic.type_name());
         if let Some(cft) = target.filter {
             let (property, filter) = cft.attach(id);
             data.content_filter = Some(property);
-            let own = match &mut lane {
-                Some(l) => &mut l.participant,
-                None => &mut st.participant,
-            };
-            own.set_reader_filter(id, Some(filter))?;
+            c.own().participant.set_reader_filter(id, Some(filter))?;
         }
         data.qos = qos.clone();
         data.topic_data = topic_qos.topic_data;
@@ -258,17 +238,14 @@ impl Subscriber {
         data.partition.clone_from(&g.qos.partition);
         data.presentation = g.qos.presentation;
         data.group_data.clone_from(&g.qos.group_data);
-        st.participant.announce_reader(now, id, data)?;
+        let now = c.now;
+        c.discovery().announce_reader(now, id, data)?;
         g.members.push(id);
         drop(g);
         // Nothing fails from here on (dropping `reader` under the lock would deadlock).
-        let group = self.group;
-        let own = match &mut lane {
-            Some(l) => &mut **l,
-            None => &mut *st,
-        };
+        let own = c.own();
         own.add_endpoint(id);
-        own.set_group(id, group);
+        own.set_group(id, self.group);
         let reader = DataReader {
             inner: Arc::new(ReaderInner {
                 runtime: Arc::clone(&self.runtime),
@@ -280,21 +257,10 @@ impl Subscriber {
             }),
         };
         if let Some((dispatch, mask)) = listener(&reader) {
-            let own = match &mut lane {
-                Some(l) => &mut **l,
-                None => &mut *st,
-            };
-            own.set_listener(id, Some((dispatch, mask & READER_STATUSES)));
+            c.own()
+                .set_listener(id, Some((dispatch, mask & READER_STATUSES)));
         }
-        // The main lane's flush applies discovery's matches to the critical lane, whose lock
-        // it takes itself: this one is released first.
-        if let Some(mut l) = lane {
-            l.flush(sh, now);
-            st.take_sends(&mut l);
-        }
-        st.flush(sh, now);
-        drop(st);
-        sh.wake();
+        c.finish();
         Ok(reader)
     }
 }
@@ -793,14 +759,7 @@ impl<T: Readable> DataReader<T> {
             lifecycle: qos.reader_data_lifecycle,
         };
         let id = self.inner.id;
-        if sh.lane_of(id) == st.lane() {
-            st.participant.update_reader(now, id, update)?;
-        } else {
-            let mut lane = sh.lock_lane(sh.lane_of(id));
-            lane.participant.update_reader(now, id, update)?;
-            lane.flush(sh, now);
-            st.take_sends(&mut lane);
-        }
+        sh.in_own_lane(&mut st, id, now, |p| p.update_reader(now, id, update))?;
         let announced = st.participant.local_subscription(self.inner.id).cloned();
         *cur = qos.clone();
         drop(cur);
@@ -978,23 +937,12 @@ impl<T> Drop for ReaderInner<T> {
         if sh.stopped() {
             return;
         }
-        if sh.lane_of(self.id) != crate::runtime::lanes::MAIN {
-            // Deleted in its lane, then withdrawn from discovery.
-            let mut lane = sh.lock_for(self.id);
-            let now = sh.now();
-            let _ = lane.participant.delete_reader(now, self.id);
-            lane.remove_endpoint(self.id);
-            lane.flush(sh, now);
-        }
-        let mut st = sh.lock();
-        let now = sh.now();
-        if !crate::runtime::builtin::is_builtin(self.id) {
-            let _ = st.participant.delete_reader(now, self.id);
-        }
-        st.remove_endpoint(self.id);
-        st.flush(sh, now);
-        drop(st);
         // Its ReadConditions and StatusCondition no longer trigger.
-        sh.observers.notify();
+        sh.delete_endpoint(self.id, |p, now, id| {
+            // The builtin-topic readers are the runtime's, not the protocol's.
+            if !crate::runtime::builtin::is_builtin(id) {
+                let _ = p.delete_reader(now, id);
+            }
+        });
     }
 }

@@ -85,6 +85,12 @@ impl Driver {
         if shared.stopped() {
             return false;
         }
+        // Datagrams a critical receive thread handed to the main lane (threads mode).
+        let inbox = shared.take_inbox(MAIN);
+        if !inbox.datagrams.is_empty() {
+            let datagrams = inbox.datagrams.iter().map(|(from, b)| (from, b.as_slice()));
+            receive::handle(shared, MAIN, datagrams.enumerate(), None);
+        }
         // Listeners queued by a user thread's flush (which woke us).
         shared.dispatch_listeners();
         // A user call may have armed a timer since we last looked. When we will wake is
@@ -252,12 +258,19 @@ impl Driver {
                     _ => MAIN,
                 };
                 self.forward.clear();
-                receive::handle(shared, lane, &self.batch, None, &mut self.forward);
+                let batch = &self.batch;
+                receive::handle(
+                    shared,
+                    lane,
+                    batch.iter().enumerate(),
+                    Some(&mut self.forward),
+                );
+                // The driver serves both lanes: it hands the other lane its share itself,
+                // after this lane's lock is released.
                 if !self.forward.is_empty() {
                     let other = if lane == MAIN { CRITICAL } else { MAIN };
-                    let only = std::mem::take(&mut self.forward);
-                    receive::handle(shared, other, &self.batch, Some(&only), &mut self.forward);
-                    self.forward = only;
+                    let only = self.forward.iter().map(|&i| (i, batch.datagram(i)));
+                    receive::handle(shared, other, only, None);
                 }
                 self.refresh_deadlines(shared);
             }

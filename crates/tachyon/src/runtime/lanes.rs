@@ -14,7 +14,10 @@
 //!   ([`State::feed_lanes`]), with the events it raises for them (incompatible QoS) and the
 //!   participants heard from whose writers the critical readers follow (liveliness);
 //! - a datagram that concerns both (multicast, a peer sending everything to one locator) is
-//!   handled by the lane it arrived at, then by the other (`Participant::take_forward`);
+//!   handled by the lane it arrived at, then by the other (`Participant::take_forward`): in
+//!   threads mode a copy goes to the other lane's [`Inbox`], served by that lane's own thread
+//!   (the driver, the critical timers thread), so no receive thread takes the other lane's
+//!   lock; the driver, which serves both lanes, hands it over itself;
 //! - participant-wide operations (statistics, liveliness, shutdown) visit both.
 //!
 //! Endpoints of a Publisher or Subscriber with coherent or GROUP-ordered access stay in the
@@ -26,7 +29,7 @@ use std::sync::{Condvar, Mutex};
 
 use tachyon_proto::participant::lanes::is_lane_id;
 use tachyon_proto::{Event, Instant};
-use tachyon_wire::EntityId;
+use tachyon_wire::{EntityId, Locator};
 
 use super::{Shared, State, StateGuard};
 
@@ -49,6 +52,8 @@ pub(crate) struct Lane {
     pub(super) listening: Mutex<super::ListenerScratch>,
     /// A thread found `listening` held and left its news to the holder.
     pub(super) news_left: AtomicBool,
+    /// What other threads hand to the thread serving this lane (threads mode).
+    pub(super) inbox: Mutex<Inbox>,
 }
 
 impl Lane {
@@ -59,6 +64,7 @@ impl Lane {
             changed_waiters: AtomicU64::new(0),
             listening: Mutex::new(super::ListenerScratch::default()),
             news_left: AtomicBool::new(false),
+            inbox: Mutex::new(Inbox::default()),
         }
     }
 }
@@ -115,6 +121,34 @@ impl Shared {
         changes
     }
 
+    /// Hands copies of `datagrams` (received by a thread of the other lane; they concern
+    /// lane `lane` too) to the thread serving `lane` and wakes it: the driver for the main
+    /// lane, the critical timers thread for the critical lane.
+    pub(super) fn forward_datagrams<'a>(
+        &self,
+        lane: usize,
+        datagrams: impl Iterator<Item = (&'a Locator, &'a [u8])>,
+    ) {
+        let Some(l) = self.lanes.get(lane) else {
+            return;
+        };
+        super::lock(&l.inbox)
+            .datagrams
+            .extend(datagrams.map(|(from, bytes)| (*from, bytes.to_vec())));
+        match (lane, self.lane_timers.get()) {
+            (CRITICAL, Some(t)) => t.unpark(),
+            _ => self.wake(),
+        }
+    }
+
+    /// What other threads handed to the thread serving lane `lane` since it last looked.
+    pub(super) fn take_inbox(&self, lane: usize) -> Inbox {
+        self.lanes
+            .get(lane)
+            .map(|l| std::mem::take(&mut *super::lock(&l.inbox)))
+            .unwrap_or_default()
+    }
+
     /// Forgets a deleted group (its listener and statuses) in every lane.
     pub(crate) fn remove_group(&self, id: EntityId) {
         for lane in self.lane_ids().rev() {
@@ -131,7 +165,7 @@ impl Shared {
 pub(super) fn run_timers(shared: &Shared) {
     use std::sync::atomic::Ordering;
     while !shared.stopped() {
-        let input = std::mem::take(&mut *super::lock(&shared.lane_inbox));
+        let input = shared.take_inbox(CRITICAL);
         let (now, next) = {
             let mut st = shared.lock_lane(CRITICAL);
             let now = shared.now();
@@ -195,7 +229,7 @@ impl State {
             return;
         }
         if let Some(t) = shared.lane_timers.get() {
-            super::lock(&shared.lane_inbox).append(input);
+            super::lock(&shared.lanes[CRITICAL].inbox).append(input);
             t.unpark();
             return;
         }
@@ -217,6 +251,11 @@ impl State {
         for p in input.activity {
             self.participant.handle_participant_activity(now, p);
         }
+        for (from, bytes) in &input.datagrams {
+            self.participant.handle_datagram(now, from, bytes);
+            // Handed over from the other lane, which had it first.
+            self.participant.take_forward();
+        }
         for e in &input.events {
             self.record(e);
         }
@@ -227,31 +266,39 @@ impl State {
     }
 }
 
-/// What the main lane hands to the critical lane: discovery's commands for its endpoints,
-/// the events discovery raised for them, the participants heard from whose writers its
-/// readers follow.
+/// What one lane's threads hand to the thread serving the other (threads mode). To the
+/// critical lane: discovery's commands for its endpoints, the events discovery raised for
+/// them, the participants heard from whose writers its readers follow; to either: datagrams
+/// that arrived at the other lane's sockets and concern this one too.
 #[derive(Default)]
 pub(crate) struct Inbox {
     commands: Vec<tachyon_proto::participant::lanes::LaneCommand>,
     events: Vec<Event>,
     activity: Vec<tachyon_wire::GuidPrefix>,
+    pub(super) datagrams: Vec<(Locator, Vec<u8>)>,
 }
 
 impl Inbox {
     fn is_empty(&self) -> bool {
-        self.commands.is_empty() && self.events.is_empty() && self.activity.is_empty()
+        self.commands.is_empty()
+            && self.events.is_empty()
+            && self.activity.is_empty()
+            && self.datagrams.is_empty()
     }
 
     fn append(&mut self, mut other: Inbox) {
         self.commands.append(&mut other.commands);
         self.events.append(&mut other.events);
         self.activity.append(&mut other.activity);
+        self.datagrams.append(&mut other.datagrams);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant as StdInstant};
+
+    use tachyon_wire::{EntityId, Locator};
 
     use crate::config::ThreadRoles;
     use crate::prelude::*;
@@ -343,5 +390,180 @@ mod tests {
         });
         let seqs: Vec<u64> = got.iter().map(|c| c.seq).collect();
         assert_eq!(seqs, (0..20).collect::<Vec<_>>());
+    }
+
+    /// A forged DATA of writer `writer` (of participant `from`) carrying `value`, for every
+    /// matched reader, sent to `to`.
+    fn send_forged(from: &DomainParticipant, writer: EntityId, sn: i64, value: &Crit, to: Locator) {
+        use tachyon_wire::{
+            DataSpec, Header, MessageBuilder, PayloadKind, ProtocolVersion, SequenceNumber,
+            VendorId,
+        };
+        let payload = tachyon_cdr::serialize_to_vec(
+            value,
+            tachyon_cdr::XcdrVersion::Xcdr1,
+            tachyon_cdr::Endianness::Little,
+        )
+        .expect("encodes");
+        let header = Header {
+            protocol_version: ProtocolVersion::V2_5,
+            vendor_id: VendorId([0x01, 0x99]),
+            guid_prefix: from.guid_prefix(),
+        };
+        let mut buf = vec![0u8; 1024];
+        let mut mb = MessageBuilder::new(&mut buf, &header).expect("header fits");
+        mb.data(&DataSpec {
+            reader_id: EntityId::UNKNOWN,
+            writer_id: writer,
+            writer_sn: SequenceNumber(sn),
+            inline_qos: None,
+            kind: PayloadKind::Data,
+            payload: &payload,
+        })
+        .expect("DATA fits");
+        let n = mb.finish();
+        let to = to.to_socket_addr().expect("a UDP locator");
+        let socket = std::net::UdpSocket::bind("127.0.0.1:0").expect("socket");
+        socket.send_to(&buf[..n], to).expect("sent");
+    }
+
+    /// A datagram that arrives at one lane's socket and concerns the other lane is handed
+    /// over through the other lane's inbox, in both directions: the critical receive thread
+    /// goes on receiving critical traffic while the main lane's lock is held, and the main
+    /// lane's datagram reaches a critical reader.
+    #[test]
+    fn datagrams_for_the_other_lane_go_through_its_inbox() {
+        tachyon_transport::testing::require_isolated_network();
+        let settings = ParticipantSettings {
+            threads: ThreadRoles {
+                critical_priority: Some(5),
+                ..ThreadRoles::default()
+            },
+            ..ParticipantSettings::default()
+        };
+        let a = DomainParticipant::with_settings(62, &settings).expect("a");
+        let b = DomainParticipant::with_settings(62, &settings).expect("b");
+        let critical = TopicQos {
+            transport_priority: 10,
+            ..TopicQos::default()
+        };
+        let crit_a = a
+            .create_topic_with_qos::<Crit>("crit", critical.clone())
+            .expect("topic");
+        let crit_b = b
+            .create_topic_with_qos::<Crit>("crit", critical)
+            .expect("topic");
+        let bulk_a = a.create_topic::<Crit>("bulk").expect("topic");
+        let bulk_b = b.create_topic::<Crit>("bulk").expect("topic");
+        let publisher = a.create_publisher().expect("publisher");
+        let wc = publisher
+            .create_datawriter(
+                &crit_a,
+                DataWriterQos {
+                    transport_priority: 10,
+                    ..DataWriterQos::default().reliable().keep_all()
+                },
+            )
+            .expect("writer");
+        let wb = publisher
+            .create_datawriter(&bulk_a, DataWriterQos::default().best_effort())
+            .expect("writer");
+        let subscriber = b.create_subscriber().expect("subscriber");
+        let rc = subscriber
+            .create_datareader(&crit_b, DataReaderQos::default().reliable().keep_all())
+            .expect("reader");
+        let rb = subscriber
+            .create_datareader(&bulk_b, DataReaderQos::default().best_effort().keep_all())
+            .expect("reader");
+        let deadline = StdInstant::now() + Duration::from_secs(10);
+        let wait = |what: &str, done: &mut dyn FnMut() -> bool| {
+            while !done() {
+                assert!(StdInstant::now() < deadline, "timed out waiting: {what}");
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        };
+        wait("both pairs matched", &mut || {
+            !wc.matched_subscriptions().is_empty()
+                && !rc.matched_publications().is_empty()
+                && !wb.matched_subscriptions().is_empty()
+                && !rb.matched_publications().is_empty()
+        });
+        // b's critical socket (its critical reader's locator) and its main one.
+        wait("a knows both readers", &mut || {
+            a.discovered_subscriptions().len() == 2
+        });
+        let subs = a.discovered_subscriptions();
+        let crit_port = subs
+            .iter()
+            .find(|s| s.topic_name == "crit")
+            .and_then(|s| s.unicast_locators.first().copied())
+            .expect("the critical reader's locator");
+        let main_port = a
+            .discovered_participants()
+            .iter()
+            .find_map(|p| p.default_unicast_locators.first().copied())
+            .expect("b's default locator");
+        assert_ne!(crit_port.port, main_port.port);
+
+        // To the critical socket, for the main lane's reader: the critical receive thread
+        // hands it to the main lane's inbox and goes on, although the main lane is locked.
+        let bulk = Crit { seq: 777 };
+        send_forged(&a, wb.guid().entity_id, 1000, &bulk, crit_port);
+        let held = b.runtime.shared.lock();
+        let got = std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut got = Vec::new();
+                for seq in 0..20 {
+                    wc.write(&Crit { seq }).expect("write");
+                }
+                while got.len() < 20 && StdInstant::now() < deadline {
+                    got.extend(
+                        rc.take(100)
+                            .expect("take")
+                            .into_iter()
+                            .filter_map(|s| s.data),
+                    );
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                got
+            })
+            .join()
+            .expect("critical thread")
+        });
+        assert_eq!(
+            got.len(),
+            20,
+            "critical samples while the main lane was locked"
+        );
+        drop(held);
+        let mut bulk_got = Vec::new();
+        wait("the handed-over sample", &mut || {
+            bulk_got.extend(
+                rb.take(10)
+                    .expect("take")
+                    .into_iter()
+                    .filter_map(|s| s.data),
+            );
+            !bulk_got.is_empty()
+        });
+        assert_eq!(bulk_got, vec![bulk]);
+
+        // To the main socket, for the critical lane's reader: the next sequence number of
+        // the critical writer, handed to the critical lane's inbox.
+        wc.wait_for_acknowledgments(Duration::from_secs(5))
+            .expect("acknowledged");
+        let next = Crit { seq: 555 };
+        send_forged(&a, wc.guid().entity_id, 21, &next, main_port);
+        let mut crit_got = Vec::new();
+        wait("the handed-over critical sample", &mut || {
+            crit_got.extend(
+                rc.take(10)
+                    .expect("take")
+                    .into_iter()
+                    .filter_map(|s| s.data),
+            );
+            !crit_got.is_empty()
+        });
+        assert_eq!(crit_got, vec![next]);
     }
 }

@@ -38,6 +38,7 @@
 
 pub(crate) mod builtin;
 mod driver;
+mod endpoints;
 mod executor;
 pub(crate) mod lanes;
 pub(crate) mod notify;
@@ -97,8 +98,6 @@ pub(crate) struct Shared {
     /// When the critical lane's timers thread wakes on its own next (runtime-clock
     /// nanoseconds, written under the critical lane's lock).
     lane_wakes_at: AtomicU64,
-    /// What the main lane hands to the critical lane's timers thread.
-    lane_inbox: Mutex<lanes::Inbox>,
     /// Largest datagram user writers build: the smallest of the transports' (on loopback
     /// UDP nearly 64 KiB, so a 64 KiB sample goes in two datagrams; on a link an Ethernet
     /// MTU).
@@ -232,7 +231,6 @@ impl Runtime {
             driver_thread: std::sync::OnceLock::new(),
             lane_timers: std::sync::OnceLock::new(),
             lane_wakes_at: AtomicU64::new(0),
-            lane_inbox: Mutex::new(lanes::Inbox::default()),
             max_datagram,
         });
         // In threads mode user data has receive threads of its own; the driver (the timers

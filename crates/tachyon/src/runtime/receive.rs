@@ -12,6 +12,7 @@
 use std::time::Duration as StdDuration;
 
 use tachyon_transport::{RecvBatch, RxSource, Traffic, MAX_UDP_PAYLOAD};
+use tachyon_wire::Locator;
 
 use super::driver::BATCH;
 use super::lanes::{CRITICAL, MAIN};
@@ -37,15 +38,14 @@ pub(super) fn run(shared: &Shared, transport: usize, source: RxSource) {
                 }
             }
             Ok(_) => {
-                let mut wake = handle(shared, lane, &batch, None, &mut forward);
-                // Datagrams that concern the other lane too (rare: a peer sending to a
-                // locator of the other lane) are handed to it after this lane's lock is
-                // released.
+                let wake = handle(shared, lane, batch.iter().enumerate(), Some(&mut forward));
+                // Datagrams that concern the other lane too (rare: multicast, a peer sending
+                // to a locator of the other lane) go to that lane's inbox, served by its own
+                // thread: this one never takes the other lane's lock (a critical thread
+                // would wait for discovery; a main one would hold up the critical lane).
                 if !forward.is_empty() {
                     let other = if lane == MAIN { CRITICAL } else { MAIN };
-                    let only = std::mem::take(&mut forward);
-                    wake |= handle(shared, other, &batch, Some(&only), &mut forward);
-                    forward = only;
+                    shared.forward_datagrams(other, forward.iter().map(|&i| batch.datagram(i)));
                     forward.clear();
                 }
                 if lane == CRITICAL {
@@ -70,27 +70,25 @@ pub(super) fn run(shared: &Shared, transport: usize, source: RxSource) {
     }
 }
 
-/// Hands the datagrams of `batch` (those at the indices of `only`, or all) to lane `lane`
-/// under one lock, and queues what became due (sent once the lock is released). The indices
-/// of datagrams that concern the other lane too are put in `forward`. Returns whether a
-/// timer is now due before the timers thread planned to wake.
-pub(super) fn handle(
+/// Hands `datagrams` (each with its index in its batch) to lane `lane` under one lock, and
+/// queues what became due (sent once the lock is released). With `forward`, the indices of
+/// datagrams that concern the other lane too are put there. Returns whether a timer is now
+/// due before the timers thread planned to wake.
+pub(super) fn handle<'a>(
     shared: &Shared,
     lane: usize,
-    batch: &RecvBatch,
-    only: Option<&[usize]>,
-    forward: &mut Vec<usize>,
+    datagrams: impl Iterator<Item = (usize, (&'a Locator, &'a [u8]))>,
+    mut forward: Option<&mut Vec<usize>>,
 ) -> bool {
     let mut st = shared.lock_lane(lane);
     let now = shared.now();
     let builtin = st.participant.builtin_datagrams();
-    for (i, (from, bytes)) in batch.iter().enumerate() {
-        if only.is_some_and(|o| !o.contains(&i)) {
-            continue;
-        }
+    for (i, (from, bytes)) in datagrams {
         st.participant.handle_datagram(now, from, bytes);
-        if st.participant.take_forward() && only.is_none() {
-            forward.push(i);
+        if st.participant.take_forward() {
+            if let Some(f) = forward.as_deref_mut() {
+                f.push(i);
+            }
         }
     }
     st.flush(shared, now);
