@@ -9,6 +9,7 @@ Implementations (each skipped, with the reason, when it is not there):
             per-second lines are converted (as latency's when cyclone_ping is not built)
   fastdds   target/bench/fastdds_perf MODE ...         (bench/build-peers.sh)
   udp       target/release/tachyon floor MODE ...      raw UDP, the floor (--udp-wake)
+  (--tachyon-wake busy-poll adds Tachyon with its receiving threads busy-polling, perf --busy-poll)
 
 Scenarios (--scenarios takes names or numbers):
   1 latency     round trip, 2 processes on loopback, RELIABLE KEEP_LAST(1),
@@ -99,6 +100,10 @@ def parse_args(argv=None):
     ap.add_argument("--warmup", type=float, help="warm-up seconds of every run (overrides the form's)")
     ap.add_argument("--udp-wake", default="blocking",
                     help="wake modes of the raw-UDP floor, comma-separated: blocking, busy-poll")
+    ap.add_argument("--tachyon-wake", default="blocking",
+                    help="wake modes of Tachyon's receiving threads, comma-separated: blocking "
+                         "(the default configuration), busy-poll (tachyon perf --busy-poll "
+                         "1ms: spin before blocking; worth it with a vCPU per process)")
     ap.add_argument("--bin", action="append", default=[], metavar="IMPL=PATH",
                     help="run this program for an implementation instead of the default "
                          "(e.g. --bin fastdds=/tmp/fastdds_perf, --bin cyclone=/opt/bin/ddsperf, "
@@ -117,6 +122,7 @@ def parse_args(argv=None):
     a.impls = _pick(a.impls, IMPL_ORDER, "implementation")
     a.placements = [PLACEMENTS[p] for p in _pick(a.placements, list(PLACEMENTS), "placement")]
     a.udp_wake = _pick(a.udp_wake, ["blocking", "busy-poll"], "wake mode")
+    a.tachyon_wake = _pick(a.tachyon_wake, ["blocking", "busy-poll"], "wake mode")
     if a.reps < 1:
         ap.error("--reps must be at least 1")
     a.bin = dict(_binary(ap, b) for b in a.bin)
@@ -165,7 +171,8 @@ def _override(spec, args):
 
 
 def select_impls(args):
-    impls = [i for i in all_impls(ROOT, args.udp_wake, args.bin) if i.name.split("-")[0] in args.impls]
+    impls = [i for i in all_impls(ROOT, args.udp_wake, args.bin, args.tachyon_wake)
+             if i.name.split("-")[0] in args.impls]
     impls.sort(key=lambda i: args.impls.index(i.name.split("-")[0]))
     available, skipped = [], {}
     for impl in impls:

@@ -172,14 +172,36 @@ class PerfProgram(Impl):
 ISOLATION_RT_PRIORITY = 50
 
 
+# `--tachyon-wake busy-poll`: how long Tachyon's receiving threads spin before blocking.
+TACHYON_BUSY_POLL = "1ms"
+
+
 class Tachyon(PerfProgram):
     name = "tachyon"
     label = "Tachyon"
     build_hint = " (cargo build --release -p tachyon-cli, or run.py --build)"
 
-    def __init__(self, root):
+    def __init__(self, root, wake="blocking"):
         super().__init__(root)
         self.binary = os.path.join(root, "target/release/tachyon")
+        self.wake = wake
+        if wake != "blocking":
+            self.name = f"tachyon-{wake}"
+            self.label = f"Tachyon ({wake})"
+
+    def unsupported(self, case):
+        only = _tachyon_only(self, case)
+        if only:
+            return only
+        if self.wake == "busy-poll" and case.placement.active_cpu == case.placement.passive_cpu:
+            return "busy polling needs a vCPU per process (on one, each end spins away the other's time)"
+        return None
+
+    def common_options(self, spec, ctx):
+        o = super().common_options(spec, ctx)
+        if self.wake == "busy-poll":
+            o += ["--busy-poll", TACHYON_BUSY_POLL]
+        return o
 
     @property
     def argv0(self):
@@ -467,12 +489,12 @@ class Cyclone(Impl):
         return merge_subscribers(records)
 
 
-def all_impls(root, udp_wakes=("blocking",), binaries=None):
+def all_impls(root, udp_wakes=("blocking",), binaries=None, tachyon_wakes=("blocking",)):
     """Every adapter; `binaries` ({"tachyon": path, ...}) replaces the default programs
     (the udp floor is `tachyon floor`: it follows "tachyon" unless "udp" is given; "cyclone" is
     ddsperf, "cyclone_ping" Cyclone's latency program)."""
     binaries = binaries or {}
-    impls = [Tachyon(root), Cyclone(root), FastDds(root)]
+    impls = [Tachyon(root, wake) for wake in tachyon_wakes] + [Cyclone(root), FastDds(root)]
     impls += [UdpFloor(root, wake) for wake in udp_wakes]
     for impl in impls:
         family = impl.name.split("-")[0]

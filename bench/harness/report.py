@@ -98,19 +98,23 @@ def aggregate(records):
 
 
 def ratios(cells):
-    """{"tachyon / cyclone": {metric: ratio}} for every other implementation with results."""
-    ref = cells.get(REFERENCE)
+    """{"tachyon / cyclone": {metric: ratio}} for every other implementation with results, and
+    the same for each variant of Tachyon ("tachyon-busy-poll / cyclone")."""
     out = {}
-    if not ref or not ref["ok"]:
-        return out
-    for other, cell in cells.items():
-        if other == REFERENCE or not cell["ok"]:
+    refs = [n for n in cells if n.split("-")[0] == REFERENCE]
+    refs.sort(key=lambda n: (n != REFERENCE, n))
+    for name in refs:
+        ref = cells[name]
+        if not ref["ok"]:
             continue
-        r = {}
-        for k, v in ref["medians"].items():
-            w = cell["medians"].get(k)
-            r[k] = v / w if v is not None and w else None
-        out[f"{REFERENCE} / {other}"] = {"ratios": r, "approximate": cell["approximate"]}
+        for other, cell in cells.items():
+            if other.split("-")[0] == REFERENCE or not cell["ok"]:
+                continue
+            r = {}
+            for k, v in ref["medians"].items():
+                w = cell["medians"].get(k)
+                r[k] = v / w if v is not None and w else None
+            out[f"{name} / {other}"] = {"ratios": r, "approximate": cell["approximate"]}
     return out
 
 

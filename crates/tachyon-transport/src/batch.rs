@@ -168,8 +168,9 @@ impl RecvBatch {
             let block = wait && next == 0;
             let got = match sys::recvmmsg(fd, buf, self.slot_size, &mut self.meta[..asked], block) {
                 // Shut down for reading: the kernel reports an empty message without a
-                // sender (a real empty datagram has one). Nothing more will come.
-                Ok(got) if block && (got == 0 || self.meta[0].shutdown()) => {
+                // sender (a real empty datagram has one), blocking or not. Nothing more
+                // will come.
+                Ok(got) if next == 0 && (got == 0 || self.meta[0].shutdown()) => {
                     self.drained = true;
                     break;
                 }

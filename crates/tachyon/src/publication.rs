@@ -640,7 +640,9 @@ impl<T: DdsType> DataWriter<T> {
     /// KEEP_ALL history is full, and sends it from this thread.
     fn submit(&self, req: WriteRequest) -> Result<(), Error> {
         let sh = &self.inner.runtime.shared;
-        let deadline = StdInstant::now() + self.inner.max_blocking_time;
+        // When blocking gives up: from the first time the writer would block (a write that
+        // does not block reads no clock for it).
+        let mut deadline = None;
         let mut st = sh.lock_for(self.inner.id);
         loop {
             if sh.stopped() {
@@ -654,6 +656,8 @@ impl<T: DdsType> DataWriter<T> {
                     return Ok(());
                 }
                 Err(tachyon_proto::Error::Write(WriteError::WouldBlock { .. })) => {
+                    let deadline = *deadline
+                        .get_or_insert_with(|| StdInstant::now() + self.inner.max_blocking_time);
                     let left = deadline.saturating_duration_since(StdInstant::now());
                     if left.is_zero() {
                         return Err(Error::Timeout);

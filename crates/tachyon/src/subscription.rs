@@ -804,8 +804,11 @@ impl<T: Readable> DataReader<T> {
             if take {
                 let now = sh.now();
                 st.take(now, self.inner.id, query, &mut raw)?;
-                // Taking may reopen a full cache: acknowledgements become due.
-                st.flush(sh, now);
+                // Taking may reopen a full cache: acknowledgements become due. Usually it
+                // leaves nothing to send and no event, and the flush is skipped.
+                if st.participant.has_output() {
+                    st.flush(sh, now);
+                }
             } else {
                 st.read(self.inner.id, query, &mut raw)?;
             }

@@ -62,6 +62,7 @@ priority = 50
 [threads.receive]
 cpus = [1]
 priority = 80
+busy_poll = "50us"
 
 [threads.timers]
 priority = 10
@@ -146,6 +147,8 @@ fn a_full_file_parses_into_every_setting() {
     assert_eq!(s.threads.driver.priority, Some(50));
     assert_eq!(s.threads.receive.cpus, vec![1]);
     assert_eq!(s.threads.receive.priority, Some(80));
+    assert_eq!(s.threads.receive.busy_poll, Some(Duration::from_micros(50)));
+    assert_eq!(s.threads.driver.busy_poll, None);
     assert!(s.threads.timers.cpus.is_empty());
     assert_eq!(s.threads.timers.priority, Some(10));
 
@@ -251,6 +254,16 @@ fn a_bad_value_names_the_key() {
             "[threads.driver]\npriority = 0\n",
             "threads.driver.priority",
             "1 to 99",
+        ),
+        (
+            "[threads.receive]\nbusy_poll = \"infinite\"\n",
+            "threads.receive.busy_poll",
+            "\"3s\"",
+        ),
+        (
+            "[threads.receive]\nbusy_poll = 50\n",
+            "threads.receive.busy_poll",
+            "duration",
         ),
         (
             "[threads.receive]\ncpus = [1, 5000]\n",

@@ -42,7 +42,11 @@ fn driver(cpus: Vec<u16>, priority: Option<u8>, strict: bool) -> ParticipantSett
     settings(ThreadRoles {
         mode: ThreadMode::Driver,
         strict,
-        driver: ThreadSettings { cpus, priority },
+        driver: ThreadSettings {
+            cpus,
+            priority,
+            ..ThreadSettings::default()
+        },
         ..ThreadRoles::default()
     })
 }
@@ -85,11 +89,11 @@ fn in_threads_mode_receive_and_timers_threads_run_as_configured() {
             strict: true,
             receive: ThreadSettings {
                 cpus: vec![0],
-                priority: None,
+                ..ThreadSettings::default()
             },
             timers: ThreadSettings {
                 cpus: vec![1 % available_cpus()],
-                priority: None,
+                ..ThreadSettings::default()
             },
             ..ThreadRoles::default()
         }),
@@ -291,4 +295,58 @@ fn user_data_is_delivered_through_a_flood_of_discovery_port_garbage() {
     );
     assert_eq!(got, (0..n).collect::<Vec<_>>(), "every sample, in order");
     acked.expect("acknowledged during the flood");
+}
+
+/// Busy polling (`busy_poll` of a role): receive threads (threads mode) and the driver (driver
+/// mode) spin on their sockets before they block. Reliable data flows both ways (samples and
+/// acknowledgements), timers still run, and the participants close promptly (a spinning
+/// thread notices the shutdown).
+#[test]
+fn busy_polling_threads_deliver_and_close() {
+    tachyon_transport::testing::require_isolated_network();
+    let spin = ThreadSettings {
+        busy_poll: Some(Duration::from_micros(300)),
+        ..ThreadSettings::default()
+    };
+    for (mode, domain) in [(ThreadMode::Threads, 45), (ThreadMode::Driver, 46)] {
+        let roles = match mode {
+            ThreadMode::Threads => ThreadRoles {
+                mode,
+                receive: spin.clone(),
+                timers: spin.clone(),
+                ..ThreadRoles::default()
+            },
+            _ => ThreadRoles {
+                mode,
+                driver: spin.clone(),
+                ..ThreadRoles::default()
+            },
+        };
+        let a = DomainParticipant::with_settings(domain, &settings(roles.clone())).expect("a");
+        let b = DomainParticipant::with_settings(domain, &settings(roles)).expect("b");
+        let (w, r) = common::reliable_pair::<Counter>(&a, &b, "counter");
+        wait_matched(&w, &r);
+        let n = 200u64;
+        for seq in 0..n {
+            w.write(&Counter { id: 1, seq }).expect("write");
+        }
+        let got: Vec<u64> = common::take_all_written(&w, &r, n as usize)
+            .into_iter()
+            .map(|c| c.seq)
+            .collect();
+        assert_eq!(
+            got,
+            (0..n).collect::<Vec<_>>(),
+            "{mode:?}: every sample, in order"
+        );
+        let t = Instant::now();
+        drop((w, r));
+        a.close();
+        b.close();
+        assert!(
+            t.elapsed() < Duration::from_secs(2),
+            "{mode:?}: closing took {:?}",
+            t.elapsed()
+        );
+    }
 }

@@ -89,13 +89,16 @@ pub fn now_ns() -> u64 {
 /// The pong writers, one per benchmark participant discovered, created by the discovery
 /// thread (never from a listener: creating entities is not for the driver thread).
 pub struct PongWriters<T> {
-    writers: Mutex<HashMap<GuidPrefix, Arc<DataWriter<T>>>>,
+    /// Few (one per ping process): a scan is cheaper than hashing the prefix.
+    writers: Mutex<Vec<(GuidPrefix, Arc<DataWriter<T>>)>>,
 }
 
 impl<T: PerfSample> PongWriters<T> {
     /// The pong writer for the participant of writer `publication`.
     pub fn for_writer(&self, publication: Guid) -> Option<Arc<DataWriter<T>>> {
-        self.writers.lock().ok()?.get(&publication.prefix).cloned()
+        let writers = self.writers.lock().ok()?;
+        let (_, w) = writers.iter().find(|(p, _)| *p == publication.prefix)?;
+        Some(Arc::clone(w))
     }
 
     /// Answers `pings`: each valid one goes back to its sender's participant with its
@@ -207,6 +210,17 @@ fn participant_settings(
             ThreadMode::Single => {}
         }
     }
+    if let Some(spin) = a.busy_poll {
+        // The threads that receive user data; discovery's and the timers' block as usual.
+        match threads.mode {
+            ThreadMode::Threads => {
+                threads.receive.busy_poll = Some(spin);
+                threads.critical.busy_poll = Some(spin);
+            }
+            ThreadMode::Driver => threads.driver.busy_poll = Some(spin),
+            ThreadMode::Single => {}
+        }
+    }
     let critical = if a.critical {
         let threshold = *settings
             .threads
@@ -309,7 +323,7 @@ impl<T: PerfSample> Node<T> {
         }
         let pong_reader = pong_subscriber.create_datareader(&pong_topic, pong_qos)?;
         let pongs = Arc::new(PongWriters {
-            writers: Mutex::new(HashMap::new()),
+            writers: Mutex::new(Vec::new()),
         });
         let stop = Arc::new(AtomicBool::new(false));
         let discovery = {
@@ -425,7 +439,8 @@ fn make_pong_writers<T: PerfSample>(
                         Ok((w, p)) => {
                             publishers.insert(prefix, p);
                             if let Ok(mut m) = pongs.writers.lock() {
-                                m.insert(prefix, Arc::new(w));
+                                m.retain(|(p, _)| *p != prefix);
+                                m.push((prefix, Arc::new(w)));
                             }
                         }
                         Err(e) => eprintln!("perf: no pong writer for {prefix}: {e}"),
@@ -434,7 +449,7 @@ fn make_pong_writers<T: PerfSample>(
                 (_, InstanceState::Alive) => {}
                 _ => {
                     if let Ok(mut m) = pongs.writers.lock() {
-                        m.remove(&prefix);
+                        m.retain(|(p, _)| *p != prefix);
                     }
                     publishers.remove(&prefix);
                 }

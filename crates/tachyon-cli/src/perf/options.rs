@@ -159,6 +159,13 @@ pub struct PerfArgs {
     /// instead, so a bulk writer's acknowledgements and discovery stay below it.
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=99))]
     pub rt_priority: Option<u8>,
+    /// Busy polling (`busy_poll` of `[threads.receive]` and `[threads.critical]`, or of
+    /// `[threads.driver]` in `driver` mode): the threads that receive user data ask their
+    /// sockets without blocking for up to this long (`50us`, `1ms`) before they block.
+    /// Spends CPU to save the wake-up of a blocked thread; only worth it with a CPU per
+    /// spinning thread.
+    #[arg(long, value_parser = parse_busy_poll)]
+    pub busy_poll: Option<std::time::Duration>,
     #[arg(long, value_enum, default_value = "udp")]
     pub transport: TransportKind,
     /// Write the result (bench/SCHEMA.md) to this file, `-` for standard output.
@@ -283,6 +290,7 @@ impl PerfArgs {
             warmup_s: self.warmup,
             duration_s: self.duration,
             topic: self.topic.clone(),
+            busy_poll_us: self.busy_poll.map(|d| d.as_secs_f64() * 1e6),
             ..RunConfig::default()
         }
     }
@@ -352,6 +360,30 @@ impl PerfArgs {
         }
         Ok(())
     }
+}
+
+/// `--busy-poll`: a duration with its unit, `ns`, `us`, `ms` or `s` (`50us`, `1.5ms`).
+fn parse_busy_poll(text: &str) -> Result<std::time::Duration, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .ok_or_else(|| format!("expected a duration with a unit, like 50us or 1ms, found {t:?}"))?;
+    let (number, unit) = t.split_at(split);
+    let n: f64 = number
+        .parse()
+        .map_err(|_| format!("expected a number before the unit, found {t:?}"))?;
+    let scale = match unit {
+        "ns" => 1e-9,
+        "us" | "µs" => 1e-6,
+        "ms" => 1e-3,
+        "s" => 1.0,
+        _ => return Err(format!("unknown unit {unit:?} (expected ns, us, ms or s)")),
+    };
+    let d = std::time::Duration::try_from_secs_f64(n * scale).map_err(|e| e.to_string())?;
+    if d.is_zero() || d > std::time::Duration::from_secs(1) {
+        return Err(format!("{t} is out of range (more than zero, at most 1 s)"));
+    }
+    Ok(d)
 }
 
 #[cfg(test)]
@@ -441,5 +473,21 @@ mod tests {
         ] {
             assert!(parse(bad).validate().is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn busy_poll_takes_a_duration_with_its_unit() {
+        assert_eq!(
+            parse_busy_poll("50us"),
+            Ok(std::time::Duration::from_micros(50))
+        );
+        assert_eq!(
+            parse_busy_poll("1.5ms"),
+            Ok(std::time::Duration::from_micros(1500))
+        );
+        assert!(parse_busy_poll("50").unwrap_err().contains("unit"));
+        assert!(parse_busy_poll("0us").unwrap_err().contains("range"));
+        assert!(parse_busy_poll("2s").unwrap_err().contains("range"));
+        assert!(parse_busy_poll("5 parsecs").is_err());
     }
 }

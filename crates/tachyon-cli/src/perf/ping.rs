@@ -109,12 +109,20 @@ impl<T: PerfSample> Pinger<T> {
     }
 }
 
-struct PongListener<T>(Arc<Pinger<T>>);
+/// Takes into the same samples each time (`take_into`), as `ddsperf` takes into its loaned
+/// ones.
+struct PongListener<T> {
+    pinger: Arc<Pinger<T>>,
+    samples: Mutex<Vec<Sample<T>>>,
+}
 
 impl<T: PerfSample> DataReaderListener<T> for PongListener<T> {
     fn on_data_available(&self, reader: &DataReader<T>) {
-        if let Ok(s) = reader.take(usize::MAX) {
-            self.0.on_pongs(&s);
+        let Ok(mut samples) = self.samples.lock() else {
+            return;
+        };
+        if reader.take_into(&mut samples, usize::MAX).is_ok() {
+            self.pinger.on_pongs(&samples);
         }
     }
 }
@@ -179,10 +187,15 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>, role: &str) -> Result<Ru
         expected: a.subscribers,
         back_to_back: a.rate.is_none(),
     });
+    // The WaitSet delivery takes into the same samples each time, as the listener does.
+    let mut pongs = Vec::new();
     let waitset = match a.delivery {
         Delivery::Listener => {
             node.pong_reader.set_listener(
-                Some(Arc::new(PongListener(Arc::clone(&pinger)))),
+                Some(Arc::new(PongListener {
+                    pinger: Arc::clone(&pinger),
+                    samples: Mutex::new(Vec::new()),
+                })),
                 StatusMask::DATA_AVAILABLE,
             );
             None
@@ -280,8 +293,11 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>, role: &str) -> Result<Ru
                     Ok(_) | Err(Error::Timeout) => {}
                     Err(e) => return Err(Failure::dds(e)),
                 }
-                if let Ok(s) = node.pong_reader.take_w_condition(cond, usize::MAX) {
-                    pinger.on_pongs(&s);
+                let taken = node
+                    .pong_reader
+                    .take_w_condition_into(cond, &mut pongs, usize::MAX);
+                if taken.is_ok() {
+                    pinger.on_pongs(&pongs);
                 }
             }
             None => std::thread::sleep(wait),

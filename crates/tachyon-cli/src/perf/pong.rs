@@ -2,7 +2,7 @@
 //! participant that sent it (see [`super::node`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -14,12 +14,20 @@ use super::options::{Delivery, PerfArgs};
 use super::types::PerfSample;
 use super::Failure;
 
-struct PingListener<T>(Arc<PongWriters<T>>);
+/// Takes into the same samples each time (`take_into`), as `ddsperf` takes into its loaned
+/// ones.
+struct PingListener<T> {
+    pongs: Arc<PongWriters<T>>,
+    samples: Mutex<Vec<Sample<T>>>,
+}
 
 impl<T: PerfSample> DataReaderListener<T> for PingListener<T> {
     fn on_data_available(&self, reader: &DataReader<T>) {
-        if let Ok(s) = reader.take(usize::MAX) {
-            self.0.answer(&s);
+        let Ok(mut samples) = self.samples.lock() else {
+            return;
+        };
+        if reader.take_into(&mut samples, usize::MAX).is_ok() {
+            self.pongs.answer(&samples);
         }
     }
 }
@@ -46,7 +54,10 @@ pub fn start<T: PerfSample>(a: &PerfArgs, node: &Node<T>) -> Result<Responder, F
     let thread = match a.delivery {
         Delivery::Listener => {
             node.ping_reader.set_listener(
-                Some(Arc::new(PingListener(Arc::clone(&node.pongs)))),
+                Some(Arc::new(PingListener {
+                    pongs: Arc::clone(&node.pongs),
+                    samples: Mutex::new(Vec::new()),
+                })),
                 StatusMask::DATA_AVAILABLE,
             );
             None
@@ -69,11 +80,14 @@ pub fn start<T: PerfSample>(a: &PerfArgs, node: &Node<T>) -> Result<Responder, F
                     if ws.attach_condition(&cond).is_err() {
                         return;
                     }
+                    let mut samples = Vec::new();
                     while !stop.load(Ordering::Relaxed) {
                         match ws.wait(Duration::from_millis(100)) {
                             Ok(_) => {
-                                if let Ok(s) = reader.take_w_condition(&cond, usize::MAX) {
-                                    pongs.answer(&s);
+                                let taken =
+                                    reader.take_w_condition_into(&cond, &mut samples, usize::MAX);
+                                if taken.is_ok() {
+                                    pongs.answer(&samples);
                                 }
                             }
                             Err(Error::Timeout) => {}

@@ -34,6 +34,10 @@ pub struct RunConfig {
     /// The participant's `threads.critical_priority` (`--critical`); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub critical_priority: Option<i32>,
+    /// Microseconds the receiving threads busy-poll before they block (`--busy-poll`);
+    /// absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub busy_poll_us: Option<f64>,
 }
 
 /// One run (`bench/SCHEMA.md`).

@@ -326,6 +326,14 @@ impl Participant {
     }
 
     /// The next SPDP datagram, if one is due.
+    /// Whether SPDP has an announcement to send that no timer tells of (a dispose, or one
+    /// directed at a participant just heard from).
+    pub(crate) fn spdp_pending(&self) -> bool {
+        self.discovery
+            .as_ref()
+            .is_some_and(|d| d.spdp.dispose || !d.spdp.directed.is_empty())
+    }
+
     pub(crate) fn poll_spdp_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
         let header = self.header;
         let d = self.discovery.as_mut()?;

@@ -688,10 +688,31 @@ impl Participant {
         query: &Query,
         out: &mut Vec<Sample>,
     ) -> Result<usize, Error> {
-        self.reader_mut(reader)
-            .ok_or(Error::UnknownReader(reader))?
-            .take(now, query, out)
-            .map_err(Error::Read)
+        let i = *self
+            .reader_ids
+            .get(&reader)
+            .ok_or(Error::UnknownReader(reader))?;
+        // A take sends nothing and raises no event, unless it unblocks a reader whose cache
+        // was full (samples held back are delivered, acknowledgements become due): only then
+        // is the reader queued for the next flush (`has_output`).
+        let r = self
+            .readers
+            .get_mut_quiet(i)
+            .ok_or(Error::UnknownReader(reader))?;
+        let blocked = r.is_blocked();
+        let n = r.take(now, query, out).map_err(Error::Read)?;
+        if blocked {
+            self.readers.requeue(i);
+        }
+        Ok(n)
+    }
+
+    /// Whether a flush ([`poll_transmits`](Self::poll_transmits), [`poll_event`](Self::poll_event))
+    /// could find anything: some endpoint was reached since the last one, or SPDP has
+    /// something to send. `false` after a call that left everything as it was (a take of
+    /// a reader that was not blocked); timers aside, which `poll_timeout` tells.
+    pub fn has_output(&self) -> bool {
+        !(self.writers.is_quiet() && self.readers.is_quiet()) || self.spdp_pending()
     }
 
     // ---- outputs ---------------------------------------------------------------------------

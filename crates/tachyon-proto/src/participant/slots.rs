@@ -85,6 +85,18 @@ impl<T> Slots<T> {
         self.items.get_mut(i)?.as_mut()
     }
 
+    /// Endpoint `i`, not queued: for a call that cannot give it anything to send or any
+    /// event unless it says so ([`requeue`](Self::requeue) then).
+    pub(crate) fn get_mut_quiet(&mut self, i: usize) -> Option<&mut T> {
+        self.items.get_mut(i)?.as_mut()
+    }
+
+    /// Whether no endpoint is queued or touched: a flush would find nothing to send and no
+    /// event (timers aside).
+    pub(crate) fn is_quiet(&self) -> bool {
+        self.ready.is_empty() && self.touched.is_empty()
+    }
+
     /// Every endpoint.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &T> {
         self.items.iter().flatten()

@@ -439,10 +439,13 @@ impl Reader {
     /// Any message from participant `prefix` arrived: renews the liveliness of its writers
     /// whose liveliness is asserted per participant.
     /// Returns whether it raised an event (a writer came back alive).
+    #[inline]
     pub(crate) fn handle_participant_activity(&mut self, now: Instant, prefix: GuidPrefix) -> bool {
-        if !self.participant_leases {
-            return false;
-        }
+        // Asked of every reader for every datagram: most follow no participant's lease.
+        self.participant_leases && self.renew_participant(now, prefix)
+    }
+
+    fn renew_participant(&mut self, now: Instant, prefix: GuidPrefix) -> bool {
         let mut revived = false;
         for i in 0..self.proxies.len() {
             let p = &self.proxies[i];
@@ -590,6 +593,12 @@ impl Reader {
     }
 
     /// `take` (removes the samples); a blocked reader resumes delivery.
+    /// Whether samples are held back because the cache is full (RESOURCE_LIMITS), until a
+    /// take makes room.
+    pub(crate) fn is_blocked(&self) -> bool {
+        self.blocked
+    }
+
     pub(crate) fn take(
         &mut self,
         now: Instant,

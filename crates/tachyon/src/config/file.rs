@@ -253,10 +253,14 @@ impl ThreadsRepr {
 
 /// `[threads.ROLE]`.
 #[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a table with cpus and priority")]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table with cpus, priority and busy_poll"
+)]
 struct ThreadRepr {
     cpus: Option<Vec<CpuValue>>,
     priority: Option<PriorityValue>,
+    busy_poll: Option<PeriodValue>,
 }
 
 impl ThreadRepr {
@@ -267,6 +271,7 @@ impl ThreadRepr {
             t.cpus.dedup();
         }
         set(&mut t.priority, self.priority.map(|p| Some(p.0)));
+        set(&mut t.busy_poll, self.busy_poll.map(|d| Some(d.0)));
     }
 }
 

@@ -27,6 +27,7 @@
 //! [threads.receive]               # each receive thread ([threads.timers]: the timers thread)
 //! cpus = [2, 3]
 //! priority = 50                    # SCHED_FIFO
+//! busy_poll = "50us"               # spin on the socket this long before blocking
 //!
 //! [domain.7.udp]                   # only for domain 7: overrides the keys above
 //! participant_index = 2

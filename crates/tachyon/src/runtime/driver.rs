@@ -47,6 +47,11 @@ pub(crate) struct Driver {
     lane_deadline: Option<Instant>,
     /// Indices of a batch's datagrams that concern the other lane too.
     forward: Vec<usize>,
+    /// How long to poll without blocking before blocking, when out of work
+    /// ([`ThreadSettings::busy_poll`](crate::config::ThreadSettings::busy_poll)).
+    pub(super) busy_poll: Option<StdDuration>,
+    /// The last poll reported the waker (a user call wants the turn started again).
+    woken: bool,
 }
 
 impl Driver {
@@ -75,6 +80,8 @@ impl Driver {
             deadlines: TimerDeadlines::default(),
             lane_deadline: None,
             forward: Vec::with_capacity(BATCH),
+            busy_poll: None,
+            woken: false,
         }
     }
 
@@ -111,14 +118,24 @@ impl Driver {
             let until_timer = self.earliest().map(|t| {
                 StdDuration::from_nanos(t.saturating_duration_since(shared.now()).as_nanos() as u64)
             });
-            let wait = match (until_timer, timeout) {
+            let mut wait = match (until_timer, timeout) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
-            if !self.poll(wait) {
-                return false;
+            self.woken = false;
+            if let Some(spin) = self.busy_poll {
+                let Some((r, left)) = self.spin(shared, spin, wait) else {
+                    return false;
+                };
+                ready = r;
+                wait = left;
             }
-            ready = self.ready(shared.now());
+            if ready.is_empty() && !self.woken {
+                if !self.poll(wait) {
+                    return false;
+                }
+                ready = self.ready(shared.now());
+            }
         }
         while let Some(class) = ready.next() {
             self.serve(shared, class);
@@ -137,6 +154,30 @@ impl Driver {
             }
         }
         true
+    }
+
+    /// Busy polling: polls without blocking until work is ready, the waker rings, `spin`
+    /// has passed or `wait` would have ended. Returns the work ready and what is left of
+    /// `wait`; `None` when polling failed for good.
+    fn spin(
+        &mut self,
+        shared: &Shared,
+        spin: StdDuration,
+        wait: Option<StdDuration>,
+    ) -> Option<(Ready, Option<StdDuration>)> {
+        let start = std::time::Instant::now();
+        let budget = wait.map_or(spin, |w| w.min(spin));
+        loop {
+            if !self.poll(Some(StdDuration::ZERO)) {
+                return None;
+            }
+            let ready = self.ready(shared.now());
+            let spent = start.elapsed();
+            if !ready.is_empty() || self.woken || shared.stopped() || spent >= budget {
+                return Some((ready, wait.map(|w| w.saturating_sub(spent))));
+            }
+            std::hint::spin_loop();
+        }
     }
 
     /// Learns both lanes' next timers again (after a batch changed them).
@@ -187,8 +228,11 @@ impl Driver {
                 return false;
             }
         }
+        self.woken = false;
         for ev in self.events.iter() {
-            if let Some(r) = self.readable.get_mut(ev.token().0) {
+            if ev.token() == WAKE {
+                self.woken = true;
+            } else if let Some(r) = self.readable.get_mut(ev.token().0) {
                 *r = true;
             }
         }

@@ -245,7 +245,7 @@ impl Runtime {
                 driver_sources.push((t, s));
             }
         }
-        let driver = Driver::new(&shared, poll, driver_sources);
+        let mut driver = Driver::new(&shared, poll, driver_sources);
         if threads.mode == ThreadMode::Single {
             return Ok(Runtime {
                 shared,
@@ -260,6 +260,7 @@ impl Runtime {
         } else {
             ("driver", &threads.driver)
         };
+        driver.busy_poll = settings.busy_poll;
         let s = Arc::clone(&shared);
         let (handle, tid) = spawn_role(role, settings, threads.strict, move || {
             let _ = s.driver_thread.set(std::thread::current().id());
@@ -296,9 +297,10 @@ impl Runtime {
                 true => ("critical", &threads.receive),
                 false => ("receive", &threads.receive),
             };
+            let busy_poll = settings.busy_poll;
             let spawned = spawn_role(role, settings, threads.strict, move || {
                 RUNTIME_THREAD.with(|c| c.set(Arc::as_ptr(&s) as usize));
-                receive::run(&s, t, source);
+                receive::run(&s, t, source, busy_poll);
             });
             match spawned {
                 // Dropping `runtime` stops the threads started so far.

@@ -11,15 +11,22 @@
 
 use std::time::Duration as StdDuration;
 
-use tachyon_transport::{RecvBatch, RxSource, Traffic, MAX_UDP_PAYLOAD};
+use tachyon_transport::{RecvBatch, RxSource, Traffic, Transport, MAX_UDP_PAYLOAD};
 use tachyon_wire::Locator;
 
 use super::driver::BATCH;
 use super::lanes::{CRITICAL, MAIN};
 use super::Shared;
 
-/// Serves `source` of transport `transport` until the runtime stops.
-pub(super) fn run(shared: &Shared, transport: usize, source: RxSource) {
+/// Serves `source` of transport `transport` until the runtime stops; with `busy_poll`,
+/// asks the source without blocking for up to that long before it blocks
+/// ([`ThreadSettings::busy_poll`](crate::config::ThreadSettings::busy_poll)).
+pub(super) fn run(
+    shared: &Shared,
+    transport: usize,
+    source: RxSource,
+    busy_poll: Option<StdDuration>,
+) {
     let t = &shared.transports.all()[transport];
     // Slots as large as a UDP datagram can be: peers may send more than we do.
     let mut batch = RecvBatch::new(BATCH, MAX_UDP_PAYLOAD);
@@ -30,7 +37,7 @@ pub(super) fn run(shared: &Shared, transport: usize, source: RxSource) {
     };
     let mut forward = Vec::with_capacity(BATCH);
     while !shared.stopped() {
-        match t.receive_wait(source.id, &mut batch) {
+        match receive(shared, t.as_ref(), source.id, &mut batch, busy_poll) {
             Ok(0) => {
                 // Interrupted (the runtime is stopping), or a spurious wake-up.
                 if !shared.stopped() {
@@ -68,6 +75,31 @@ pub(super) fn run(shared: &Shared, transport: usize, source: RxSource) {
             }
         }
     }
+}
+
+/// One batch from `source`: spinning on non-blocking receives for up to `busy_poll` first
+/// (as long as the runtime runs), then blocking.
+fn receive(
+    shared: &Shared,
+    t: &dyn Transport,
+    source: usize,
+    batch: &mut RecvBatch,
+    busy_poll: Option<StdDuration>,
+) -> std::io::Result<usize> {
+    if let Some(spin) = busy_poll {
+        let until = std::time::Instant::now() + spin;
+        loop {
+            match t.receive(source, batch) {
+                Ok(0) => {}
+                other => return other,
+            }
+            if shared.stopped() || std::time::Instant::now() >= until {
+                break;
+            }
+            std::hint::spin_loop();
+        }
+    }
+    t.receive_wait(source, batch)
 }
 
 /// Hands `datagrams` (each with its index in its batch) to lane `lane` under one lock, and
