@@ -170,3 +170,54 @@ fn take_into_replaces_the_samples_and_reuses_their_buffers() {
     assert_eq!(r.take_into(&mut samples, usize::MAX).expect("take_into"), 0);
     assert!(samples.is_empty());
 }
+
+/// A RELIABLE KEEP_ALL reader whose RESOURCE_LIMITS hold 4 samples: the writer's 40 samples
+/// stop at the full cache (held back, not acknowledged), and each take that makes room lets
+/// the next ones in: every sample arrives once, in order.
+#[test]
+fn a_full_reader_cache_resumes_when_taken() {
+    let (a, b) = participants(13);
+    let ta = a.create_topic::<Keyed>("limited").expect("topic");
+    let tb = b.create_topic::<Keyed>("limited").expect("topic");
+    let w = a
+        .create_publisher()
+        .expect("publisher")
+        .create_datawriter(&ta, DataWriterQos::default().reliable().keep_all())
+        .expect("writer");
+    let limits = tachyon::qos::ResourceLimits {
+        max_samples: Some(4),
+        ..Default::default()
+    };
+    let r = b
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(
+            &tb,
+            DataReaderQos {
+                resource_limits: limits,
+                ..DataReaderQos::default().reliable().keep_all()
+            },
+        )
+        .expect("reader");
+    wait_matched(&w, &r);
+    let n = 40u64;
+    for seq in 0..n {
+        let s = Keyed {
+            id: 1,
+            seq,
+            payload: vec![0; 16],
+        };
+        w.write(&s).expect("write");
+    }
+    let mut got = Vec::new();
+    let end = Instant::now() + PATIENCE;
+    while got.len() < n as usize {
+        assert!(Instant::now() < end, "{} of {n} samples", got.len());
+        let taken = r.take(2).expect("take");
+        assert!(taken.len() <= 2);
+        got.extend(taken.into_iter().filter_map(|s| s.data.map(|k| k.seq)));
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    assert_eq!(got, (0..n).collect::<Vec<_>>());
+    w.wait_for_acknowledgments(PATIENCE).expect("all acknowledged");
+}
