@@ -698,35 +698,61 @@ fn collect_instance(
         return none;
     }
 
+    let (view, state, generation) = (inst.view, inst.state, inst.generation());
+    let sample = |s: &StoredSample, data: Option<Payload>| Sample {
+        info: SampleInfo {
+            sample_state: s.sample_state,
+            view_state: view,
+            instance_state: state,
+            disposed_generation_count: s.disposed_generation_count,
+            no_writers_generation_count: s.no_writers_generation_count,
+            sample_rank: 0,
+            generation_rank: 0,
+            absolute_generation_rank: generation.saturating_sub(s.generation()),
+            source_timestamp: s.source_timestamp,
+            instance_handle: handle,
+            publication_handle: s.writer,
+            valid_data: s.payload.is_some(),
+            reception_time: s.reception_time,
+        },
+        data,
+    };
+    let mut seqs = seqs;
+    let oldest_first = take && inst.samples.iter().take(valid).all(wanted);
+    if oldest_first {
+        // The usual take: the oldest samples, moved out (no copy of the payload handle to
+        // drop again, no pass to remove them).
+        for mut s in inst.samples.drain(..valid) {
+            if let Some(v) = seqs.as_deref_mut() {
+                v.push(s.seq);
+            }
+            let mut taken = sample(&s, None);
+            taken.data = s.payload.take();
+            out.push(taken);
+        }
+        if with_invalid {
+            if let Some(s) = inst.invalid.take() {
+                if let Some(v) = seqs.as_deref_mut() {
+                    v.push(s.seq);
+                }
+                out.push(sample(&s, s.payload.clone()));
+            }
+        }
+        set_ranks(&mut out[start..]);
+        inst.view = ViewState::NotNew;
+        return Contribution { total, valid };
+    }
     let chosen = inst
         .samples
         .iter()
         .filter(|s| wanted(s))
         .take(valid)
         .chain(inst.invalid.iter().filter(|_| with_invalid));
-    let mut seqs = seqs;
     for s in chosen {
         if let Some(v) = seqs.as_deref_mut() {
             v.push(s.seq);
         }
-        out.push(Sample {
-            info: SampleInfo {
-                sample_state: s.sample_state,
-                view_state: inst.view,
-                instance_state: inst.state,
-                disposed_generation_count: s.disposed_generation_count,
-                no_writers_generation_count: s.no_writers_generation_count,
-                sample_rank: 0,
-                generation_rank: 0,
-                absolute_generation_rank: inst.generation().saturating_sub(s.generation()),
-                source_timestamp: s.source_timestamp,
-                instance_handle: handle,
-                publication_handle: s.writer,
-                valid_data: s.payload.is_some(),
-                reception_time: s.reception_time,
-            },
-            data: s.payload.clone(),
-        });
+        out.push(sample(s, s.payload.clone()));
     }
     set_ranks(&mut out[start..]);
 
