@@ -219,5 +219,6 @@ fn a_full_reader_cache_resumes_when_taken() {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
     assert_eq!(got, (0..n).collect::<Vec<_>>());
-    w.wait_for_acknowledgments(PATIENCE).expect("all acknowledged");
+    w.wait_for_acknowledgments(PATIENCE)
+        .expect("all acknowledged");
 }

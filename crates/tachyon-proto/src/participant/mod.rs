@@ -511,10 +511,7 @@ impl Participant {
             self.queue_for_lane(lanes::LaneCommand::MatchWriter { reader, remote });
             return Ok(());
         }
-        let i = *self
-            .reader_ids
-            .get(&reader)
-            .ok_or(Error::UnknownReader(reader))?;
+        let i = self.reader_index(reader)?;
         let guid = remote.guid;
         let r = self
             .readers
@@ -539,10 +536,7 @@ impl Participant {
         if self.queue_for_lane(lanes::LaneCommand::UnmatchWriter { reader, writer }) {
             return Ok(true);
         }
-        let i = *self
-            .reader_ids
-            .get(&reader)
-            .ok_or(Error::UnknownReader(reader))?;
+        let i = self.reader_index(reader)?;
         let r = self
             .readers
             .get_mut(i)
@@ -688,10 +682,7 @@ impl Participant {
         query: &Query,
         out: &mut Vec<Sample>,
     ) -> Result<usize, Error> {
-        let i = *self
-            .reader_ids
-            .get(&reader)
-            .ok_or(Error::UnknownReader(reader))?;
+        let i = self.reader_index(reader)?;
         // A take sends nothing and raises no event, unless it unblocks a reader whose cache
         // was full (samples held back are delivered, acknowledgements become due): only then
         // is the reader queued for the next flush (`has_output`).
@@ -987,6 +978,14 @@ impl Participant {
     fn reader(&self, id: EntityId) -> Option<&Reader> {
         let i = *self.reader_ids.get(&id)?;
         self.readers.get(i)
+    }
+
+    /// The slot of local reader `reader`.
+    fn reader_index(&self, reader: EntityId) -> Result<usize, Error> {
+        self.reader_ids
+            .get(&reader)
+            .copied()
+            .ok_or(Error::UnknownReader(reader))
     }
 
     fn reader_mut(&mut self, id: EntityId) -> Option<&mut Reader> {

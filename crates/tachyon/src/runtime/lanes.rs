@@ -311,19 +311,24 @@ mod tests {
         seq: u64,
     }
 
+    /// Participant settings with a critical lane (TRANSPORT_PRIORITY above 5).
+    fn critical_settings() -> ParticipantSettings {
+        ParticipantSettings {
+            threads: ThreadRoles {
+                critical_priority: Some(5),
+                ..ThreadRoles::default()
+            },
+            ..ParticipantSettings::default()
+        }
+    }
+
     /// Critical traffic never waits for the main lane: with its lock held (as discovery or
     /// a bulk writer's burst would hold it), a critical writer's samples still reach a
     /// critical reader, both directions of the reliable protocol included.
     #[test]
     fn critical_samples_flow_while_the_main_lane_is_locked() {
         tachyon_transport::testing::require_isolated_network();
-        let settings = ParticipantSettings {
-            threads: ThreadRoles {
-                critical_priority: Some(5),
-                ..ThreadRoles::default()
-            },
-            ..ParticipantSettings::default()
-        };
+        let settings = critical_settings();
         let p = DomainParticipant::with_settings(61, &settings).expect("participant");
         let qos = TopicQos {
             transport_priority: 10,
@@ -365,8 +370,22 @@ mod tests {
         }
 
         let held = sh.lock();
-        let got = std::thread::scope(|s| {
-            let t = s.spawn(|| {
+        let got = critical_flow(&w, &r, deadline);
+        drop(held);
+        let seqs: Vec<u64> = got.iter().map(|c| c.seq).collect();
+        assert_eq!(seqs, (0..20).collect::<Vec<_>>());
+    }
+
+    /// On a thread of its own (the caller holds the main lane's lock): writes 20 samples with
+    /// critical writer `w`, takes them with critical reader `r` and waits until they are
+    /// acknowledged; what it took.
+    fn critical_flow(
+        w: &DataWriter<Crit>,
+        r: &DataReader<Crit>,
+        deadline: StdInstant,
+    ) -> Vec<Crit> {
+        std::thread::scope(|s| {
+            s.spawn(|| {
                 let mut got = Vec::new();
                 for seq in 0..20 {
                     w.write(&Crit { seq }).expect("write");
@@ -383,13 +402,10 @@ mod tests {
                 w.wait_for_acknowledgments(Duration::from_secs(5))
                     .expect("acknowledged");
                 got
-            });
-            let got = t.join().expect("critical thread");
-            drop(held);
-            got
-        });
-        let seqs: Vec<u64> = got.iter().map(|c| c.seq).collect();
-        assert_eq!(seqs, (0..20).collect::<Vec<_>>());
+            })
+            .join()
+            .expect("critical thread")
+        })
     }
 
     /// A forged DATA of writer `writer` (of participant `from`) carrying `value`, for every
@@ -434,13 +450,7 @@ mod tests {
     #[test]
     fn datagrams_for_the_other_lane_go_through_its_inbox() {
         tachyon_transport::testing::require_isolated_network();
-        let settings = ParticipantSettings {
-            threads: ThreadRoles {
-                critical_priority: Some(5),
-                ..ThreadRoles::default()
-            },
-            ..ParticipantSettings::default()
-        };
+        let settings = critical_settings();
         let a = DomainParticipant::with_settings(62, &settings).expect("a");
         let b = DomainParticipant::with_settings(62, &settings).expect("b");
         let critical = TopicQos {
@@ -510,26 +520,7 @@ mod tests {
         let bulk = Crit { seq: 777 };
         send_forged(&a, wb.guid().entity_id, 1000, &bulk, crit_port);
         let held = b.runtime.shared.lock();
-        let got = std::thread::scope(|s| {
-            s.spawn(|| {
-                let mut got = Vec::new();
-                for seq in 0..20 {
-                    wc.write(&Crit { seq }).expect("write");
-                }
-                while got.len() < 20 && StdInstant::now() < deadline {
-                    got.extend(
-                        rc.take(100)
-                            .expect("take")
-                            .into_iter()
-                            .filter_map(|s| s.data),
-                    );
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                got
-            })
-            .join()
-            .expect("critical thread")
-        });
+        let got = critical_flow(&wc, &rc, deadline);
         assert_eq!(
             got.len(),
             20,
@@ -549,9 +540,7 @@ mod tests {
         assert_eq!(bulk_got, vec![bulk]);
 
         // To the main socket, for the critical lane's reader: the next sequence number of
-        // the critical writer, handed to the critical lane's inbox.
-        wc.wait_for_acknowledgments(Duration::from_secs(5))
-            .expect("acknowledged");
+        // the critical writer (its 20 were acknowledged), handed to the critical lane's inbox.
         let next = Crit { seq: 555 };
         send_forged(&a, wc.guid().entity_id, 21, &next, main_port);
         let mut crit_got = Vec::new();
