@@ -309,12 +309,12 @@ impl Driver {
                     batch.iter().enumerate(),
                     Some(&mut self.forward),
                 );
-                // The driver serves both lanes: it hands the other lane its share itself,
-                // after this lane's lock is released.
+                // The other lane's share: handled here when the driver serves that lane too,
+                // else (threads mode) handed to its thread.
                 if !self.forward.is_empty() {
                     let other = if lane == MAIN { CRITICAL } else { MAIN };
-                    let only = self.forward.iter().map(|&i| (i, batch.datagram(i)));
-                    receive::handle(shared, other, only, None);
+                    let only = self.forward.iter().map(|&i| batch.datagram(i));
+                    shared.forward_datagrams(other, only);
                 }
                 self.refresh_deadlines(shared);
             }

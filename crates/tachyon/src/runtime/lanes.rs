@@ -20,6 +20,10 @@
 //!   lock; the driver, which serves both lanes, hands it over itself;
 //! - participant-wide operations (statistics, liveliness, shutdown) visit both.
 //!
+//! In threads mode each lane's listeners are called by that lane's threads only
+//! ([`Shared::dispatch_listeners`]): a critical listener never runs on, or waits for, a
+//! thread at the default priority.
+//!
 //! Endpoints of a Publisher or Subscriber with coherent or GROUP-ordered access stay in the
 //! main lane (their sets span the group's endpoints); so does everything without
 //! `threads.critical_priority`, when there is one lane only.
@@ -121,14 +125,26 @@ impl Shared {
         changes
     }
 
-    /// Hands copies of `datagrams` (received by a thread of the other lane; they concern
-    /// lane `lane` too) to the thread serving `lane` and wakes it: the driver for the main
-    /// lane, the critical timers thread for the critical lane.
+    /// Hands `datagrams` (received in the other lane; they concern lane `lane` too) to lane
+    /// `lane`: when another thread serves it (the critical timers thread the critical lane,
+    /// the driver thread the main lane), copies go to its inbox and it is woken; else (the
+    /// driver serving both lanes) they are handled here, the first lane's lock released.
     pub(super) fn forward_datagrams<'a>(
         &self,
         lane: usize,
         datagrams: impl Iterator<Item = (&'a Locator, &'a [u8])>,
     ) {
+        let served_elsewhere = match lane {
+            CRITICAL => self.lane_timers.get().is_some(),
+            _ => self
+                .driver_thread
+                .get()
+                .is_some_and(|&t| t != std::thread::current().id()),
+        };
+        if !served_elsewhere {
+            super::receive::handle(self, lane, datagrams.enumerate(), None);
+            return;
+        }
         let Some(l) = self.lanes.get(lane) else {
             return;
         };
@@ -297,6 +313,8 @@ impl Inbox {
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant as StdInstant};
+
+    use std::sync::Arc;
 
     use tachyon_wire::{EntityId, Locator};
 
@@ -554,5 +572,93 @@ mod tests {
             !crit_got.is_empty()
         });
         assert_eq!(crit_got, vec![next]);
+    }
+
+    /// Records the threads a critical reader's listener is called on.
+    struct ThreadNames(std::sync::Mutex<Vec<String>>);
+
+    impl ThreadNames {
+        fn note(&self) {
+            let name = std::thread::current().name().unwrap_or("?").to_owned();
+            self.0.lock().expect("names").push(name);
+        }
+    }
+
+    impl DataReaderListener<Crit> for ThreadNames {
+        fn on_data_available(&self, reader: &DataReader<Crit>) {
+            self.note();
+            let _ = reader.take(100);
+        }
+        fn on_subscription_matched(
+            &self,
+            _: &DataReader<Crit>,
+            _: crate::status::SubscriptionMatchedStatus,
+        ) {
+            self.note();
+        }
+    }
+
+    /// The critical lane's listeners are called by its own threads only (the critical receive
+    /// and timers threads, SCHED_FIFO where configured), never by the main lane's threads at
+    /// the default priority: data (received by the critical thread) and matches (made by
+    /// discovery in the main lane, handed over through the inbox) alike.
+    #[test]
+    fn critical_listeners_run_on_critical_threads() {
+        tachyon_transport::testing::require_isolated_network();
+        let settings = critical_settings();
+        let a = DomainParticipant::with_settings(66, &settings).expect("a");
+        let b = DomainParticipant::with_settings(66, &settings).expect("b");
+        let critical = TopicQos {
+            transport_priority: 10,
+            ..TopicQos::default()
+        };
+        let ta = a
+            .create_topic_with_qos::<Crit>("crit", critical.clone())
+            .expect("topic");
+        let tb = b
+            .create_topic_with_qos::<Crit>("crit", critical)
+            .expect("topic");
+        let names = Arc::new(ThreadNames(std::sync::Mutex::new(Vec::new())));
+        let r = b
+            .create_subscriber()
+            .expect("subscriber")
+            .create_datareader(&tb, DataReaderQos::default().reliable().keep_all())
+            .expect("reader");
+        r.set_listener(
+            Some(Arc::clone(&names) as Arc<dyn DataReaderListener<Crit>>),
+            StatusMask::DATA_AVAILABLE | StatusMask::SUBSCRIPTION_MATCHED,
+        );
+        let w = a
+            .create_publisher()
+            .expect("publisher")
+            .create_datawriter(
+                &ta,
+                DataWriterQos {
+                    transport_priority: 10,
+                    ..DataWriterQos::default().reliable().keep_all()
+                },
+            )
+            .expect("writer");
+        let deadline = StdInstant::now() + Duration::from_secs(10);
+        while w.matched_subscriptions().is_empty() {
+            assert!(StdInstant::now() < deadline, "never matched");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        for seq in 0..20 {
+            w.write(&Crit { seq }).expect("write");
+        }
+        w.wait_for_acknowledgments(Duration::from_secs(5))
+            .expect("acknowledged");
+        while names.0.lock().expect("names").len() < 2 {
+            assert!(StdInstant::now() < deadline, "no listener calls");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let called = names.0.lock().expect("names").clone();
+        assert!(
+            called
+                .iter()
+                .all(|n| n == "tachyon-critical" || n == "tachyon-critical-timers"),
+            "{called:?}"
+        );
     }
 }

@@ -654,9 +654,26 @@ impl Shared {
     /// calls listeners at a time; a thread that finds another calling them leaves its news to
     /// it, which looks again before it stops. A panicking listener is logged and does not
     /// stop the runtime.
+    ///
+    /// Every lane's, except the critical lane's when it has threads of its own (threads
+    /// mode): those call its listeners themselves, so a thread at the default priority never
+    /// calls a critical listener (a ping's answer waiting behind a preempted thread) nor
+    /// takes the critical lane's lock to find them.
     pub(crate) fn dispatch_listeners(&self) {
         for lane in self.lane_ids() {
+            if lane == CRITICAL && self.lane_timers.get().is_some() {
+                continue;
+            }
             self.dispatch_listeners_of(lane);
+        }
+    }
+
+    /// A user thread queued listener calls in lane `lane`: wakes the thread that calls
+    /// them (the critical lane's timers thread, or the driver).
+    fn wake_listeners_of(&self, lane: usize) {
+        match (lane, self.lane_timers.get()) {
+            (CRITICAL, Some(t)) => t.unpark(),
+            _ => self.wake(),
         }
     }
 
@@ -859,7 +876,7 @@ impl State {
             shared.observers.notify();
             if !self.pending.is_empty() && !shared.on_runtime_thread() {
                 // Listeners run on the runtime's threads; this is a user thread.
-                shared.wake();
+                shared.wake_listeners_of(self.lane);
             }
         }
     }

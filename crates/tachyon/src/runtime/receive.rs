@@ -55,11 +55,8 @@ pub(super) fn run(
                     shared.forward_datagrams(other, forward.iter().map(|&i| batch.datagram(i)));
                     forward.clear();
                 }
-                if lane == CRITICAL {
-                    shared.dispatch_listeners_of(CRITICAL);
-                } else {
-                    shared.dispatch_listeners();
-                }
+                // Its own lane's listeners only: the other lane's threads call theirs.
+                shared.dispatch_listeners_of(lane);
                 // Only now: a timers thread woken earlier would take the listener calls of
                 // this batch (whoever comes first calls them), away from this thread.
                 if wake {
