@@ -340,6 +340,32 @@ mod tests {
         }
     }
 
+    /// Two participants of `domain` with a critical lane, and each one's topic "crit" of
+    /// TRANSPORT_PRIORITY 10 (critical).
+    fn critical_participants(
+        domain: u32,
+    ) -> (
+        DomainParticipant,
+        DomainParticipant,
+        Topic<Crit>,
+        Topic<Crit>,
+    ) {
+        let settings = critical_settings();
+        let a = DomainParticipant::with_settings(domain, &settings).expect("a");
+        let b = DomainParticipant::with_settings(domain, &settings).expect("b");
+        let critical = TopicQos {
+            transport_priority: 10,
+            ..TopicQos::default()
+        };
+        let ta = a
+            .create_topic_with_qos::<Crit>("crit", critical.clone())
+            .expect("topic");
+        let tb = b
+            .create_topic_with_qos::<Crit>("crit", critical)
+            .expect("topic");
+        (a, b, ta, tb)
+    }
+
     /// Critical traffic never waits for the main lane: with its lock held (as discovery or
     /// a bulk writer's burst would hold it), a critical writer's samples still reach a
     /// critical reader, both directions of the reliable protocol included.
@@ -468,19 +494,7 @@ mod tests {
     #[test]
     fn datagrams_for_the_other_lane_go_through_its_inbox() {
         tachyon_transport::testing::require_isolated_network();
-        let settings = critical_settings();
-        let a = DomainParticipant::with_settings(62, &settings).expect("a");
-        let b = DomainParticipant::with_settings(62, &settings).expect("b");
-        let critical = TopicQos {
-            transport_priority: 10,
-            ..TopicQos::default()
-        };
-        let crit_a = a
-            .create_topic_with_qos::<Crit>("crit", critical.clone())
-            .expect("topic");
-        let crit_b = b
-            .create_topic_with_qos::<Crit>("crit", critical)
-            .expect("topic");
+        let (a, b, crit_a, crit_b) = critical_participants(62);
         let bulk_a = a.create_topic::<Crit>("bulk").expect("topic");
         let bulk_b = b.create_topic::<Crit>("bulk").expect("topic");
         let publisher = a.create_publisher().expect("publisher");
@@ -605,19 +619,7 @@ mod tests {
     #[test]
     fn critical_listeners_run_on_critical_threads() {
         tachyon_transport::testing::require_isolated_network();
-        let settings = critical_settings();
-        let a = DomainParticipant::with_settings(66, &settings).expect("a");
-        let b = DomainParticipant::with_settings(66, &settings).expect("b");
-        let critical = TopicQos {
-            transport_priority: 10,
-            ..TopicQos::default()
-        };
-        let ta = a
-            .create_topic_with_qos::<Crit>("crit", critical.clone())
-            .expect("topic");
-        let tb = b
-            .create_topic_with_qos::<Crit>("crit", critical)
-            .expect("topic");
+        let (a, b, ta, tb) = critical_participants(66);
         let names = Arc::new(ThreadNames(std::sync::Mutex::new(Vec::new())));
         let r = b
             .create_subscriber()
