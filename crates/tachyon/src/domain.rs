@@ -580,6 +580,7 @@ impl DomainParticipant {
             remote_endpoints: p.discovered_publications().count()
                 + p.discovered_subscriptions().count(),
             max_remote_endpoints,
+            lane_inbox_overflow: sh.inbox_overflow.load(std::sync::atomic::Ordering::Relaxed),
         }
     }
 

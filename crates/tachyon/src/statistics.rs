@@ -36,6 +36,9 @@ pub struct ParticipantStatistics {
     pub remote_endpoints: usize,
     /// The most remote writers plus readers kept.
     pub max_remote_endpoints: usize,
+    /// Datagrams that concerned both lanes (threads mode with `threads.critical_priority`)
+    /// dropped because the other lane's inbox was full: its thread was behind.
+    pub lane_inbox_overflow: u64,
 }
 
 impl ParticipantStatistics {
@@ -48,11 +51,12 @@ impl ParticipantStatistics {
     }
 
     /// Everything refused because a resource limit was reached (participants, endpoints,
-    /// reassembly, out-of-order samples, the SPDP inbox).
+    /// reassembly, out-of-order samples, the SPDP inbox, the lanes' inboxes).
     pub fn refused_by_limits(&self) -> u64 {
         self.discovery.participants_refused
             + self.discovery.endpoints_refused
             + self.discovery.inbox_overflow
             + self.readers.stats.pending_overflow
+            + self.lane_inbox_overflow
     }
 }

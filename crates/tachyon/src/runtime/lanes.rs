@@ -28,7 +28,7 @@
 //! main lane (their sets span the group's endpoints); so does everything without
 //! `threads.critical_priority`, when there is one lane only.
 
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 
 use tachyon_proto::participant::lanes::is_lane_id;
@@ -36,6 +36,10 @@ use tachyon_proto::{Event, Instant};
 use tachyon_wire::{EntityId, Locator};
 
 use super::{Shared, State, StateGuard};
+
+/// The most datagrams an inbox holds for its lane's thread (at most 64 KiB each); beyond that
+/// a forwarded datagram is dropped and counted (`ParticipantStatistics::lane_inbox_overflow`).
+pub(crate) const INBOX_MAX_DATAGRAMS: usize = 256;
 
 /// The main lane: discovery, builtin endpoints, every endpoint that is not critical.
 pub(crate) const MAIN: usize = 0;
@@ -148,9 +152,27 @@ impl Shared {
         let Some(l) = self.lanes.get(lane) else {
             return;
         };
-        super::lock(&l.inbox)
-            .datagrams
-            .extend(datagrams.map(|(from, bytes)| (*from, bytes.to_vec())));
+        {
+            let mut inbox = super::lock(&l.inbox);
+            for (from, bytes) in datagrams {
+                if inbox.datagrams.len() >= INBOX_MAX_DATAGRAMS {
+                    // The lane's thread is behind (or a peer floods datagrams that concern
+                    // both lanes): dropped and counted, as a full socket would; reliable
+                    // writers repair.
+                    let before = self.inbox_overflow.fetch_add(1, Ordering::Relaxed);
+                    if before == 0 {
+                        tracing::warn!(
+                            lane,
+                            held = INBOX_MAX_DATAGRAMS,
+                            "datagrams for another lane dropped: its inbox is full (counted in \
+                             ParticipantStatistics::lane_inbox_overflow)"
+                        );
+                    }
+                    continue;
+                }
+                inbox.datagrams.push((*from, bytes.to_vec()));
+            }
+        }
         match (lane, self.lane_timers.get()) {
             (CRITICAL, Some(t)) => t.unpark(),
             _ => self.wake(),
@@ -570,6 +592,28 @@ mod tests {
             !bulk_got.is_empty()
         });
         assert_eq!(bulk_got, vec![bulk]);
+
+        // A flood of them while the main lane stays locked: its inbox holds a bounded number,
+        // the rest are dropped and counted; every one is either delivered or counted.
+        let sh = &b.runtime.shared;
+        let held = sh.lock();
+        let flood = 1000u64;
+        for i in 0..flood {
+            let sn = 2000 + i as i64;
+            send_forged(&a, wb.guid().entity_id, sn, &Crit { seq: i }, crit_port);
+        }
+        // The timers thread takes at most one inbox-full before it waits for the lock.
+        let least = flood as usize - 2 * super::INBOX_MAX_DATAGRAMS;
+        wait("the inbox overflowing", &mut || {
+            sh.inbox_overflow.load(std::sync::atomic::Ordering::Relaxed) as usize >= least
+        });
+        drop(held);
+        let mut flooded = 0u64;
+        wait("every flooded datagram delivered or counted", &mut || {
+            flooded += rb.take(usize::MAX).expect("take").len() as u64;
+            flooded + b.statistics().lane_inbox_overflow == flood
+        });
+        assert!(b.statistics().refused_by_limits() >= least as u64);
 
         // To the main socket, for the critical lane's reader: the next sequence number of
         // the critical writer (its 20 were acknowledged), handed to the critical lane's inbox.

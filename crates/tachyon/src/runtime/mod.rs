@@ -98,6 +98,9 @@ pub(crate) struct Shared {
     /// When the critical lane's timers thread wakes on its own next (runtime-clock
     /// nanoseconds, written under the critical lane's lock).
     lane_wakes_at: AtomicU64,
+    /// Datagrams for another lane dropped because its inbox was full
+    /// ([`lanes::INBOX_MAX_DATAGRAMS`]).
+    pub(crate) inbox_overflow: AtomicU64,
     /// Largest datagram user writers build: the smallest of the transports' (on loopback
     /// UDP nearly 64 KiB, so a 64 KiB sample goes in two datagrams; on a link an Ethernet
     /// MTU).
@@ -231,6 +234,7 @@ impl Runtime {
             driver_thread: std::sync::OnceLock::new(),
             lane_timers: std::sync::OnceLock::new(),
             lane_wakes_at: AtomicU64::new(0),
+            inbox_overflow: AtomicU64::new(0),
             max_datagram,
         });
         // In threads mode user data has receive threads of its own; the driver (the timers
