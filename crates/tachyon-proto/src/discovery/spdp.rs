@@ -325,7 +325,6 @@ impl Participant {
         }
     }
 
-    /// The next SPDP datagram, if one is due.
     /// Whether SPDP has an announcement to send that no timer tells of (a dispose, or one
     /// directed at a participant just heard from).
     pub(crate) fn spdp_pending(&self) -> bool {
@@ -334,6 +333,7 @@ impl Participant {
             .is_some_and(|d| d.spdp.dispose || !d.spdp.directed.is_empty())
     }
 
+    /// The next SPDP datagram, if one is due.
     pub(crate) fn poll_spdp_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
         let header = self.header;
         let d = self.discovery.as_mut()?;
