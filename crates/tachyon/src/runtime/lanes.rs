@@ -474,6 +474,26 @@ mod tests {
         })
     }
 
+    /// What `r` holds once it holds anything (before `deadline`).
+    fn taken_once_some(r: &DataReader<Crit>, deadline: StdInstant) -> Vec<Crit> {
+        loop {
+            let got: Vec<Crit> = r
+                .take(10)
+                .expect("take")
+                .into_iter()
+                .filter_map(|s| s.data)
+                .collect();
+            if !got.is_empty() {
+                return got;
+            }
+            assert!(
+                StdInstant::now() < deadline,
+                "timed out waiting for a handed-over sample"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     /// A forged DATA of writer `writer` (of participant `from`) carrying `value`, for every
     /// matched reader, sent to `to`.
     fn send_forged(from: &DomainParticipant, writer: EntityId, sn: i64, value: &Crit, to: Locator) {
@@ -581,17 +601,7 @@ mod tests {
             "critical samples while the main lane was locked"
         );
         drop(held);
-        let mut bulk_got = Vec::new();
-        wait("the handed-over sample", &mut || {
-            bulk_got.extend(
-                rb.take(10)
-                    .expect("take")
-                    .into_iter()
-                    .filter_map(|s| s.data),
-            );
-            !bulk_got.is_empty()
-        });
-        assert_eq!(bulk_got, vec![bulk]);
+        assert_eq!(taken_once_some(&rb, deadline), vec![bulk]);
 
         // A flood of them while the main lane stays locked: its inbox holds a bounded number,
         // the rest are dropped and counted; every one is either delivered or counted.
@@ -619,17 +629,7 @@ mod tests {
         // the critical writer (its 20 were acknowledged), handed to the critical lane's inbox.
         let next = Crit { seq: 555 };
         send_forged(&a, wc.guid().entity_id, 21, &next, main_port);
-        let mut crit_got = Vec::new();
-        wait("the handed-over critical sample", &mut || {
-            crit_got.extend(
-                rc.take(10)
-                    .expect("take")
-                    .into_iter()
-                    .filter_map(|s| s.data),
-            );
-            !crit_got.is_empty()
-        });
-        assert_eq!(crit_got, vec![next]);
+        assert_eq!(taken_once_some(&rc, deadline), vec![next]);
     }
 
     /// Records the threads a critical reader's listener is called on.
