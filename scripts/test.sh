@@ -71,7 +71,14 @@ unshare "$ns_flags" -- bash -c '
     ip link set lo multicast on
     ip route add 224.0.0.0/4 dev lo
     export TACHYON_TEST_NETNS=1
-    exec cargo test --workspace --locked --offline
+    cargo test --workspace --locked --offline
+    # The behaviour tests of the DCPS crate run with participants of one process, which the
+    # in-process transport connects by default; once more over UDP, as between processes.
+    no_intra=$(mktemp --suffix=.toml)
+    trap "rm -f $no_intra" EXIT
+    printf "[transports]\nintra = false\n" > "$no_intra"
+    echo "== the tachyon crate tests again, over UDP (TACHYON_CONFIG: [transports] intra = false)"
+    TACHYON_CONFIG="$no_intra" cargo test -p tachyon --tests --locked --offline
 '
 
 say "interop matrix against Cyclone DDS and Fast DDS (in an isolated network namespace)"

@@ -1,6 +1,7 @@
 //! Transports of Tachyon DDS (DESIGN.md section 4): the [`Transport`] trait (start there: its
 //! module says how buffers are lent and how a transport is chosen per matched pair), UDPv4
-//! ([`UdpTransport`]) and an in-memory, fault-injecting network for tests ([`mem`]).
+//! ([`UdpTransport`]), the in-process transport between participants of one process
+//! ([`intra`]) and an in-memory, fault-injecting network for tests ([`mem`]).
 //!
 //! Sans-async: nothing here spawns a thread or blocks. [`UdpTransport::open`] selects the
 //! network interface ([`choose_interface`]), allocates the participant index by the RTPS port
@@ -34,9 +35,11 @@ mod batch;
 mod config;
 mod error;
 mod interface;
+pub mod intra;
 pub mod mem;
 mod ports;
 pub mod priority;
+mod queue;
 mod stats;
 #[allow(unsafe_code)]
 mod sys;

@@ -13,16 +13,15 @@
 //! the node's; port 0 is metatraffic, port 1 user data. A node reaches only its own
 //! network.
 
-use std::collections::{HashMap, VecDeque};
-use std::io::{self, Read, Write};
-use std::os::fd::AsRawFd;
-use std::os::unix::net::UnixStream;
+use std::collections::HashMap;
+use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tachyon_wire::Locator;
 
 use crate::batch::RecvBatch;
+use crate::queue::Queue;
 use crate::stats::{Counters, TransportStats};
 use crate::transport::{Reach, RxSource, Traffic, Transport, TransportLocators, TxBuffer, TxPool};
 
@@ -208,7 +207,9 @@ impl MemNetwork {
             stats.reordered += u64::from(hold);
             stats.delivered += copies;
             drop(stats);
-            target.queue(port).push(source, data, copies, hold);
+            target
+                .queue(port)
+                .push(source, data, copies, hold, usize::MAX);
         }
         true
     }
@@ -247,75 +248,6 @@ impl Node {
         } else {
             &self.user
         }
-    }
-}
-
-/// A queue of datagrams with a readiness descriptor.
-#[derive(Debug)]
-struct Queue {
-    items: Mutex<Pending>,
-    /// Written (one byte) when the queue goes from empty to not empty.
-    signal: UnixStream,
-    /// Readable while a signal is unread: what the runtime waits on.
-    ready: UnixStream,
-}
-
-#[derive(Debug, Default)]
-struct Pending {
-    queue: VecDeque<(Locator, Vec<u8>)>,
-    /// A datagram held back, delivered after the next one.
-    held: Option<(Locator, Vec<u8>)>,
-}
-
-impl Queue {
-    fn new() -> io::Result<Queue> {
-        let (signal, ready) = UnixStream::pair()?;
-        signal.set_nonblocking(true)?;
-        // Blocking, for `receive_wait`; every other read passes MSG_DONTWAIT.
-        ready.set_nonblocking(false)?;
-        Ok(Queue {
-            items: Mutex::new(Pending::default()),
-            signal,
-            ready,
-        })
-    }
-
-    fn push(&self, source: Locator, data: &[u8], copies: u64, hold: bool) {
-        let mut p = lock(&self.items);
-        let was_empty = p.queue.is_empty();
-        let held = p.held.take();
-        if hold && held.is_none() {
-            p.held = Some((source, data.to_vec()));
-        } else {
-            for _ in 0..copies {
-                p.queue.push_back((source, data.to_vec()));
-            }
-        }
-        if let Some(h) = held {
-            p.queue.push_back(h);
-        }
-        if was_empty && !p.queue.is_empty() {
-            // A full signal pipe already says "ready"; nothing else can fail here.
-            let _ = (&self.signal).write(&[1]);
-        }
-    }
-
-    /// Moves what fits into `batch`; the signal is consumed first, so a datagram pushed
-    /// while the batch fills signals again.
-    fn pop_into(&self, batch: &mut RecvBatch, counters: &Counters) -> usize {
-        let mut sink = [std::mem::MaybeUninit::new(0u8); 64];
-        let ready = socket2::SockRef::from(&self.ready);
-        while matches!(ready.recv_with_flags(&mut sink, libc::MSG_DONTWAIT), Ok(n) if n > 0) {}
-        batch.begin();
-        let mut p = lock(&self.items);
-        while !batch.is_full() {
-            let Some((source, bytes)) = p.queue.pop_front() else {
-                batch.set_drained();
-                break;
-            };
-            batch.push(source, &bytes, counters);
-        }
-        batch.len()
     }
 }
 
@@ -378,12 +310,12 @@ impl Transport for MemTransport {
         vec![
             RxSource {
                 id: 0,
-                fd: self.node.meta.ready.as_raw_fd(),
+                fd: self.node.meta.fd(),
                 traffic: Traffic::Discovery,
             },
             RxSource {
                 id: 1,
-                fd: self.node.user.ready.as_raw_fd(),
+                fd: self.node.user.fd(),
                 traffic: Traffic::UserData,
             },
         ]
@@ -394,27 +326,12 @@ impl Transport for MemTransport {
     }
 
     fn receive_wait(&self, source: usize, batch: &mut RecvBatch) -> io::Result<usize> {
-        let q = self.queue_of(source)?;
-        loop {
-            let n = q.pop_into(batch, &self.counters);
-            if n > 0 {
-                return Ok(n);
-            }
-            // Sleep until a signal (a push to the empty queue) or the end of the stream
-            // (`interrupt`).
-            let mut byte = [0u8; 1];
-            match (&q.ready).read(&mut byte) {
-                Ok(0) => return Ok(0),
-                Ok(_) => {}
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
+        self.queue_of(source)?.wait_into(batch, &self.counters)
     }
 
     fn interrupt(&self) {
         for q in [&self.node.meta, &self.node.user] {
-            let _ = q.signal.shutdown(std::net::Shutdown::Write);
+            q.interrupt();
         }
     }
 
@@ -473,17 +390,10 @@ mod tests {
     }
 
     fn readable(t: &MemTransport, source: usize) -> bool {
-        let q = if source == 0 {
-            &t.node.meta
-        } else {
-            &t.node.user
-        };
-        let mut b = [std::mem::MaybeUninit::new(0u8)];
-        let flags = libc::MSG_PEEK | libc::MSG_DONTWAIT;
-        matches!(
-            socket2::SockRef::from(&q.ready).recv_with_flags(&mut b, flags),
-            Ok(1)
-        )
+        match source {
+            0 => t.node.meta.readable(),
+            _ => t.node.user.readable(),
+        }
     }
 
     #[test]

@@ -135,6 +135,12 @@ pub trait Transport: Send + Sync + fmt::Debug {
     /// can). Returns 0 once [`interrupt`](Self::interrupt) was called.
     fn receive_wait(&self, source: usize, batch: &mut RecvBatch) -> io::Result<usize>;
 
+    /// The runtime handled the batch it last received from `source` (the protocol has seen
+    /// every datagram of it). The in-process transport hands datagrams over on the sending
+    /// thread only when none of an earlier batch is still on its way, so they keep their
+    /// order; other transports ignore it.
+    fn handled(&self, _source: usize) {}
+
     /// Wakes every thread blocked in [`receive_wait`](Self::receive_wait), for good (the
     /// participant is closing); sending still works.
     fn interrupt(&self);

@@ -34,6 +34,7 @@ use crate::status::StatusMask;
 use crate::subscription::{DataReader, Subscriber};
 use crate::topic::Topic;
 use crate::DdsType;
+use tachyon_transport::intra::IntraTransport;
 
 /// How a participant joins its domain: network and discovery settings (zero-config default).
 #[derive(Clone, Debug, Default)]
@@ -80,6 +81,11 @@ pub struct TransportSettings {
     /// Leave UDP out: the participant talks only through `extra` (for tests on
     /// [`tachyon_transport::mem`], or a deployment without IP). Default `false`.
     pub no_udp: bool,
+    /// Leave the in-process transport out: participants of this process reach this one
+    /// over UDP (or `extra`) like any other. Default `false`: pairs whose two ends live in
+    /// one process go through [`tachyon_transport::intra`], user data handled on the
+    /// writing thread. The configuration file's `[transports] intra = false`.
+    pub no_intra: bool,
     /// Further transports, e.g. a [`MemTransport`](tachyon_transport::mem::MemTransport).
     pub extra: Vec<Arc<dyn Transport>>,
 }
@@ -158,8 +164,18 @@ impl DomainParticipant {
             };
             Some(UdpTransport::open(domain_id, &config)?)
         };
-        let transports =
-            Transports::new(udp, settings.transports.extra.clone()).ok_or(Error::NoTransport)?;
+        let intra = if settings.transports.no_intra {
+            None
+        } else {
+            // Datagrams as large as UDP's, so a writer's datagrams fit whichever carries them.
+            let max = udp
+                .as_ref()
+                .map_or(tachyon_transport::MAX_UDP_PAYLOAD, |u| u.max_datagram());
+            let critical = settings.threads.critical_priority.is_some();
+            Some(IntraTransport::new(domain_id, max, critical)?)
+        };
+        let transports = Transports::new(udp, intra, settings.transports.extra.clone())
+            .ok_or(Error::NoTransport)?;
         let locators = transports.locators();
         let use_multicast = transports.udp().is_some_and(UdpTransport::uses_multicast);
         let epoch = std::time::Instant::now();
@@ -572,6 +588,7 @@ impl DomainParticipant {
         }
         ParticipantStatistics {
             transport,
+            intra: sh.transports.intra().map(|t| t.stats()).unwrap_or_default(),
             receive,
             discovery: p.discovery_stats(),
             readers,

@@ -18,8 +18,13 @@ pub use tachyon_transport::TransportStats;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ParticipantStatistics {
-    /// The sockets: datagrams and bytes received and sent, kernel-level drops.
+    /// Every transport, added up: datagrams and bytes received and sent, kernel-level drops.
     pub transport: TransportStats,
+    /// Of which the in-process transport (`tachyon_transport::intra`): datagrams handed to
+    /// participants of this process (`datagrams_sent`; those handled on the sending thread
+    /// included), taken from its queues (`datagrams_received`), dropped on a full queue
+    /// (`send_drops`).
+    pub intra: TransportStats,
     /// The message receiver: datagrams interpreted, malformed datagrams and submessages,
     /// submessages for no local endpoint.
     pub receive: ParticipantStats,

@@ -67,6 +67,9 @@ busy_poll = "50us"
 [threads.timers]
 priority = 10
 
+[transports]
+intra = false
+
 [domain.7.udp]
 participant_index = 1
 multicast = "on"
@@ -76,6 +79,9 @@ lease_duration = "infinite"
 
 [domain.7.limits]
 max_pending_bytes = "2MiB"
+
+[domain.7.transports]
+intra = true
 "#;
 
 fn parse(text: &str) -> Result<Config, ConfigError> {
@@ -151,6 +157,7 @@ fn a_full_file_parses_into_every_setting() {
     assert_eq!(s.threads.driver.busy_poll, None);
     assert!(s.threads.timers.cpus.is_empty());
     assert_eq!(s.threads.timers.priority, Some(10));
+    assert!(s.transports.no_intra);
 
     // Domain 7 overrides only what its section sets.
     let d7 = c.settings(7);
@@ -161,7 +168,23 @@ fn a_full_file_parses_into_every_setting() {
     assert_eq!(d7.reassembly, s.reassembly);
     assert_eq!(d7.announce_period, Some(Duration::from_millis(250)));
     assert_eq!(d7.udp.interface.as_deref(), Some("eth1"));
+    assert!(!d7.transports.no_intra);
     assert_eq!(c.domains_with_overrides().collect::<Vec<_>>(), vec![7]);
+}
+
+/// The complete example of `docs/configuration.md` is a file Tachyon reads.
+#[test]
+fn the_documented_example_parses() {
+    let doc = include_str!("../../../docs/configuration.md");
+    let start = doc
+        .find("```toml\n# /etc/tachyon.toml")
+        .expect("the example")
+        + "```toml\n".len();
+    let len = doc[start..].find("```").expect("its end");
+    let c = parse(&doc[start..start + len]).expect("the documented example parses");
+    let s = c.settings(0);
+    assert_eq!(s.threads.critical.priority, Some(60));
+    assert!(!s.transports.no_intra);
 }
 
 #[test]

@@ -25,6 +25,12 @@ fn settings(mode: ThreadMode) -> ParticipantSettings {
             critical_priority: Some(5),
             ..ThreadRoles::default()
         },
+        // Over UDP: both participants live in this process, and the in-process transport
+        // would carry their pairs instead (`tests/intra.rs`).
+        transports: tachyon::TransportSettings {
+            no_intra: true,
+            ..tachyon::TransportSettings::default()
+        },
         ..ParticipantSettings::default()
     }
 }

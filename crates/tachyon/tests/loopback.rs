@@ -1,5 +1,7 @@
-//! Two participants of one process exchanging data over real UDP sockets on loopback
-//! (inside the isolated network namespace `scripts/test.sh` provides).
+//! Two participants of one process exchanging data: through the in-process transport by
+//! default, and over real UDP sockets on loopback when `scripts/test.sh` runs this crate's
+//! tests again with `[transports] intra = false` (inside the isolated network namespace it
+//! provides).
 
 mod common;
 
@@ -221,4 +223,45 @@ fn a_full_reader_cache_resumes_when_taken() {
     assert_eq!(got, (0..n).collect::<Vec<_>>());
     w.wait_for_acknowledgments(PATIENCE)
         .expect("all acknowledged");
+}
+
+/// Answers nothing: it only owns a writer of the reader's participant (as a pong's listener
+/// does).
+struct OwnsWriter(#[allow(dead_code)] DataWriter<Keyed>);
+
+impl tachyon::DataReaderListener<Keyed> for OwnsWriter {}
+
+/// Deleting a reader (or replacing its listener) drops a listener that owns a writer of the
+/// same participant; that writer's deletion locks the participant's state, so the listener is
+/// dropped after the state's lock is released (it deadlocked before).
+#[test]
+fn a_listener_owning_a_writer_of_its_participant_can_be_dropped() {
+    let (a, _b) = participants(12);
+    let topic = a.create_topic::<Keyed>("owned").expect("topic");
+    let publisher = a.create_publisher().expect("publisher");
+    let subscriber = a.create_subscriber().expect("subscriber");
+    let listener = |w| Some(std::sync::Arc::new(OwnsWriter(w)) as std::sync::Arc<_>);
+    let r = subscriber
+        .create_datareader(&topic, DataReaderQos::default())
+        .expect("reader");
+    let w1 = publisher
+        .create_datawriter(&topic, DataWriterQos::default())
+        .expect("writer");
+    r.set_listener(listener(w1), tachyon::StatusMask::DATA_AVAILABLE);
+    let w2 = publisher
+        .create_datawriter(&topic, DataWriterQos::default())
+        .expect("writer");
+    // Replacing the listener drops the first one, and its writer.
+    r.set_listener(listener(w2), tachyon::StatusMask::DATA_AVAILABLE);
+    // Deleting the reader drops the second.
+    drop(r);
+    let w3 = publisher
+        .create_datawriter(&topic, DataWriterQos::default())
+        .expect("the participant still serves");
+    w3.write(&Keyed {
+        id: 0,
+        seq: 0,
+        payload: Vec::new(),
+    })
+    .expect("write");
 }

@@ -37,6 +37,9 @@ fn participant_in(
     let settings = ParticipantSettings {
         transports: TransportSettings {
             no_udp: !udp,
+            // The in-process transport would carry every pair of this test (it is preferred
+            // over the in-memory network), and the network's faults would not apply.
+            no_intra: true,
             extra: vec![Arc::clone(&node) as Arc<dyn Transport>],
         },
         threads: ThreadRoles {
@@ -181,6 +184,7 @@ fn a_participant_needs_some_transport() {
     let settings = ParticipantSettings {
         transports: TransportSettings {
             no_udp: true,
+            no_intra: true,
             extra: Vec::new(),
         },
         ..ParticipantSettings::default()
@@ -208,6 +212,11 @@ fn in_threads_mode_user_data_is_received_and_its_listeners_called_on_a_receive_t
         threads: ThreadRoles {
             mode: ThreadMode::Threads,
             ..ThreadRoles::default()
+        },
+        // Over UDP (in process, a writer's thread hands the data over: `tests/intra.rs`).
+        transports: TransportSettings {
+            no_intra: true,
+            ..TransportSettings::default()
         },
         ..ParticipantSettings::default()
     };

@@ -27,7 +27,7 @@ use tachyon::qos::{History, TopicQos};
 use tachyon::{Config, InstanceState, MulticastMode, Sample};
 use tachyon_wire::{EntityId, Guid, GuidPrefix};
 
-use super::options::{Mode, PerfArgs};
+use super::options::{Mode, PerfArgs, TransportKind};
 use super::types::{topic_name, PerfSample};
 
 /// `ddsperf`'s USER_DATA prefix.
@@ -190,6 +190,14 @@ fn participant_settings(
     settings.entity_name = Some(format!("tachyon perf {}", a.mode.name()));
     if a.unicast {
         settings.udp.multicast = MulticastMode::Disabled;
+    }
+    match a.transport {
+        TransportKind::Auto => {}
+        TransportKind::Udp => settings.transports.no_intra = true,
+        TransportKind::Intra => {
+            settings.transports.no_udp = true;
+            settings.transports.no_intra = false;
+        }
     }
     let threads = &mut settings.threads;
     if let Some(cpu) = a.cpu {

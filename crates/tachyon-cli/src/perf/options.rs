@@ -85,8 +85,24 @@ pub enum FakeEndpoints {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum TransportKind {
-    /// Kernel UDP sockets (the only transport so far).
+    /// Every transport: in-process between participants of this process (`perf intra`),
+    /// UDP to other processes.
+    Auto,
+    /// Kernel UDP sockets only (the in-process transport left out).
     Udp,
+    /// The in-process transport only (no UDP): `perf intra` alone.
+    Intra,
+}
+
+impl TransportKind {
+    /// Its name on the command line and in the record.
+    pub fn name(self) -> &'static str {
+        match self {
+            TransportKind::Auto => "auto",
+            TransportKind::Udp => "udp",
+            TransportKind::Intra => "intra",
+        }
+    }
 }
 
 /// `tachyon perf MODE [OPTIONS]`.
@@ -166,7 +182,7 @@ pub struct PerfArgs {
     /// spinning thread.
     #[arg(long, value_parser = parse_busy_poll)]
     pub busy_poll: Option<std::time::Duration>,
-    #[arg(long, value_enum, default_value = "udp")]
+    #[arg(long, value_enum, default_value = "auto")]
     pub transport: TransportKind,
     /// Write the result (bench/SCHEMA.md) to this file, `-` for standard output.
     #[arg(long)]
@@ -291,6 +307,7 @@ impl PerfArgs {
             duration_s: self.duration,
             topic: self.topic.clone(),
             busy_poll_us: self.busy_poll.map(|d| d.as_secs_f64() * 1e6),
+            transport: self.transport.name().to_owned(),
             ..RunConfig::default()
         }
     }
@@ -337,6 +354,13 @@ impl PerfArgs {
         }
         if self.topic.is_some() && !matches!(self.mode, Mode::Pub | Mode::Sub) {
             return Err("--topic applies to pub and sub only (ping: --bulk-topic)".into());
+        }
+        if self.transport == TransportKind::Intra && !matches!(self.mode, Mode::Intra) {
+            return Err(format!(
+                "--transport intra reaches only participants of this process: it applies to \
+                 `tachyon perf intra`, not {} (use auto or udp)",
+                self.mode.name()
+            ));
         }
         if self.topic.as_deref().is_some_and(str::is_empty) {
             return Err("--topic: a topic name cannot be empty".into());
@@ -449,6 +473,20 @@ mod tests {
         assert!(parse(&["ping", "--topic", "T"]).validate().is_err());
         assert!(parse(&["sub", "--topic", ""]).validate().is_err());
         assert_eq!(parse(&["sub"]).run_config(0).topic, None);
+    }
+
+    #[test]
+    fn transports() {
+        assert_eq!(parse(&["ping"]).transport, TransportKind::Auto);
+        assert_eq!(parse(&["intra"]).run_config(0).transport, "auto");
+        let a = parse(&["intra", "--transport", "intra"]);
+        assert_eq!(a.validate(), Ok(()));
+        assert_eq!(a.run_config(0).transport, "intra");
+        assert_eq!(parse(&["ping", "--transport", "udp"]).validate(), Ok(()));
+        let e = parse(&["pong", "--transport", "intra"])
+            .validate()
+            .unwrap_err();
+        assert!(e.contains("only participants of this process"), "{e}");
     }
 
     #[test]

@@ -68,6 +68,9 @@ impl Locator {
     /// DDS 16), and far from all of them. Other vendors ignore kinds they do not know, so
     /// they keep using the UDPv4 locators announced beside these.
     pub const KIND_TACHYON_MEM: i32 = 0x0054_43ff;
+    /// Tachyon's in-process transport (`tachyon_transport::intra`): address bytes 0..8 name
+    /// the process (a random number), 8..12 the domain, 12..16 the participant.
+    pub const KIND_TACHYON_INTRA: i32 = 0x0054_4300;
     /// Bytes a locator takes on the wire.
     pub const WIRE_LEN: usize = 24;
     /// LOCATOR_INVALID.

@@ -27,6 +27,8 @@ pub(super) struct FileRepr {
     limits: LimitsRepr,
     #[serde(default)]
     threads: ThreadsRepr,
+    #[serde(default)]
+    transports: TransportsRepr,
     /// Per-domain overrides, keyed by domain id (TOML keys are strings).
     #[serde(default)]
     pub(super) domain: BTreeMap<String, SectionRepr>,
@@ -40,6 +42,7 @@ impl FileRepr {
             discovery: self.discovery.clone(),
             limits: self.limits.clone(),
             threads: self.threads.clone(),
+            transports: self.transports.clone(),
         }
     }
 }
@@ -56,7 +59,7 @@ pub(super) struct LogRepr {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a table of [udp], [discovery], [limits] and [threads] sections"
+    expecting = "a table of [udp], [discovery], [limits], [threads] and [transports] sections"
 )]
 pub(super) struct SectionRepr {
     #[serde(default)]
@@ -67,6 +70,8 @@ pub(super) struct SectionRepr {
     limits: LimitsRepr,
     #[serde(default)]
     threads: ThreadsRepr,
+    #[serde(default)]
+    transports: TransportsRepr,
 }
 
 impl SectionRepr {
@@ -76,6 +81,23 @@ impl SectionRepr {
         self.discovery.apply(s);
         self.limits.apply(s);
         self.threads.apply(&mut s.threads);
+        self.transports.apply(s);
+    }
+}
+
+/// `[transports]`: which transports besides UDP a participant uses.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table of transport settings")]
+struct TransportsRepr {
+    /// The in-process transport (default on).
+    intra: Option<bool>,
+}
+
+impl TransportsRepr {
+    fn apply(&self, s: &mut ParticipantSettings) {
+        if let Some(on) = self.intra {
+            s.transports.no_intra = !on;
+        }
     }
 }
 

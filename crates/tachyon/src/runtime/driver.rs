@@ -8,7 +8,7 @@ use std::time::Duration as StdDuration;
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 use tachyon_proto::{Instant, TimerClass, TimerDeadlines};
-use tachyon_transport::{RecvBatch, RxSource, Traffic};
+use tachyon_transport::{RecvBatch, RxSource};
 
 use super::executor::{Class, Ready};
 use super::lanes::{CRITICAL, MAIN};
@@ -297,10 +297,7 @@ impl Driver {
                 if got == 0 {
                     return;
                 }
-                let lane = match source.traffic {
-                    Traffic::Critical if shared.lane_ids().len() > CRITICAL => CRITICAL,
-                    _ => MAIN,
-                };
+                let lane = shared.lane_for(source.traffic);
                 self.forward.clear();
                 let batch = &self.batch;
                 receive::handle(
@@ -316,6 +313,7 @@ impl Driver {
                     let only = self.forward.iter().map(|&i| batch.datagram(i));
                     shared.forward_datagrams(other, only);
                 }
+                transport.handled(source.id);
                 self.refresh_deadlines(shared);
             }
             Err(e) => {

@@ -351,12 +351,18 @@ mod tests {
         seq: u64,
     }
 
-    /// Participant settings with a critical lane (TRANSPORT_PRIORITY above 5).
+    /// Participant settings with a critical lane (TRANSPORT_PRIORITY above 5), over UDP
+    /// alone: these tests are about the kernel path's sockets and threads (the in-process
+    /// transport hands datagrams over on the writing thread instead).
     fn critical_settings() -> ParticipantSettings {
         ParticipantSettings {
             threads: ThreadRoles {
                 critical_priority: Some(5),
                 ..ThreadRoles::default()
+            },
+            transports: crate::TransportSettings {
+                no_intra: true,
+                ..crate::TransportSettings::default()
             },
             ..ParticipantSettings::default()
         }

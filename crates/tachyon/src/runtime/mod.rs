@@ -56,7 +56,7 @@ use tachyon_proto::maps::HashMap;
 
 use tachyon_proto::history::{Query, ReaderHistory, Sample};
 use tachyon_proto::{Event, Instant, Participant};
-use tachyon_transport::{thread, TxBuffer};
+use tachyon_transport::{intra, thread, Traffic, TxBuffer};
 use tachyon_wire::{EntityId, EntityKind};
 
 pub(crate) use status::Statuses;
@@ -105,6 +105,20 @@ pub(crate) struct Shared {
     /// UDP nearly 64 KiB, so a 64 KiB sample goes in two datagrams; on a link an Ethernet
     /// MTU).
     pub(crate) max_datagram: usize,
+    /// Whether the in-process transport may hand datagrams to this participant on the
+    /// sending thread (not in single-thread mode, where the application's thread handles
+    /// everything).
+    inline_intra: bool,
+    /// A datagram the in-process transport handed over on another thread armed a timer
+    /// earlier than the timers thread planned to wake: it is woken after the listeners are
+    /// called (woken before, it would call them itself, away from the writing thread).
+    intra_wake: AtomicBool,
+}
+
+thread_local! {
+    /// Lane locks this thread holds, of any participant: a datagram sent meanwhile is not
+    /// handled on this thread by an in-process receiver (it might need a lock held here).
+    static LANES_HELD: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
 /// What a DataReader may hold of data that is not delivered yet (from the participant's
@@ -129,6 +143,10 @@ pub(crate) struct State {
     pub(crate) statuses: Statuses,
     /// The listener of each entity that has one.
     listeners: HashMap<EntityId, Listener>,
+    /// Listeners replaced or of deleted entities, dropped once the lock is released: a
+    /// listener may own entities of this participant (a pong's writer), whose drop locks
+    /// the state again.
+    retired: Vec<Listener>,
     /// Listeners with news: the entity whose listener is called, the entity whose statuses
     /// changed, and which statuses (merged per pair).
     pending: Vec<(EntityId, EntityId, StatusMask)>,
@@ -236,7 +254,13 @@ impl Runtime {
             lane_wakes_at: AtomicU64::new(0),
             inbox_overflow: AtomicU64::new(0),
             max_datagram,
+            inline_intra: threads.mode != ThreadMode::Single,
+            intra_wake: AtomicBool::new(false),
         });
+        if let Some(intra) = shared.transports.intra() {
+            let sink: std::sync::Weak<Shared> = Arc::downgrade(&shared);
+            intra.set_sink(sink);
+        }
         // In threads mode user data has receive threads of its own; the driver (the timers
         // thread) serves the timers and discovery.
         let split = threads.mode == ThreadMode::Threads;
@@ -505,9 +529,11 @@ impl Shared {
     /// another's.
     pub(crate) fn lock_lane(&self, lane: usize) -> StateGuard<'_> {
         let lane = self.lanes.get(lane).unwrap_or(&self.lanes[MAIN]);
+        let guard = lane.state.lock().unwrap_or_else(|p| p.into_inner());
+        LANES_HELD.with(|h| h.set(h.get() + 1));
         StateGuard {
             shared: self,
-            guard: Some(lane.state.lock().unwrap_or_else(|p| p.into_inner())),
+            guard: Some(guard),
         }
     }
 
@@ -549,10 +575,22 @@ impl Shared {
         }
     }
 
-    /// Sends what the outbox holds in `lanes` (call without the state lock).
+    /// Sends what the outbox holds in `lanes` (call without the state lock). In-process
+    /// receivers handle their datagrams during the drain; their listeners are called after
+    /// it ([`intra::defer_listeners`]).
     fn send_queued(&self, lanes: u8) {
         if lanes != 0 && self.outbox.has_queued() {
+            let _listeners_after = intra::defer_listeners();
             self.outbox.drain(lanes, &self.transports);
+        }
+    }
+
+    /// The lane datagrams of `traffic` go to: the critical lane's for critical traffic
+    /// (when there is one), else the main lane.
+    pub(crate) fn lane_for(&self, traffic: Traffic) -> usize {
+        match traffic {
+            Traffic::Critical if self.lanes.len() > CRITICAL => CRITICAL,
+            _ => MAIN,
         }
     }
 
@@ -792,14 +830,56 @@ impl std::ops::DerefMut for StateGuard<'_> {
     }
 }
 
+/// The in-process transport hands this participant datagrams on the sending thread
+/// (`tachyon_transport::intra`): handled as the receive thread of that traffic would, with
+/// the listeners called once the sender's outbox is drained.
+impl intra::Sink for Shared {
+    fn deliver(&self, traffic: Traffic, from: &tachyon_wire::Locator, data: &[u8]) -> bool {
+        // A lock held here (of any participant) could be one the delivery needs: queued for
+        // this participant's own threads instead.
+        if !self.inline_intra || self.stopped() || LANES_HELD.with(|h| h.get()) > 0 {
+            return false;
+        }
+        let lane = self.lane_for(traffic);
+        let mut forward = Vec::new();
+        let datagram = std::iter::once((0, (from, data)));
+        // This thread calls the listeners the datagram gives news to (`after_delivery`): as
+        // one of this runtime's threads, it does not wake another to call them.
+        let me = self as *const Shared as usize;
+        let outer = RUNTIME_THREAD.with(|c| c.replace(me));
+        let wake = receive::handle(self, lane, datagram, Some(&mut forward));
+        RUNTIME_THREAD.with(|c| c.set(outer));
+        if !forward.is_empty() {
+            let other = if lane == MAIN { CRITICAL } else { MAIN };
+            self.forward_datagrams(other, std::iter::once((from, data)));
+        }
+        if wake {
+            self.intra_wake.store(true, Ordering::SeqCst);
+        }
+        true
+    }
+
+    fn after_delivery(&self, traffic: Traffic) {
+        self.dispatch_listeners_of(self.lane_for(traffic));
+        if self.intra_wake.swap(false, Ordering::SeqCst) {
+            self.wake();
+        }
+    }
+}
+
 impl Drop for StateGuard<'_> {
     fn drop(&mut self) {
-        let lanes = self
-            .guard
-            .as_mut()
-            .map_or(0, |g| std::mem::take(&mut g.pushed));
+        let (lanes, retired) = self.guard.as_mut().map_or((0, Vec::new()), |g| {
+            (
+                std::mem::take(&mut g.pushed),
+                std::mem::take(&mut g.retired),
+            )
+        });
         drop(self.guard.take());
+        LANES_HELD.with(|h| h.set(h.get().saturating_sub(1)));
         self.shared.send_queued(lanes);
+        // A retired listener's drop may lock this state again (the entities it owns).
+        drop(retired);
     }
 }
 
@@ -814,6 +894,7 @@ impl State {
             pushed: 0,
             statuses,
             listeners: HashMap::default(),
+            retired: Vec::new(),
             pending: Vec::new(),
             groups: HashMap::default(),
             topics: HashMap::default(),
@@ -1050,11 +1131,10 @@ impl State {
         match listener {
             Some((dispatch, mask)) if !mask.is_empty() => {
                 let call = ListenerCall::Group(dispatch);
-                self.listeners.insert(id, Listener { mask, call });
+                let old = self.listeners.insert(id, Listener { mask, call });
+                self.retired.extend(old);
             }
-            _ => {
-                self.listeners.remove(&id);
-            }
+            _ => self.retire_listener(id),
         }
     }
 
@@ -1098,12 +1178,17 @@ impl State {
         match listener {
             Some((dispatch, mask)) if !mask.is_empty() => {
                 let call = ListenerCall::Own(dispatch);
-                self.listeners.insert(id, Listener { mask, call });
+                let old = self.listeners.insert(id, Listener { mask, call });
+                self.retired.extend(old);
             }
-            _ => {
-                self.listeners.remove(&id);
-            }
+            _ => self.retire_listener(id),
         }
+    }
+
+    /// Removes entity `id`'s listener, to be dropped once the lock is released.
+    fn retire_listener(&mut self, id: EntityId) {
+        let old = self.listeners.remove(&id);
+        self.retired.extend(old);
     }
 
     /// Registers a new endpoint's statuses (before any event of it is processed).
@@ -1114,7 +1199,7 @@ impl State {
     /// Forgets a deleted endpoint's statuses, listener and group.
     pub(crate) fn remove_endpoint(&mut self, id: EntityId) {
         self.statuses.remove(id);
-        self.listeners.remove(&id);
+        self.retire_listener(id);
         self.groups.remove(&id);
         self.pending.retain(|(t, s, _)| *t != id && *s != id);
     }

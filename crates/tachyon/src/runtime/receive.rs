@@ -11,7 +11,7 @@
 
 use std::time::Duration as StdDuration;
 
-use tachyon_transport::{RecvBatch, RxSource, Traffic, Transport, MAX_UDP_PAYLOAD};
+use tachyon_transport::{RecvBatch, RxSource, Transport, MAX_UDP_PAYLOAD};
 use tachyon_wire::Locator;
 
 use super::driver::BATCH;
@@ -31,10 +31,7 @@ pub(super) fn run(
     // Slots as large as a UDP datagram can be: peers may send more than we do.
     let mut batch = RecvBatch::new(BATCH, MAX_UDP_PAYLOAD);
     // The critical source's datagrams go to the critical lane (when there is one).
-    let lane = match source.traffic {
-        Traffic::Critical if shared.lane_ids().len() > CRITICAL => CRITICAL,
-        _ => MAIN,
-    };
+    let lane = shared.lane_for(source.traffic);
     let mut forward = Vec::with_capacity(BATCH);
     while !shared.stopped() {
         match receive(shared, t.as_ref(), source.id, &mut batch, busy_poll) {
@@ -46,6 +43,7 @@ pub(super) fn run(
             }
             Ok(_) => {
                 let wake = handle(shared, lane, batch.iter().enumerate(), Some(&mut forward));
+                t.handled(source.id);
                 // Datagrams that concern the other lane too (rare: multicast, a peer sending
                 // to a locator of the other lane) go to that lane's inbox, served by its own
                 // thread: this one never takes the other lane's lock (a critical thread

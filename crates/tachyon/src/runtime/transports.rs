@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use tachyon_proto::Destination;
+use tachyon_transport::intra::IntraTransport;
 use tachyon_transport::{
     RxSource, Transport, TransportLocators, TransportStats, TxBuffer, TxPool, UdpTransport,
 };
@@ -26,6 +27,8 @@ pub(crate) struct Transports {
     reach: Vec<Reach>,
     /// The UDP transport, for what only it has (participant index, multicast).
     udp: Option<Arc<UdpTransport>>,
+    /// The in-process transport, which the runtime gives its sink.
+    intra: Option<Arc<IntraTransport>>,
     /// What the participant announces: every transport's locators, most preferred first.
     locators: TransportLocators,
     /// Destinations no transport reaches (dropped).
@@ -41,13 +44,19 @@ pub(crate) struct Transports {
 pub(crate) const SMALL_DATAGRAM: usize = 1024;
 
 impl Transports {
-    /// `udp` (if any) and `others`, ordered by preference. `None` when there is none.
+    /// `udp`, `intra` (if any) and `others`, ordered by preference. `None` when there is
+    /// none.
     pub(crate) fn new(
         udp: Option<UdpTransport>,
+        intra: Option<IntraTransport>,
         others: Vec<Arc<dyn Transport>>,
     ) -> Option<Transports> {
         let udp = udp.map(Arc::new);
+        let intra = intra.map(Arc::new);
         let mut list = others;
+        if let Some(i) = &intra {
+            list.push(Arc::clone(i) as Arc<dyn Transport>);
+        }
         if let Some(u) = &udp {
             list.push(Arc::clone(u) as Arc<dyn Transport>);
         }
@@ -65,6 +74,7 @@ impl Transports {
             list,
             reach,
             udp,
+            intra,
             locators,
             unroutable: AtomicU64::new(0),
             small: TxPool::new(SMALL_DATAGRAM, 4096),
@@ -118,6 +128,11 @@ impl Transports {
         let mut small = self.small.take();
         small[..len].copy_from_slice(&buf[..len]);
         (small, Some(buf))
+    }
+
+    /// The in-process transport, if the participant has one.
+    pub(crate) fn intra(&self) -> Option<&IntraTransport> {
+        self.intra.as_deref()
     }
 
     /// The transport that reaches `locator`, if one does.

@@ -1,0 +1,320 @@
+//! The in-process transport (`tachyon_transport::intra`): participants of one process reach
+//! each other without a socket, a reader's protocol run on the writing thread; discovery and
+//! what is sent during a delivery go through queues the participant's own threads serve.
+//! (Every other test file of this crate runs over it too, with participants of one process;
+//! `scripts/test.sh` runs them again over UDP with `[transports] intra = false`.)
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use common::{take_at_least, wait_matched, wait_until, PATIENCE};
+use tachyon::config::{ThreadMode, ThreadRoles};
+use tachyon::prelude::*;
+use tachyon::{DataReaderListener, ParticipantSettings, TransportSettings};
+
+#[derive(DdsType, Debug, Clone, PartialEq)]
+#[dds(name = "test::Seq")]
+struct Seq {
+    n: u64,
+}
+
+/// The name of the calling thread (tests run on threads named after the test).
+fn thread_name() -> String {
+    std::thread::current().name().unwrap_or("").to_owned()
+}
+
+/// A write hands the sample to a reader of another participant, and to one of its own
+/// participant, before it returns: `take` right after `write` finds it, with no wait. (Unless
+/// another thread of the writer's participant was sending at that moment, an announcement:
+/// it then delivers the sample, a moment later. So most, not all, are checked; best effort,
+/// so no heartbeat or acknowledgement keeps the participants' own threads sending.)
+#[test]
+fn a_written_sample_is_in_the_readers_caches_when_write_returns() {
+    let (a, b) = pair(1);
+    let wqos = DataWriterQos::default().best_effort().keep_all();
+    let rqos = || DataReaderQos::default().best_effort().keep_all();
+    let w = a
+        .create_publisher()
+        .expect("publisher")
+        .create_datawriter(&a.create_topic::<Seq>("seq").expect("topic"), wqos)
+        .expect("writer");
+    let r = b
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(&b.create_topic::<Seq>("seq").expect("topic"), rqos())
+        .expect("reader");
+    let local = a
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(&a.create_topic::<Seq>("seq").expect("topic"), rqos())
+        .expect("local reader");
+    wait_matched(&w, &r);
+    wait_matched(&w, &local);
+    let before = a.statistics().intra.datagrams_sent;
+    let n = 200u64;
+    let (mut at_once, mut got, mut got_local) = (0, Vec::new(), Vec::new());
+    for i in 0..n {
+        w.write(&Seq { n: i }).expect("write");
+        let (now, now_local) = (common::take_data(&r), common::take_data(&local));
+        at_once += u64::from(now.len() == 1 && now_local.len() == 1);
+        got.extend(now);
+        got_local.extend(now_local);
+    }
+    assert!(
+        at_once >= n * 9 / 10,
+        "only {at_once} of {n} samples were in both caches when write returned"
+    );
+    let all: Vec<Seq> = (0..n).map(|i| Seq { n: i }).collect();
+    wait_until("the rest", || {
+        got.extend(common::take_data(&r));
+        got_local.extend(common::take_data(&local));
+        got.len() >= all.len() && got_local.len() >= all.len()
+    });
+    assert_eq!(got, all, "every sample, in order, once");
+    assert_eq!(got_local, all);
+    let sent = a.statistics().intra.datagrams_sent - before;
+    assert!(
+        sent >= 2 * n,
+        "{sent} in-process datagrams for {n} samples to two readers"
+    );
+}
+
+/// Answers each ping with a pong of the same number.
+struct Ponger {
+    pong: DataWriter<Seq>,
+    threads: Mutex<Vec<String>>,
+}
+
+impl DataReaderListener<Seq> for Ponger {
+    fn on_data_available(&self, reader: &DataReader<Seq>) {
+        self.threads.lock().expect("threads").push(thread_name());
+        for s in reader.take(usize::MAX).expect("take") {
+            if let Some(ping) = s.data {
+                self.pong.write(&ping).expect("pong");
+            }
+        }
+    }
+}
+
+/// Sends the next ping on each pong until `last`.
+struct Pinger {
+    ping: DataWriter<Seq>,
+    last: u64,
+    done: Mutex<u64>,
+}
+
+impl DataReaderListener<Seq> for Pinger {
+    fn on_data_available(&self, reader: &DataReader<Seq>) {
+        for s in reader.take(usize::MAX).expect("take") {
+            if let Some(pong) = s.data {
+                *self.done.lock().expect("done") = pong.n + 1;
+                if pong.n < self.last {
+                    self.ping.write(&Seq { n: pong.n + 1 }).expect("ping");
+                }
+            }
+        }
+    }
+}
+
+/// A reader's listener runs on the writing thread; a listener that writes back does not
+/// deliver on that thread again (its answer is queued for the other participant's thread),
+/// so a ping-pong of listeners neither recurses nor keeps the first `write` from returning.
+#[test]
+fn listeners_run_on_the_writing_thread_and_a_listener_ping_pong_does_not_recurse() {
+    let (a, b) = pair(2);
+    // Best effort: no heartbeat or acknowledgement has the participants' own threads call
+    // listeners meanwhile.
+    let qos = || DataWriterQos::default().best_effort().keep_all();
+    let rqos = || DataReaderQos::default().best_effort().keep_all();
+    let (ping_a, pong_a) = (
+        a.create_topic::<Seq>("ping").expect("topic"),
+        a.create_topic::<Seq>("pong").expect("topic"),
+    );
+    let (ping_b, pong_b) = (
+        b.create_topic::<Seq>("ping").expect("topic"),
+        b.create_topic::<Seq>("pong").expect("topic"),
+    );
+    let (pa, sa) = (
+        a.create_publisher().expect("publisher"),
+        a.create_subscriber().expect("subscriber"),
+    );
+    let (pb, sb) = (
+        b.create_publisher().expect("publisher"),
+        b.create_subscriber().expect("subscriber"),
+    );
+    let ping_w = pa.create_datawriter(&ping_a, qos()).expect("writer");
+    let pong_r = sa.create_datareader(&pong_a, rqos()).expect("reader");
+    let ping_r = sb.create_datareader(&ping_b, rqos()).expect("reader");
+    let pong_w = pb.create_datawriter(&pong_b, qos()).expect("writer");
+    wait_matched(&ping_w, &ping_r);
+    wait_matched(&pong_w, &pong_r);
+    let ponger = Arc::new(Ponger {
+        pong: pong_w,
+        threads: Mutex::new(Vec::new()),
+    });
+    ping_r.set_listener(
+        Some(Arc::clone(&ponger) as Arc<dyn DataReaderListener<Seq>>),
+        StatusMask::DATA_AVAILABLE,
+    );
+    // Pings written by this thread: their listener runs here, unless a thread of the
+    // reader's participant was calling its listeners at that moment (then it calls this one
+    // too), so most calls, not all, are checked.
+    // One at a time: a listener call running on another thread when the next ping arrives
+    // takes that one's call over too.
+    let first = 100;
+    for n in 0..first {
+        ping_w.write(&Seq { n }).expect("ping");
+        assert_eq!(take_at_least(&pong_r, 1), vec![Seq { n }]);
+    }
+    let calls = ponger.threads.lock().expect("threads").clone();
+    let here = calls.iter().filter(|t| **t == thread_name()).count();
+    assert!(
+        here * 2 >= calls.len(),
+        "of {} listener calls for {first} pings, {here} ran on the writing thread: {calls:?}",
+        calls.len()
+    );
+    let before = calls.len();
+
+    // Now the pongs' listener pings again: each write's delivery calls the other side's
+    // listener, whose write is queued for the other participant's thread.
+    let last = first + 500;
+    let pinger = Arc::new(Pinger {
+        ping: ping_w,
+        last,
+        done: Mutex::new(0),
+    });
+    pong_r.set_listener(
+        Some(Arc::clone(&pinger) as Arc<dyn DataReaderListener<Seq>>),
+        StatusMask::DATA_AVAILABLE,
+    );
+    pinger.ping.write(&Seq { n: first }).expect("ping");
+    wait_until("every round trip", || {
+        *pinger.done.lock().expect("done") == last + 1
+    });
+    let threads = ponger.threads.lock().expect("threads").clone();
+    let on_receive = threads[before..]
+        .iter()
+        .filter(|t| *t == "tachyon-receive")
+        .count();
+    assert!(
+        on_receive * 2 >= threads.len() - before,
+        "of {} listener calls for 500 pings, {on_receive} ran on a receive thread (the \
+         pinger's, which takes its pongs from its queue): {:?}",
+        threads.len() - before,
+        &threads[before..]
+    );
+}
+
+fn settings(mode: ThreadMode, no_udp: bool, no_intra: bool) -> ParticipantSettings {
+    ParticipantSettings {
+        threads: ThreadRoles {
+            mode,
+            ..ThreadRoles::default()
+        },
+        transports: TransportSettings {
+            no_udp,
+            no_intra,
+            ..TransportSettings::default()
+        },
+        ..ParticipantSettings::default()
+    }
+}
+
+/// Two participants of `domain` in threads mode with the in-process transport, whatever
+/// `TACHYON_CONFIG` says.
+fn pair(domain: u32) -> (DomainParticipant, DomainParticipant) {
+    tachyon_transport::testing::require_isolated_network();
+    let s = settings(ThreadMode::Threads, false, false);
+    let a = DomainParticipant::with_settings(domain, &s).expect("a");
+    let b = DomainParticipant::with_settings(domain, &s).expect("b");
+    (a, b)
+}
+
+/// In single-thread mode everything of a participant runs on the application's thread: a
+/// writer of another participant queues its data, which `run_once` then handles.
+#[test]
+fn a_single_thread_participant_gets_its_data_through_its_queue() {
+    tachyon_transport::testing::require_isolated_network();
+    let a = DomainParticipant::with_settings(3, &settings(ThreadMode::Threads, false, false))
+        .expect("a");
+    let b = DomainParticipant::with_settings(3, &settings(ThreadMode::Single, false, false))
+        .expect("b");
+    let (w, r) = common::reliable_pair::<Seq>(&a, &b, "seq");
+    let matched = common::poll_until(PATIENCE, || {
+        b.run_once(std::time::Duration::from_millis(5))
+            .expect("run");
+        w.matched_subscriptions().contains(&r.guid())
+            && r.matched_publications().contains(&w.guid())
+    });
+    assert!(matched, "matched");
+    for i in 0..10 {
+        w.write(&Seq { n: i }).expect("write");
+    }
+    assert!(
+        common::take_data(&r).is_empty(),
+        "nothing is handled before the application runs the participant"
+    );
+    let mut got = Vec::new();
+    let all = common::poll_until(PATIENCE, || {
+        b.run_once(std::time::Duration::from_millis(5))
+            .expect("run");
+        got.extend(common::take_data(&r));
+        got.len() == 10
+    });
+    assert!(all, "{} of 10 arrived", got.len());
+    assert!(b.statistics().intra.datagrams_received >= 10);
+}
+
+/// One writer, a reader in another participant of this process (in-process transport) and
+/// one in a participant that left that transport out (UDP): each pair uses its own, both
+/// readers get everything in order.
+#[test]
+fn a_writer_serves_in_process_and_udp_readers_at_once() {
+    tachyon_transport::testing::require_isolated_network();
+    let a = DomainParticipant::with_settings(4, &settings(ThreadMode::Threads, false, false))
+        .expect("a");
+    let b = DomainParticipant::with_settings(4, &settings(ThreadMode::Threads, false, false))
+        .expect("b");
+    let c = DomainParticipant::with_settings(4, &settings(ThreadMode::Threads, false, true))
+        .expect("c");
+    let (w, r_intra) = common::reliable_pair::<Seq>(&a, &b, "seq");
+    let r_udp = c
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(
+            &c.create_topic::<Seq>("seq").expect("topic"),
+            DataReaderQos::default().reliable().keep_all(),
+        )
+        .expect("reader");
+    wait_matched(&w, &r_intra);
+    wait_matched(&w, &r_udp);
+    let udp_before = c.statistics().transport.datagrams_received;
+    for i in 0..50 {
+        w.write(&Seq { n: i }).expect("write");
+    }
+    let all: Vec<Seq> = (0..50).map(|n| Seq { n }).collect();
+    assert_eq!(common::take_all_written(&w, &r_intra, 50), all);
+    assert_eq!(common::take_all_written(&w, &r_udp, 50), all);
+    assert!(a.statistics().intra.datagrams_sent >= 50);
+    assert_eq!(c.statistics().intra, Default::default(), "c has none");
+    assert!(c.statistics().transport.datagrams_received >= udp_before + 50);
+}
+
+/// Without UDP, participants of one process still discover each other (SPDP goes to every
+/// participant of the domain in the process) and exchange data.
+#[test]
+fn participants_without_udp_find_each_other_in_the_process() {
+    let a = DomainParticipant::with_settings(5, &settings(ThreadMode::Threads, true, false))
+        .expect("a");
+    let b =
+        DomainParticipant::with_settings(5, &settings(ThreadMode::Driver, true, false)).expect("b");
+    let (w, r) = common::reliable_pair::<Seq>(&a, &b, "seq");
+    wait_matched(&w, &r);
+    for i in 0..20 {
+        w.write(&Seq { n: i }).expect("write");
+    }
+    let got = take_at_least(&r, 20);
+    assert_eq!(got, (0..20).map(|n| Seq { n }).collect::<Vec<_>>());
+    assert!(a.statistics().transport.datagrams_sent == a.statistics().intra.datagrams_sent);
+}
