@@ -2,7 +2,9 @@
 //! ([`mem`](crate::mem), [`intra`](crate::intra)) receive from. A sender copies a datagram
 //! in; the descriptor (one end of a Unix socket pair) becomes readable when the queue goes
 //! from empty to not empty, so the runtime waits on it with the same `epoll` as on UDP
-//! sockets, or blocks in a read of it.
+//! sockets. A thread that serves the queue alone blocks in a read of it instead
+//! ([`Queue::wait_into`]), and then a push signals only when that thread sleeps: a queue
+//! fed while its thread is busy costs no system call on either side.
 
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
@@ -26,6 +28,12 @@ pub(crate) struct Queue {
     ready: UnixStream,
     /// Datagrams were taken out and are not yet handled ([`handled`](Self::handled)).
     in_flight: AtomicBool,
+    /// A thread takes from this queue in [`wait_into`](Self::wait_into) (it is its only
+    /// reader): a push signals only when that thread sleeps, not on every push to the empty
+    /// queue (an `epoll` reader needs the signal whenever the queue fills).
+    blocking: AtomicBool,
+    /// That thread is about to sleep, or sleeps, in its read of the signal.
+    sleeping: AtomicBool,
 }
 
 #[derive(Debug, Default)]
@@ -46,6 +54,8 @@ impl Queue {
             signal,
             ready,
             in_flight: AtomicBool::new(false),
+            blocking: AtomicBool::new(false),
+            sleeping: AtomicBool::new(false),
         })
     }
 
@@ -81,7 +91,15 @@ impl Queue {
         if let Some(h) = held {
             p.queue.push_back(h);
         }
-        if was_empty && !p.queue.is_empty() {
+        let filled = was_empty && !p.queue.is_empty();
+        drop(p);
+        // After the push (under the lock): a reader that marked itself sleeping before it
+        // found the queue empty is seen here, one that looks after the push finds it.
+        let wake = match self.blocking.load(Ordering::SeqCst) {
+            true => self.sleeping.load(Ordering::SeqCst),
+            false => filled,
+        };
+        if wake {
             // A full signal pipe already says "ready"; nothing else can fail here.
             let _ = (&self.signal).write(&[1]);
         }
@@ -91,9 +109,9 @@ impl Queue {
     /// Moves what fits into `batch`; the signal is consumed first, so a datagram pushed
     /// while the batch fills signals again.
     pub(crate) fn pop_into(&self, batch: &mut RecvBatch, counters: &Counters) -> usize {
-        let mut sink = [std::mem::MaybeUninit::new(0u8); 64];
-        let ready = socket2::SockRef::from(&self.ready);
-        while matches!(ready.recv_with_flags(&mut sink, libc::MSG_DONTWAIT), Ok(n) if n > 0) {}
+        if !self.blocking.load(Ordering::SeqCst) {
+            self.drain_signal();
+        }
         batch.begin();
         let mut p = lock(&self.items);
         // Set under the items' lock: a sender that finds the queue empty finds this set.
@@ -115,21 +133,41 @@ impl Queue {
         batch: &mut RecvBatch,
         counters: &Counters,
     ) -> io::Result<usize> {
+        if !self.blocking.swap(true, Ordering::SeqCst) {
+            // Signals written for an `epoll` reader before: not needed from now on.
+            self.drain_signal();
+        }
         loop {
             let n = self.pop_into(batch, counters);
             if n > 0 {
                 return Ok(n);
             }
-            // Sleep until a signal (a push to the empty queue) or the end of the stream
-            // (`interrupt`).
-            let mut byte = [0u8; 1];
-            match (&self.ready).read(&mut byte) {
+            // Say so, then look once more: a push from now on signals.
+            self.sleeping.store(true, Ordering::SeqCst);
+            if !lock(&self.items).queue.is_empty() {
+                self.sleeping.store(false, Ordering::SeqCst);
+                continue;
+            }
+            // Sleep until a signal or the end of the stream (`interrupt`); signals of pushes
+            // that found this thread already awake are read here too, and cost one more
+            // look at the queue.
+            let mut bytes = [0u8; 64];
+            let got = (&self.ready).read(&mut bytes);
+            self.sleeping.store(false, Ordering::SeqCst);
+            match got {
                 Ok(0) => return Ok(0),
                 Ok(_) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// Reads every unread signal, without blocking.
+    fn drain_signal(&self) {
+        let mut sink = [std::mem::MaybeUninit::new(0u8); 64];
+        let ready = socket2::SockRef::from(&self.ready);
+        while matches!(ready.recv_with_flags(&mut sink, libc::MSG_DONTWAIT), Ok(n) if n > 0) {}
     }
 
     /// The datagrams taken out last were handled.
@@ -163,4 +201,47 @@ impl Queue {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn locator() -> Locator {
+        Locator::udp("127.0.0.1:7400".parse().expect("address"))
+    }
+
+    #[test]
+    fn a_blocked_reader_is_woken_and_a_busy_one_is_not_signalled() {
+        let q = Arc::new(Queue::new().expect("queue"));
+        let counters = Counters::default();
+        // Not blocking yet (an epoll reader): filling the queue signals.
+        assert!(q.push(locator(), b"one", 1, false, 8));
+        assert!(q.readable());
+        let mut batch = RecvBatch::new(4, 64);
+        assert_eq!(q.wait_into(&mut batch, &counters).expect("wait"), 1);
+        // Its thread now blocks to read: while it is awake, pushes write no signal.
+        q.handled();
+        assert!(q.push(locator(), b"two", 1, false, 8));
+        assert!(!q.readable(), "no signal for a reader that is not asleep");
+        assert_eq!(q.wait_into(&mut batch, &counters).expect("wait"), 1);
+        // Asleep: a push wakes it.
+        let reader = {
+            let q = Arc::clone(&q);
+            std::thread::spawn(move || {
+                let mut batch = RecvBatch::new(4, 64);
+                let n = q.wait_into(&mut batch, &Counters::default()).expect("wait");
+                (n, batch.iter().map(|(_, b)| b.to_vec()).collect::<Vec<_>>())
+            })
+        };
+        while !q.sleeping.load(Ordering::SeqCst) {
+            std::thread::yield_now();
+        }
+        assert!(q.push(locator(), b"three", 1, false, 8));
+        assert_eq!(reader.join().expect("reader"), (1, vec![b"three".to_vec()]));
+        // Interrupting ends a wait for good.
+        q.interrupt();
+        assert_eq!(q.wait_into(&mut batch, &counters).expect("wait"), 0);
+    }
 }

@@ -12,6 +12,7 @@ mod ping;
 mod pong;
 mod storm;
 mod types;
+mod write_take;
 
 use std::fmt;
 
@@ -122,6 +123,11 @@ fn run_with<T: PerfSample>(a: &PerfArgs) -> Result<Option<RunResult>, Failure> {
             let ponger = node(false)?;
             let _responder = pong::start(a, &ponger)?;
             Ok(Some(ping::run(a, &node(false)?, "intra")?))
+        }
+        (Mode::WriteTake, _) => {
+            let writer = node(false)?;
+            let reader = node(true)?;
+            Ok(Some(write_take::run(a, &writer, &reader)?))
         }
         (Mode::Storm, _) => Ok(None),
     }

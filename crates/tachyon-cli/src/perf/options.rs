@@ -18,6 +18,9 @@ pub enum Mode {
     Sub,
     /// Ping and pong in one process: two participants.
     Intra,
+    /// A writer and a reader in one process (two participants); one thread writes a sample
+    /// and takes it, and measures both.
+    WriteTake,
     /// A discovery storm: announce `--participants` fake participants by SPDP (no DDS
     /// participant of its own), then stop.
     Storm,
@@ -31,6 +34,7 @@ impl Mode {
             Mode::Pub => "pub",
             Mode::Sub => "sub",
             Mode::Intra => "intra",
+            Mode::WriteTake => "write-take",
             Mode::Storm => "storm",
         }
     }
@@ -90,7 +94,7 @@ pub enum TransportKind {
     Auto,
     /// Kernel UDP sockets only (the in-process transport left out).
     Udp,
-    /// The in-process transport only (no UDP): `perf intra` alone.
+    /// The in-process transport only (no UDP): `perf intra` and `write-take` alone.
     Intra,
 }
 
@@ -265,7 +269,7 @@ impl PerfArgs {
     /// The configuration as the JSON record states it.
     pub fn run_config(&self, payload_bytes: u64) -> RunConfig {
         let history = match self.mode {
-            Mode::Pub | Mode::Sub => self.data_history(),
+            Mode::Pub | Mode::Sub | Mode::WriteTake => self.data_history(),
             _ => self.ping_history(),
         };
         let (history, depth) = match history {
@@ -355,10 +359,12 @@ impl PerfArgs {
         if self.topic.is_some() && !matches!(self.mode, Mode::Pub | Mode::Sub) {
             return Err("--topic applies to pub and sub only (ping: --bulk-topic)".into());
         }
-        if self.transport == TransportKind::Intra && !matches!(self.mode, Mode::Intra) {
+        if self.transport == TransportKind::Intra
+            && !matches!(self.mode, Mode::Intra | Mode::WriteTake)
+        {
             return Err(format!(
                 "--transport intra reaches only participants of this process: it applies to \
-                 `tachyon perf intra`, not {} (use auto or udp)",
+                 `tachyon perf intra` and `write-take`, not {} (use auto or udp)",
                 self.mode.name()
             ));
         }
@@ -483,6 +489,8 @@ mod tests {
         assert_eq!(a.validate(), Ok(()));
         assert_eq!(a.run_config(0).transport, "intra");
         assert_eq!(parse(&["ping", "--transport", "udp"]).validate(), Ok(()));
+        let a = parse(&["write-take", "--transport", "intra"]);
+        assert_eq!((a.mode, a.validate()), (Mode::WriteTake, Ok(())));
         let e = parse(&["pong", "--transport", "intra"])
             .validate()
             .unwrap_err();

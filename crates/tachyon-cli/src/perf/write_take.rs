@@ -1,0 +1,117 @@
+//! `write-take`: a writer and a reader in one process (two participants), and one thread
+//! that writes a sample, then takes it from the reader, and records the time from the call
+//! to `write` until `take` returned it. With the in-process transport the sample is in the
+//! reader's cache when `write` returns, so this is the cost of the whole path on one thread
+//! (HDDS's `latency_benchmark` measures the same: write, then read, on one thread).
+
+use std::time::{Duration, Instant};
+
+use tachyon::prelude::*;
+
+use super::node::{now_ns, system_time, Node};
+use super::options::PerfArgs;
+use super::types::PerfSample;
+use super::Failure;
+use crate::stats::{live_line, LatencyRecorder, RunResult, Usage};
+
+/// How long a take waits for its sample before the sample counts as lost.
+const GIVE_UP: Duration = Duration::from_secs(1);
+
+/// Runs the loop on `writer` (of `writer_node`) and `reader` (of another participant of this
+/// process) for `--warmup` + `--duration` seconds.
+pub fn run<T: PerfSample>(
+    a: &PerfArgs,
+    writer_node: &Node<T>,
+    reader_node: &Node<T>,
+) -> Result<RunResult, Failure> {
+    let writer = &writer_node.data_writer;
+    let reader = reader_node
+        .data_reader
+        .as_ref()
+        .ok_or_else(|| Failure::Other("no data reader".into()))?;
+    let deadline = Instant::now() + Duration::from_secs_f64(a.match_timeout);
+    while writer.get_publication_matched_status().current_count < 1
+        || reader.get_subscription_matched_status().current_count < 1
+    {
+        if Instant::now() >= deadline {
+            return Err(Failure::NoMatch(format!(
+                "the data writer and reader did not match within {} s",
+                a.match_timeout
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    super::pin_this_thread(a.cpu, a.rt_priority);
+    let mut sample = T::with_size(a.size);
+    let mut result = RunResult::new(
+        "tachyon",
+        "write-take",
+        a.run_config(sample.payload_bytes()),
+    );
+    let mut taken: Vec<Sample<T>> = Vec::new();
+    let mut recorder = LatencyRecorder::new();
+    let start = Instant::now();
+    let warmup = Duration::from_secs_f64(a.warmup);
+    let measure = Duration::from_secs_f64(a.duration);
+    let mut measured_from: Option<(Instant, Usage)> = None;
+    let mut next_tick = start + warmup + Duration::from_secs(1);
+    let mut last_tick = start + warmup;
+    let mut seq = 0u32;
+    loop {
+        let now = Instant::now();
+        if measured_from.is_none() && now >= start + warmup {
+            recorder.reset();
+            measured_from = Some((now, Usage::now()));
+        }
+        if let Some((from, _)) = measured_from {
+            let done = now >= from + measure || a.count.is_some_and(|c| recorder.count() >= c);
+            if now >= next_tick || done {
+                let secs = now.duration_since(last_tick).as_secs_f64();
+                let interval = recorder.end_interval(now.duration_since(from).as_secs_f64(), secs);
+                if !a.quiet {
+                    eprintln!("{}", live_line("write-take", &interval));
+                }
+                result.timeline.push(interval);
+                last_tick = now;
+                next_tick += Duration::from_secs(1);
+            }
+            if done {
+                break;
+            }
+        }
+        seq = seq.wrapping_add(1);
+        sample.set_seq(seq);
+        let t0 = Instant::now();
+        match writer.write_w_timestamp(&sample, system_time(now_ns() & !1)) {
+            Ok(()) => {}
+            Err(Error::Timeout) => continue,
+            Err(e) => return Err(Failure::dds(e)),
+        }
+        let found = loop {
+            reader
+                .take_into(&mut taken, usize::MAX)
+                .map_err(Failure::dds)?;
+            if taken
+                .iter()
+                .any(|s| s.data.as_ref().is_some_and(|d| d.seq() == seq))
+            {
+                break true;
+            }
+            if t0.elapsed() >= GIVE_UP {
+                break false;
+            }
+            std::hint::spin_loop();
+        };
+        if found {
+            recorder.record(u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX));
+        } else {
+            recorder.lost(1);
+        }
+    }
+    let (from, usage) = measured_from.ok_or_else(Failure::poisoned)?;
+    result.process = usage.since();
+    result.config.duration_s = from.elapsed().as_secs_f64();
+    result.latency = Some(recorder.summary());
+    result.histogram = recorder.buckets();
+    Ok(result)
+}
