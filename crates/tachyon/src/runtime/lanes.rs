@@ -399,9 +399,22 @@ mod tests {
     /// critical reader, both directions of the reliable protocol included.
     #[test]
     fn critical_samples_flow_while_the_main_lane_is_locked() {
+        critical_flow_with_the_main_lane_locked(61, &critical_settings());
+    }
+
+    /// The same through the in-process transport: the writer and reader of one participant
+    /// reach each other through its critical port, handled in the critical lane on the
+    /// writing thread, the acknowledgements through the critical lane's queue and thread.
+    #[test]
+    fn in_process_critical_samples_flow_while_the_main_lane_is_locked() {
+        let mut settings = critical_settings();
+        settings.transports.no_intra = false;
+        critical_flow_with_the_main_lane_locked(69, &settings);
+    }
+
+    fn critical_flow_with_the_main_lane_locked(domain: u32, settings: &ParticipantSettings) {
         tachyon_transport::testing::require_isolated_network();
-        let settings = critical_settings();
-        let p = DomainParticipant::with_settings(61, &settings).expect("participant");
+        let p = DomainParticipant::with_settings(domain, settings).expect("participant");
         let qos = TopicQos {
             transport_priority: 10,
             ..TopicQos::default()
@@ -441,11 +454,17 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
 
+        let intra_before = p.statistics().intra.datagrams_sent;
         let held = sh.lock();
         let got = critical_flow(&w, &r, deadline);
         drop(held);
         let seqs: Vec<u64> = got.iter().map(|c| c.seq).collect();
         assert_eq!(seqs, (0..20).collect::<Vec<_>>());
+        let intra = p.statistics().intra.datagrams_sent - intra_before;
+        match settings.transports.no_intra {
+            true => assert_eq!(intra, 0),
+            false => assert!(intra >= 20, "{intra} in-process datagrams for 20 samples"),
+        }
     }
 
     /// On a thread of its own (the caller holds the main lane's lock): writes 20 samples with
