@@ -2,6 +2,8 @@
 # Builds the benchmark programs of the other vendors into OUTDIR (default target/bench):
 #   fastdds_perf  against Debian's Fast DDS 2.9 (libfastrtps-dev, libfastcdr-dev)
 #   cyclone_ping  against Debian's Cyclone DDS 0.10.2 (cyclonedds-dev: headers, libddsc, idlc)
+#   hdds_latency_benchmark  HDDS 1.1.2's own latency_benchmark example, from its crates.io
+#                 package (checksum pinned), built with cargo (scenario 8: in process)
 # and installs Cyclone DDS's ddsperf (cyclonedds-tools), which the harness runs ready-made.
 # Installs the Debian packages when missing (as root). Rebuilds only when a source changed.
 set -euo pipefail
@@ -39,4 +41,23 @@ if newer "$OUT/cyclone_ping" "$SRC/cyclone_ping.c" "$SRC/cyclone_ping_types.idl"
     gcc -O2 -Wall -Wextra -Werror -std=gnu11 -I"$gen" -o "$OUT/cyclone_ping.tmp" "$SRC/cyclone_ping.c" \
         "$gen/cyclone_ping_types.o" -lddsc -lpthread -lm
     mv "$OUT/cyclone_ping.tmp" "$OUT/cyclone_ping"
+fi
+
+# HDDS: its package from crates.io, checked against the checksum the registry's index gives,
+# unpacked and its example built as published (nothing of it is kept in this repository).
+HDDS_VERSION=1.1.2
+HDDS_SHA256=c3c8d32afb6f5f141a8e86a19a11b9658ce4e675e1c3c6e9917b753ee8458404
+if [ ! -x "$OUT/hdds_latency_benchmark" ]; then
+    echo "building HDDS $HDDS_VERSION latency_benchmark" >&2
+    # Outside this repository: inside it, cargo would take the package for a member of our
+    # workspace.
+    work="$(mktemp -d)"
+    trap 'rm -rf "$work"' EXIT
+    curl -sSfL -o "$work/hdds.crate" "https://static.crates.io/crates/hdds/hdds-$HDDS_VERSION.crate"
+    echo "$HDDS_SHA256  $work/hdds.crate" | sha256sum -c --quiet -
+    tar xzf "$work/hdds.crate" -C "$work"
+    (cd "$work/hdds-$HDDS_VERSION" && cargo build --release --example latency_benchmark \
+        --target-dir "$work/target")
+    cp "$work/target/release/examples/latency_benchmark" "$OUT/hdds_latency_benchmark"
+    rm -rf "$work"
 fi

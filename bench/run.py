@@ -9,6 +9,8 @@ Implementations (each skipped, with the reason, when it is not there):
             per-second lines are converted (as latency's when cyclone_ping is not built)
   fastdds   target/bench/fastdds_perf MODE ...         (bench/build-peers.sh)
   udp       target/release/tachyon floor MODE ...      raw UDP, the floor (--udp-wake)
+  hdds      target/bench/hdds_latency_benchmark       HDDS 1.1.2's own latency_benchmark example
+            (bench/build-peers.sh builds it from crates.io): scenario 8 only
   (--tachyon-wake busy-poll adds Tachyon with its receiving threads busy-polling, perf --busy-poll)
 
 Scenarios (--scenarios takes names or numbers):
@@ -33,6 +35,10 @@ Scenarios (--scenarios takes names or numbers):
                 three cases alternate within each repetition; ratios loaded / alone, target
                 1.2x for p99.9 and max. 10 s measured per run (long: 60 s); ping on vCPU 0,
                 the other processes on vCPU 1 (--placements does not apply)
+  8 intra       in one process: write a sample, then take it on the same thread, BEST_EFFORT
+                KEEP_LAST(1), 16 B (long: also 1 KiB, 64 KiB; HDDS 16 B only): Tachyon's
+                `perf write-take` (two participants, the in-process transport) against HDDS's
+                `latency_benchmark`; on vCPU 0 (--placements does not apply)
 Latency scenarios run in both CPU placements (--placements): ping and pong on the same vCPU
 (taskset -c 0 for both) and on two (0 and 1). Throughput: sub(s) on vCPU 0, pub on vCPU 1.
 Every run gets its own DDS domain, a deadline, and its processes are stopped afterwards.
@@ -77,7 +83,7 @@ from harness.scenarios import (PLACEMENTS, SCENARIO_IDS, build_matrix, estimate,
                                schedule)
 
 PLOT_MANIFEST = os.path.join(HERE, "plot", "Cargo.toml")
-IMPL_ORDER = ["tachyon", "cyclone", "fastdds", "udp"]
+IMPL_ORDER = ["tachyon", "cyclone", "fastdds", "udp", "hdds"]
 # Programs --bin can replace: one per implementation, and Cyclone's latency program.
 BIN_NAMES = IMPL_ORDER + ["cyclone_ping"]
 
@@ -89,7 +95,7 @@ def parse_args(argv=None):
     ap.add_argument("--short", action="store_true", help="the quick form of every scenario (< 20 min in all)")
     ap.add_argument("--scenarios", default="all",
                     help="comma-separated names or numbers: " + ",".join(SCENARIO_IDS) + " (default all)")
-    ap.add_argument("--impls", default="tachyon,cyclone,fastdds,udp",
+    ap.add_argument("--impls", default="tachyon,cyclone,fastdds,udp,hdds",
                     help="comma-separated implementations, in the order they alternate (default all)")
     ap.add_argument("--reps", type=int, default=3, help="repetitions of every run (default 3)")
     ap.add_argument("--placements", default="same,split",

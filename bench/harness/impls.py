@@ -52,6 +52,16 @@ def _tachyon_only(impl, case):
     return None
 
 
+def _in_process(impl, case):
+    """Why `impl` cannot run a case of the in-process scenario, or run one of the others (None
+    when it can)."""
+    if case.spec.kind == "intra" and impl.name not in ("tachyon", "hdds"):
+        return f"{impl.label} has no write-then-take program in one process here"
+    if case.spec.kind != "intra" and impl.name == "hdds":
+        return "HDDS is measured in process only (scenario 8)"
+    return None
+
+
 class Impl:
     name = "?"
     label = "?"
@@ -104,7 +114,7 @@ class PerfProgram(Impl):
         return None
 
     def unsupported(self, case):
-        return _tachyon_only(self, case)
+        return _tachyon_only(self, case) or _in_process(self, case)
 
     def common_options(self, spec, ctx):
         o = ["--domain", str(ctx.domain), "--size", str(spec.size), "--type", spec.type,
@@ -140,6 +150,10 @@ class PerfProgram(Impl):
     def plan(self, case, ctx):
         spec = case.spec
         common = self.common_options(spec, ctx)
+        if spec.kind == "intra":
+            path = f"{ctx.path_prefix}-write-take.json"
+            return [ProcSpec("write-take", self.argv0 + ["write-take"] + common
+                             + self.measuring_options(spec, path), "a", True, path)]
         if spec.kind == "latency":
             ping_json = f"{ctx.path_prefix}-ping.json"
             return [
@@ -190,7 +204,7 @@ class Tachyon(PerfProgram):
             self.label = f"Tachyon ({wake})"
 
     def unsupported(self, case):
-        only = _tachyon_only(self, case)
+        only = _tachyon_only(self, case) or _in_process(self, case)
         if only:
             return only
         if self.wake == "busy-poll" and case.placement.active_cpu == case.placement.passive_cpu:
@@ -307,7 +321,7 @@ class UdpFloor(PerfProgram):
         return None
 
     def unsupported(self, case):
-        only = _tachyon_only(self, case)
+        only = _tachyon_only(self, case) or _in_process(self, case)
         if only:
             return only
         if case.scenario in ("fanout", "variants"):
@@ -405,7 +419,7 @@ class Cyclone(Impl):
         return None
 
     def unsupported(self, case):
-        only = _tachyon_only(self, case)
+        only = _tachyon_only(self, case) or _in_process(self, case)
         if only:
             return only
         if self.uses_cyclone_ping(case):
@@ -489,13 +503,79 @@ class Cyclone(Impl):
         return merge_subscribers(records)
 
 
+class Hdds(Impl):
+    """HDDS 1.1.2's own `latency_benchmark` example (crates.io `hdds`, built by
+    bench/build-peers.sh): one participant, its writer and reader bound to each other in memory,
+    best effort, keep-last 1, 1,000 messages of warm-up then 10,000 measured, each written and
+    taken on one thread, the time from before the write to after the take. It prints min, mean,
+    p50, p95, p99 and max; the record takes those."""
+
+    name = "hdds"
+    label = "HDDS"
+
+    def __init__(self, root):
+        self.binary = os.path.join(root, "target/bench/hdds_latency_benchmark")
+
+    def unavailable(self):
+        if not os.access(self.binary, os.X_OK):
+            return f"{self.binary} not built (bench/build-peers.sh)"
+        return None
+
+    def unsupported(self, case):
+        why = _tachyon_only(self, case) or _in_process(self, case)
+        if why:
+            return why
+        if case.spec.size != 16:
+            return "HDDS's benchmark writes one type only, of 16 B"
+        return None
+
+    def deviations(self, case):
+        return ["its own example program: one participant, writer and reader bound in memory; "
+                "10,000 messages after 1,000 of warm-up (not --duration); no p90, p99.9 or histogram"]
+
+    def plan(self, case, ctx):
+        return [ProcSpec("latency_benchmark", [self.binary], "a", True)]
+
+    def record(self, case, ctx, procs):
+        return parse_hdds(procs[0].output())
+
+
+# The lines of HDDS's latency_benchmark the record takes, and their keys.
+HDDS_LINES = {"Messages:": "count", "Min latency:": "min", "Mean latency:": "mean",
+              "p50 latency:": "p50", "p99 latency:": "p99", "Max latency:": "max"}
+
+
+def parse_hdds(text):
+    """The `tachyon-perf/1` record of a latency_benchmark run from what it printed."""
+    found = {}
+    for line in text.splitlines():
+        line = line.strip()
+        for prefix, key in HDDS_LINES.items():
+            if line.startswith(prefix):
+                words = line[len(prefix):].split()
+                try:
+                    found[key] = int(words[0])
+                except (IndexError, ValueError):
+                    raise NoResult(f"cannot read {line!r}") from None
+    missing = [k for k in HDDS_LINES.values() if k not in found]
+    if missing:
+        raise NoResult("latency_benchmark printed no " + ", ".join(missing))
+    latency = {"count": found.pop("count"), "lost": 0, "p90": None, "p99_9": None, "p99_99": None,
+               "stddev": None, **found}
+    return {"schema": "tachyon-perf/1", "implementation": "hdds", "role": "write-take",
+            "config": {"size": 16, "payload_bytes": 16, "reliability": "best-effort",
+                       "history": "keep-last", "depth": 1},
+            "latency": latency, "histogram": None, "throughput": None, "timeline": [],
+            "process": {}}
+
+
 def all_impls(root, udp_wakes=("blocking",), binaries=None, tachyon_wakes=("blocking",)):
     """Every adapter; `binaries` ({"tachyon": path, ...}) replaces the default programs
     (the udp floor is `tachyon floor`: it follows "tachyon" unless "udp" is given; "cyclone" is
     ddsperf, "cyclone_ping" Cyclone's latency program)."""
     binaries = binaries or {}
     impls = [Tachyon(root, wake) for wake in tachyon_wakes] + [Cyclone(root), FastDds(root)]
-    impls += [UdpFloor(root, wake) for wake in udp_wakes]
+    impls += [UdpFloor(root, wake) for wake in udp_wakes] + [Hdds(root)]
     for impl in impls:
         family = impl.name.split("-")[0]
         path = binaries.get(family) or (binaries.get("tachyon") if family == "udp" else None)

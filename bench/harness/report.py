@@ -29,7 +29,7 @@ ISOLATION_RATIO_KEYS = [k for k, _ in ISOLATION_LATENCY]
 ISOLATION_TARGETS = [("p99_9", "p99.9"), ("max", "max")]
 ISOLATION_BOUND = 1.2
 REFERENCE = "tachyon"
-OTHERS = ["cyclone", "fastdds", "udp"]
+OTHERS = ["cyclone", "fastdds", "udp", "hdds"]
 
 
 # --- per run ---------------------------------------------------------------------------------
@@ -166,6 +166,12 @@ def _target_rows(scenarios, agg):
             bound_ = {32: 1.5, 65536: 1.3}.get(case.spec.size, 1.2)
             rows.append((f"throughput (samples/s), {case.label}", case.case_id, "samples_per_s",
                          "cyclone", bound_, "ge"))
+    intra = next((s for s in scenarios if s.id == "intra"), None)
+    if intra:
+        for case in intra.cases:
+            if case.spec.size == 16:
+                # Issue 15: write then take on one thread, 0.5x HDDS's latency_benchmark.
+                rows.append((f"write → take p50, {case.label}", case.case_id, "p50", "hdds", 0.5, "le"))
     iso = next((s for s in scenarios if s.id == "isolation"), None)
     if iso:
         for case in iso.cases:

@@ -170,10 +170,23 @@ def build_matrix(short, placements):
                                          ("bulk", f"+ {size_label(ISOLATION_BULK)} bulk", bulk),
                                          ("storm", f"+ bulk + storm of {ISOLATION_STORM:,}", storm))]
     scenarios.append(s)
+
+    s = Scenario("intra", 8, "In process: write, then take on the same thread, BEST_EFFORT KEEP_LAST(1)",
+                 "latency", "µs from the call to write until take returned the sample; one process on "
+                 "vCPU 0, writer and reader in two participants (HDDS: one, bound in memory)")
+    intra = Spec("intra", INTRA_SIZE, reliability="best-effort", history="keep-last", depth=1,
+                 duration=dur, warmup=warm)
+    s.cases = [Case(s.id, f"{s.id}-{size}", size_label(size), replace(intra, size=size), SAME)
+               for size in ([INTRA_SIZE] if short else [INTRA_SIZE, KIB, 64 * KIB])]
+    scenarios.append(s)
     return scenarios
 
 
-SCENARIO_IDS = ["latency", "bound", "throughput", "fanout", "variants", "veth", "isolation"]
+SCENARIO_IDS = ["latency", "bound", "throughput", "fanout", "variants", "veth", "isolation", "intra"]
+
+# Scenario 8: the size HDDS's `latency_benchmark` writes (two 64-bit integers), the one size
+# it has.
+INTRA_SIZE = 16
 
 # Scenario 7: measured seconds (at 1000 pings/s: 10,000 round trips in the short form, so p99.9
 # is the 10th worst), the bulk sample size and the storm's participants.

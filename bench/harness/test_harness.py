@@ -1,6 +1,7 @@
 """Unit tests of the harness's pure parts: the ddsperf converter, the merging of subscribers,
 medians, ratios and targets, the Cyclone adapter's choice of cyclone_ping or ddsperf, the
-isolation scenario (its processes, records, ratios, targets and the order of its runs).
+isolation scenario (its processes, records, ratios, targets and the order of its runs), the
+in-process scenario (Tachyon's write-take, HDDS's output read into a record).
 `python3 -m unittest discover -s bench/harness -t bench`"""
 import json
 import os
@@ -10,8 +11,8 @@ import types
 import unittest
 
 from harness import ddsperf, report
-from harness.impls import (Cyclone, FastDds, NoResult, RunContext, Tachyon, UdpFloor, all_impls,
-                           merge_subscribers)
+from harness.impls import (Cyclone, FastDds, Hdds, NoResult, RunContext, Tachyon, UdpFloor, all_impls,
+                           merge_subscribers, parse_hdds)
 from harness.netns import Loopback
 from harness.scenarios import (SAME, SPLIT, TACHYON_ONLY, Case, Scenario, Spec, build_matrix, estimate,
                                schedule)
@@ -453,3 +454,62 @@ class IsolationTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+HDDS_OUTPUT = """\
+=== HDDS Latency Benchmark ===
+
+[OK] Created participant
+--- Latency Statistics ---
+Messages:     10000
+Min latency:     320 ns
+Mean latency:    366 ns
+p50 latency:     341 ns
+p95 latency:     420 ns
+p99 latency:     531 ns
+Max latency:   47068 ns
+
+Throughput:   1795.2 k msg/s
+"""
+
+
+class InProcessTest(unittest.TestCase):
+    def case(self, size=16):
+        s = next(s for s in build_matrix(False, [SAME, SPLIT]) if s.id == "intra")
+        return next(c for c in s.cases if c.spec.size == size)
+
+    def test_tachyon_writes_and_takes_in_one_process(self):
+        ctx = RunContext(domain=7, port=20014, net=Loopback(), path_prefix="/r/raw/x")
+        (p,) = Tachyon("/repo").plan(self.case(), ctx)
+        self.assertEqual(p.argv[:3], ["/repo/target/release/tachyon", "perf", "write-take"])
+        self.assertEqual(p.argv[p.argv.index("--reliability") + 1], "best-effort")
+        self.assertEqual((p.side, p.measuring, p.json_path), ("a", True, "/r/raw/x-write-take.json"))
+
+    def test_who_runs_it(self):
+        self.assertIsNone(Tachyon("/repo").unsupported(self.case()))
+        self.assertIsNone(Hdds("/repo").unsupported(self.case()))
+        self.assertIn("16 B", Hdds("/repo").unsupported(self.case(1024)))
+        for impl in (Cyclone("/repo"), FastDds("/repo"), UdpFloor("/repo")):
+            self.assertIn("write-then-take", impl.unsupported(self.case()), impl.name)
+        latency = Case("latency", "l", "l", Spec("latency", 32), SAME)
+        self.assertIn("in process only", Hdds("/repo").unsupported(latency))
+        self.assertIn("hdds", [i.name for i in all_impls("/repo")])
+
+    def test_hdds_output_becomes_a_record(self):
+        rec = parse_hdds(HDDS_OUTPUT)
+        lat = rec["latency"]
+        self.assertEqual((lat["count"], lat["min"], lat["p50"], lat["p99"], lat["max"]),
+                         (10000, 320, 341, 531, 47068))
+        self.assertIsNone(lat["p99_9"])
+        with self.assertRaises(NoResult):
+            parse_hdds("[X] No messages received")
+
+    def test_target_is_half_of_hdds(self):
+        case = self.case()
+        scen = Scenario("intra", 8, "t", "latency", "n", [case])
+        ok = {"ok": 1, "approximate": []}
+        agg = {case.case_id: {"tachyon": dict(ok, medians={"p50": 2000}),
+                              "hdds": dict(ok, medians={"p50": 400})}}
+        (row,) = report.targets([scen], agg)
+        self.assertAlmostEqual(row["ratio"], 5.0)
+        self.assertTrue(row["status"].startswith("missed"))
