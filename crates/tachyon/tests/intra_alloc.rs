@@ -2,11 +2,12 @@
 //! allocates nothing per sample in steady state, counted by an instrumented global allocator
 //! (its own test binary: only this test's threads allocate in it).
 
+mod common;
+
 use std::time::Duration;
 
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
-use tachyon::config::ThreadRoles;
 use tachyon::prelude::*;
 use tachyon::{ParticipantSettings, TransportSettings};
 
@@ -31,7 +32,6 @@ fn participant() -> DomainParticipant {
         },
         announce_period: Some(Duration::from_secs(60)),
         lease_duration: Some(Duration::from_secs(300)),
-        threads: ThreadRoles::default(),
         ..ParticipantSettings::default()
     };
     DomainParticipant::with_settings(0, &settings).expect("participant")
@@ -57,13 +57,7 @@ fn write_then_take_into_allocates_nothing_per_sample() {
             DataReaderQos::default().best_effort().keep_last(1),
         )
         .expect("reader");
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while !(w.matched_subscriptions().contains(&r.guid())
-        && r.matched_publications().contains(&w.guid()))
-    {
-        assert!(std::time::Instant::now() < deadline, "matched");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    common::wait_matched(&w, &r);
     for size in [32usize, 1024] {
         let mut sample = Octets {
             seq: 0,
