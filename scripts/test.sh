@@ -73,12 +73,17 @@ unshare "$ns_flags" -- bash -c '
     export TACHYON_TEST_NETNS=1
     cargo test --workspace --locked --offline
     # The behaviour tests of the DCPS crate run with participants of one process, which the
-    # in-process transport connects by default; once more over UDP, as between processes.
-    no_intra=$(mktemp --suffix=.toml)
-    trap "rm -f $no_intra" EXIT
-    printf "[transports]\nintra = false\n" > "$no_intra"
-    echo "== the tachyon crate tests again, over UDP (TACHYON_CONFIG: [transports] intra = false)"
-    TACHYON_CONFIG="$no_intra" cargo test -p tachyon --tests --locked --offline
+    # in-process transport connects by default; once more over shared memory, and once more
+    # over UDP, as between processes.
+    over_shm=$(mktemp --suffix=.toml)
+    over_udp=$(mktemp --suffix=.toml)
+    trap "rm -f $over_shm $over_udp" EXIT
+    printf "[transports]\nintra = false\n" > "$over_shm"
+    printf "[transports]\nintra = false\nshm = false\n" > "$over_udp"
+    echo "== the tachyon crate tests again, over shared memory (TACHYON_CONFIG: [transports] intra = false)"
+    TACHYON_CONFIG="$over_shm" cargo test -p tachyon --tests --locked --offline
+    echo "== the tachyon crate tests again, over UDP (TACHYON_CONFIG: [transports] intra = false, shm = false)"
+    TACHYON_CONFIG="$over_udp" cargo test -p tachyon --tests --locked --offline
 '
 
 say "interop matrix against Cyclone DDS and Fast DDS (in an isolated network namespace)"
@@ -119,5 +124,15 @@ if [ "$(id -u)" = 0 ]; then
 else
     echo "skipped: creating network namespaces and veth pairs needs root"
 fi
+
+say "nothing of Tachyon's left in /dev/shm"
+# Every participant deletes its segment when it closes; a killed process's segment is deleted
+# by the survivors (or by the next participant of the same user).
+left=$(find /dev/shm -maxdepth 1 -name 'tachyon-*' 2>/dev/null || true)
+if [ -n "$left" ]; then
+    ls -l $left >&2
+    die "shared-memory segments left behind (above)"
+fi
+echo "none"
 
 say "all checks passed"

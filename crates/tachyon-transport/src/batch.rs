@@ -135,6 +135,34 @@ impl RecvBatch {
         true
     }
 
+    /// Like [`push`](Self::push), for a datagram of `len` bytes that `fill` copies into the
+    /// slot it is given (from shared memory, where no slice may be formed); `fill` returning
+    /// `false` (the bytes could not be read) records nothing.
+    pub(crate) fn push_with(
+        &mut self,
+        source: Locator,
+        len: usize,
+        counters: &Counters,
+        fill: impl FnOnce(&mut [u8]) -> bool,
+    ) -> bool {
+        let slot = self.received.len();
+        if slot >= self.slots {
+            return false;
+        }
+        if len > self.slot_size {
+            Counters::add(&counters.truncated, 1);
+            return true;
+        }
+        let start = slot * self.slot_size;
+        if !fill(&mut self.buf[start..start + len]) {
+            return true;
+        }
+        self.received.push(Received { slot, len, source });
+        Counters::add(&counters.datagrams_received, 1);
+        Counters::add(&counters.bytes_received, len as u64);
+        true
+    }
+
     /// Whether every slot is taken.
     pub(crate) fn is_full(&self) -> bool {
         self.received.len() >= self.slots

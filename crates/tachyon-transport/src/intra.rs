@@ -345,19 +345,19 @@ impl Transport for IntraTransport {
         let mut s = vec![
             RxSource {
                 id: META_PORT as usize,
-                fd: self.node.meta.fd(),
+                fd: Some(self.node.meta.fd()),
                 traffic: Traffic::Discovery,
             },
             RxSource {
                 id: USER_PORT as usize,
-                fd: self.node.user.fd(),
+                fd: Some(self.node.user.fd()),
                 traffic: Traffic::UserData,
             },
         ];
         if let Some(q) = &self.node.critical {
             s.push(RxSource {
                 id: CRITICAL_PORT as usize,
-                fd: q.fd(),
+                fd: Some(q.fd()),
                 traffic: Traffic::Critical,
             });
         }

@@ -1,7 +1,8 @@
 //! Transports of Tachyon DDS (DESIGN.md section 4): the [`Transport`] trait (start there: its
 //! module says how buffers are lent and how a transport is chosen per matched pair), UDPv4
 //! ([`UdpTransport`]), the in-process transport between participants of one process
-//! ([`intra`]) and an in-memory, fault-injecting network for tests ([`mem`]).
+//! ([`intra`]), shared memory between participants of one host ([`shm`]) and an in-memory,
+//! fault-injecting network for tests ([`mem`]).
 //!
 //! Sans-async: nothing here spawns a thread or blocks. [`UdpTransport::open`] selects the
 //! network interface ([`choose_interface`]), allocates the participant index by the RTPS port
@@ -12,8 +13,8 @@
 //! destinations without copying it). TRANSPORT_PRIORITY maps to `SO_PRIORITY` and DSCP as
 //! [`priority`] documents.
 //!
-//! Linux only (`recvmmsg`, `sendmmsg`, `SO_PRIORITY`, `sched_setaffinity`). The unsafe code
-//! is confined to the private `sys` module; [`thread`] is the safe wrapper the runtime uses to
+//! Linux only (`recvmmsg`, `sendmmsg`, `SO_PRIORITY`, `sched_setaffinity`, futexes). The
+//! unsafe code is confined to the private `sys` module and, for shared memory, `shm::map`; [`thread`] is the safe wrapper the runtime uses to
 //! pin its threads and give them `SCHED_FIFO` priority.
 //!
 //! ```no_run
@@ -40,6 +41,7 @@ pub mod mem;
 mod ports;
 pub mod priority;
 mod queue;
+pub mod shm;
 mod stats;
 #[allow(unsafe_code)]
 mod sys;

@@ -310,12 +310,12 @@ impl Transport for MemTransport {
         vec![
             RxSource {
                 id: 0,
-                fd: self.node.meta.fd(),
+                fd: Some(self.node.meta.fd()),
                 traffic: Traffic::Discovery,
             },
             RxSource {
                 id: 1,
-                fd: self.node.user.fd(),
+                fd: Some(self.node.user.fd()),
                 traffic: Traffic::UserData,
             },
         ]

@@ -1,4 +1,4 @@
-//! Counters of the UDP transport.
+//! Counters of a transport.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -21,6 +21,9 @@ pub struct TransportStats {
     pub skipped_locators: u64,
     /// Sends that failed with another error (returned to the caller).
     pub send_errors: u64,
+    /// Records of a peer rejected as malformed: out-of-range indices, lengths or offsets
+    /// read from a shared-memory segment (a corrupt or hostile process), each dropped.
+    pub malformed: u64,
 }
 
 /// The live counters (relaxed atomics: they are statistics, not synchronisation).
@@ -34,6 +37,7 @@ pub(crate) struct Counters {
     pub send_drops: AtomicU64,
     pub skipped_locators: AtomicU64,
     pub send_errors: AtomicU64,
+    pub malformed: AtomicU64,
 }
 
 impl Counters {
@@ -54,6 +58,7 @@ impl Counters {
             send_drops: ld(&self.send_drops),
             skipped_locators: ld(&self.skipped_locators),
             send_errors: ld(&self.send_errors),
+            malformed: ld(&self.malformed),
         }
     }
 }

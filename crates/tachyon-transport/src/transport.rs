@@ -57,8 +57,10 @@ pub struct RxSource {
     /// [`MAX_SOURCES`].
     pub id: usize,
     /// Readable when datagrams wait (edge-triggered use is fine: [`RecvBatch::drained`]
-    /// says when the source was emptied).
-    pub fd: RawFd,
+    /// says when the source was emptied). `None` for a source without a descriptor (shared
+    /// memory wakes its reader with a futex): only a thread of its own, blocked in
+    /// [`Transport::receive_wait`], can serve it.
+    pub fd: Option<RawFd>,
     /// What arrives there.
     pub traffic: Traffic,
 }

@@ -35,6 +35,7 @@ use crate::subscription::{DataReader, Subscriber};
 use crate::topic::Topic;
 use crate::DdsType;
 use tachyon_transport::intra::IntraTransport;
+use tachyon_transport::shm::{ShmConfig, ShmTransport};
 
 /// How a participant joins its domain: network and discovery settings (zero-config default).
 #[derive(Clone, Debug, Default)]
@@ -43,6 +44,9 @@ pub struct ParticipantSettings {
     pub udp: UdpConfig,
     /// Transports other than UDP, and whether UDP is used at all.
     pub transports: TransportSettings,
+    /// The shared-memory segment: its size and who may open it (the configuration file's
+    /// `[shm]`).
+    pub shm: ShmConfig,
     /// Lease announced to others (`None`: 10 s).
     pub lease_duration: Option<Duration>,
     /// SPDP announcement period (`None`: 3 s).
@@ -86,6 +90,11 @@ pub struct TransportSettings {
     /// one process go through [`tachyon_transport::intra`], user data handled on the
     /// writing thread. The configuration file's `[transports] intra = false`.
     pub no_intra: bool,
+    /// Leave shared memory out: participants of other processes of this host are reached
+    /// over UDP. Default `false`: in the default thread model (`threads.mode = "threads"`),
+    /// pairs whose two ends run on this host, as the same user, go through
+    /// [`tachyon_transport::shm`]. The configuration file's `[transports] shm = false`.
+    pub no_shm: bool,
     /// Further transports, e.g. a [`MemTransport`](tachyon_transport::mem::MemTransport).
     pub extra: Vec<Arc<dyn Transport>>,
 }
@@ -174,7 +183,8 @@ impl DomainParticipant {
             let critical = settings.threads.critical_priority.is_some();
             Some(IntraTransport::new(domain_id, max, critical)?)
         };
-        let transports = Transports::new(udp, intra, settings.transports.extra.clone())
+        let shm = open_shm(settings, udp.as_ref());
+        let transports = Transports::new(udp, intra, shm, settings.transports.extra.clone())
             .ok_or(Error::NoTransport)?;
         let locators = transports.locators();
         let use_multicast = transports.udp().is_some_and(UdpTransport::uses_multicast);
@@ -589,6 +599,7 @@ impl DomainParticipant {
         ParticipantStatistics {
             transport,
             intra: sh.transports.intra().map(|t| t.stats()).unwrap_or_default(),
+            shm: sh.transports.shm().map(|t| t.stats()).unwrap_or_default(),
             receive,
             discovery: p.discovery_stats(),
             readers,
@@ -718,4 +729,29 @@ fn new_prefix() -> GuidPrefix {
     GuidPrefix([
         v[0], v[1], r[0], r[1], r[2], r[3], pid[2], pid[3], r[4], r[5], n[0], n[1],
     ])
+}
+
+/// The participant's shared-memory transport, unless the settings leave it out or the thread
+/// model cannot serve it (its receive sources need threads of their own: only
+/// `threads.mode = "threads"`, the default, has them). A segment that cannot be created is
+/// logged (the message names the segment and the fix) and the participant goes on without:
+/// UDP still reaches every peer.
+fn open_shm(settings: &ParticipantSettings, udp: Option<&UdpTransport>) -> Option<ShmTransport> {
+    if settings.transports.no_shm {
+        return None;
+    }
+    if settings.threads.mode != crate::config::ThreadMode::Threads {
+        tracing::debug!(mode = ?settings.threads.mode,
+            "shared memory needs threads.mode = \"threads\"; peers on this host use UDP");
+        return None;
+    }
+    let max = udp.map_or(tachyon_transport::MAX_UDP_PAYLOAD, |u| u.max_datagram());
+    let critical = settings.threads.critical_priority.is_some();
+    match ShmTransport::open(&settings.shm, max, critical) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            tracing::warn!(error = %e, "shared memory unavailable; peers on this host use UDP");
+            None
+        }
+    }
 }

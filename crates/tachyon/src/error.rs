@@ -12,11 +12,12 @@ pub enum Error {
     /// The network transport could not be set up (interface, ports, sockets).
     #[error("transport: {0}")]
     Transport(#[from] tachyon_transport::TransportError),
-    /// The settings leave the participant without any transport (`no_udp`, `no_intra` and
-    /// no other).
+    /// The settings leave the participant without any transport (`no_udp`, `no_intra`,
+    /// shared memory off or unavailable, and no other).
     #[error(
-        "no transport: TransportSettings::no_udp and no_intra are set and no other transport \
-         was given (add one to TransportSettings::extra, or keep UDP)"
+        "no transport: TransportSettings::no_udp and no_intra are set, shared memory is off \
+         or unavailable, and no other transport was given (add one to \
+         TransportSettings::extra, or keep UDP)"
     )]
     NoTransport,
     /// A QoS value or combination cannot be used (DDS INCONSISTENT_POLICY).

@@ -25,6 +25,11 @@ pub struct ParticipantStatistics {
     /// included), taken from its queues (`datagrams_received`), dropped on a full queue
     /// (`send_drops`).
     pub intra: TransportStats,
+    /// Of which shared memory (`tachyon_transport::shm`): datagrams published to readers of
+    /// other processes of this host (`datagrams_sent`), read from writers' segments
+    /// (`datagrams_received`), dropped because a reader's ring or the slots were full
+    /// (`send_drops`), records of a corrupt or hostile segment rejected (`malformed`).
+    pub shm: TransportStats,
     /// The message receiver: datagrams interpreted, malformed datagrams and submessages,
     /// submessages for no local endpoint.
     pub receive: ParticipantStats,

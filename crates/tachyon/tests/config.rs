@@ -185,6 +185,37 @@ fn the_documented_example_parses() {
     let s = c.settings(0);
     assert_eq!(s.threads.critical.priority, Some(60));
     assert!(!s.transports.no_intra);
+    assert!(!s.transports.no_shm);
+    // Every [shm] key at its default.
+    assert_eq!(s.shm, tachyon_transport::shm::ShmConfig::default());
+}
+
+#[test]
+fn shared_memory_keys_apply() {
+    let c = parse(
+        "[transports]\nshm = false\n[shm]\ndir = \"/run/shm\"\nsmall_slots = 16\n\
+         small_slot_size = \"4KiB\"\nlarge_slots = 8\nchannels = 4\nring = 64\nincoming = 9\n\
+         group = 1042\n",
+    )
+    .expect("parses");
+    let s = c.settings(0);
+    assert!(s.transports.no_shm);
+    let want = tachyon_transport::shm::ShmConfig {
+        dir: "/run/shm".into(),
+        small_slots: 16,
+        small_slot_size: 4096,
+        large_slots: 8,
+        channels: 4,
+        ring: 64,
+        incoming: 9,
+        group: Some(1042),
+    };
+    assert_eq!(s.shm, want);
+    let msg = error("[shm]\ngroup = \"no-such-group-here\"\n");
+    assert!(
+        msg.contains("no-such-group-here") && msg.contains("/etc/group"),
+        "{msg}"
+    );
 }
 
 #[test]

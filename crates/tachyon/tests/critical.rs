@@ -29,6 +29,7 @@ fn settings(mode: ThreadMode) -> ParticipantSettings {
         // would carry their pairs instead (`tests/intra.rs`).
         transports: tachyon::TransportSettings {
             no_intra: true,
+            no_shm: true,
             ..tachyon::TransportSettings::default()
         },
         ..ParticipantSettings::default()

@@ -40,6 +40,7 @@ fn participant_in(
             // The in-process transport would carry every pair of this test (it is preferred
             // over the in-memory network), and the network's faults would not apply.
             no_intra: true,
+            no_shm: true,
             extra: vec![Arc::clone(&node) as Arc<dyn Transport>],
         },
         threads: ThreadRoles {
@@ -185,6 +186,7 @@ fn a_participant_needs_some_transport() {
         transports: TransportSettings {
             no_udp: true,
             no_intra: true,
+            no_shm: true,
             extra: Vec::new(),
         },
         ..ParticipantSettings::default()
@@ -216,6 +218,7 @@ fn in_threads_mode_user_data_is_received_and_its_listeners_called_on_a_receive_t
         // Over UDP (in process, a writer's thread hands the data over: `tests/intra.rs`).
         transports: TransportSettings {
             no_intra: true,
+            no_shm: true,
             ..TransportSettings::default()
         },
         ..ParticipantSettings::default()

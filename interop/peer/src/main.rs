@@ -18,11 +18,28 @@ use tachyon_cdr::Decode;
 use options::Options;
 use types::{LargeData, PeerType, ShapeType};
 
+/// Raised by SIGINT or SIGTERM (the matrix stops peers that way): the peer then returns from
+/// what it is doing and closes its participant, which deletes its shared-memory segment.
+static STOP: std::sync::OnceLock<std::sync::Arc<std::sync::atomic::AtomicBool>> =
+    std::sync::OnceLock::new();
+
+fn stopping() -> bool {
+    STOP.get()
+        .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+}
+
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
         .init();
+    let stop = STOP.get_or_init(Default::default);
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        if let Err(e) = signal_hook::flag::register(signal, std::sync::Arc::clone(stop)) {
+            eprintln!("tachyon_peer: cannot handle signal {signal}: {e}");
+            return ExitCode::from(1);
+        }
+    }
     let opts = match Options::parse(std::env::args().skip(1)) {
         Ok(o) => o,
         Err(e) => {
@@ -212,6 +229,9 @@ fn publish<T: PeerType + DdsType>(o: &Options, writer: &DataWriter<T>) -> Result
                 return Ok(2);
             }
             std::thread::sleep(Duration::from_millis(10));
+            if stopping() {
+                return Ok(3);
+            }
         }
         std::thread::sleep(o.linger);
         say!("DONE");
@@ -224,6 +244,9 @@ fn publish<T: PeerType + DdsType>(o: &Options, writer: &DataWriter<T>) -> Result
             return Ok(2);
         }
         std::thread::sleep(Duration::from_millis(10));
+        if stopping() {
+            return Ok(3);
+        }
     }
     if o.wait_go {
         // The driver answers once the subscriber has matched too.
@@ -235,6 +258,9 @@ fn publish<T: PeerType + DdsType>(o: &Options, writer: &DataWriter<T>) -> Result
         writer.write(&T::make(i, o))?;
         if !o.period.is_zero() {
             std::thread::sleep(o.period);
+        }
+        if stopping() {
+            return Ok(3);
         }
     }
     if o.dispose {
@@ -252,7 +278,7 @@ fn publish<T: PeerType + DdsType>(o: &Options, writer: &DataWriter<T>) -> Result
         say!("FILTERED {filtered}");
     }
     let linger_end = Instant::now() + o.linger;
-    while Instant::now() < linger_end {
+    while Instant::now() < linger_end && !stopping() {
         seen.writer(writer);
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -306,6 +332,9 @@ where
             say!("TIMEOUT got {got}");
             return Ok(2);
         }
+        if stopping() {
+            return Ok(3);
+        }
         if !o.read_period.is_zero() {
             std::thread::sleep(o.read_period);
         } else if n == 0 {
@@ -315,7 +344,7 @@ where
     // Statuses keep being reported while lingering: a deadline missed after the last sample
     // (every sample may arrive at once, repaired after a loss) shows only here.
     let linger_end = Instant::now() + o.linger;
-    while Instant::now() < linger_end {
+    while Instant::now() < linger_end && !stopping() {
         seen.reader(reader);
         take(&mut keys)?;
         reader.wait_for_data(Duration::from_millis(10));

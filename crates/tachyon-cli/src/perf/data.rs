@@ -42,7 +42,7 @@ pub fn publish<T: PerfSample>(a: &PerfArgs, writer: &DataWriter<T>) -> Result<()
     let mut next = start;
     let (mut written, mut blocked) = (0u64, 0u64);
     let mut seq = 0u32;
-    while Instant::now() < end {
+    while Instant::now() < end && !super::stop_requested() {
         for _ in 0..a.burst {
             sample.set_seq(seq);
             sample.set_keyval(seq % a.keys);

@@ -76,11 +76,29 @@ pub(crate) fn pin_this_thread(cpu: Option<u16>, priority: Option<u8>) {
     }
 }
 
+/// Raised by SIGINT or SIGTERM: `pong` and `pub`, which a harness stops that way, then
+/// return early and close their participants (which deletes their shared-memory segments).
+static STOP: std::sync::OnceLock<std::sync::Arc<std::sync::atomic::AtomicBool>> =
+    std::sync::OnceLock::new();
+
+/// Whether SIGINT or SIGTERM arrived.
+pub(crate) fn stop_requested() -> bool {
+    STOP.get()
+        .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+}
+
 /// Runs `tachyon perf` as the arguments say.
 pub fn run(a: &PerfArgs) -> Result<(), Failure> {
     a.validate().map_err(Failure::Usage)?;
     if a.mode == Mode::Storm {
         return storm::run(a);
+    }
+    if matches!(a.mode, Mode::Pong | Mode::Pub) {
+        let stop = STOP.get_or_init(Default::default);
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            signal_hook::flag::register(signal, std::sync::Arc::clone(stop))
+                .map_err(|e| Failure::Other(format!("cannot handle signal {signal}: {e}")))?;
+        }
     }
     let result = match a.type_kind {
         TypeKind::Simple => run_with::<KeyedSeq>(a)?,

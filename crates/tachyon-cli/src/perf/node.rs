@@ -193,10 +193,24 @@ fn participant_settings(
     }
     match a.transport {
         TransportKind::Auto => {}
-        TransportKind::Udp => settings.transports.no_intra = true,
+        TransportKind::Udp => {
+            settings.transports.no_intra = true;
+            settings.transports.no_shm = true;
+        }
         TransportKind::Intra => {
             settings.transports.no_udp = true;
             settings.transports.no_intra = false;
+        }
+        TransportKind::Shm => {
+            if settings.threads.mode != ThreadMode::Threads {
+                return Err(
+                    "--transport shm needs threads.mode = \"threads\" (the default): \
+                            shared memory is served by receive threads of its own"
+                        .into(),
+                );
+            }
+            settings.transports.no_intra = true;
+            settings.transports.no_shm = false;
         }
     }
     let threads = &mut settings.threads;
@@ -247,7 +261,6 @@ fn participant_settings(
 /// A benchmark participant with every endpoint `ddsperf` has.
 pub struct Node<T: PerfSample> {
     /// Shared with the discovery thread; the endpoints below need it alive.
-    #[allow(dead_code)]
     participant: Arc<DomainParticipant>,
     /// When the participant was created (discovery time is measured from here).
     pub created: Instant,
@@ -263,6 +276,26 @@ pub struct Node<T: PerfSample> {
     pub pongs: Arc<PongWriters<T>>,
     stop: Arc<AtomicBool>,
     discovery: Option<JoinHandle<()>>,
+}
+
+impl<T: PerfSample> Node<T> {
+    /// With `--transport shm`, that the pings went through shared memory: a pong that does
+    /// not have it (another host or user, shared memory off, another vendor) is reached over
+    /// UDP instead, and the figures would not be what they claim.
+    pub fn check_transport(&self, a: &PerfArgs) -> Result<(), String> {
+        if a.transport != TransportKind::Shm {
+            return Ok(());
+        }
+        let s = self.participant.statistics();
+        if s.shm.datagrams_sent == 0 {
+            return Err(format!(
+                "--transport shm: no datagram went through shared memory ({} over UDP): the \
+                 peers must run on this host, as this user, with shared memory on",
+                s.transport.datagrams_sent
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// The topic of `ping --bulk-size`'s writer: `--bulk-topic`, or the ping topic's family with

@@ -90,12 +90,16 @@ pub enum FakeEndpoints {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum TransportKind {
     /// Every transport: in-process between participants of this process (`perf intra`),
-    /// UDP to other processes.
+    /// shared memory to other processes of this host, UDP to other hosts and vendors.
     Auto,
-    /// Kernel UDP sockets only (the in-process transport left out).
+    /// Kernel UDP sockets only (the in-process transport and shared memory left out).
     Udp,
     /// The in-process transport only (no UDP): `perf intra` and `write-take` alone.
     Intra,
+    /// Shared memory for user data (the in-process transport left out, so participants of
+    /// one process use it too); discovery still goes over UDP. Needs the default thread
+    /// model (`threads.mode = "threads"`).
+    Shm,
 }
 
 impl TransportKind {
@@ -105,6 +109,7 @@ impl TransportKind {
             TransportKind::Auto => "auto",
             TransportKind::Udp => "udp",
             TransportKind::Intra => "intra",
+            TransportKind::Shm => "shm",
         }
     }
 }

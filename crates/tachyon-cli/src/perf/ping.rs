@@ -321,5 +321,6 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>, role: &str) -> Result<Ru
     result.histogram = st.recorder.buckets();
     drop(st);
     node.pong_reader.set_listener(None, StatusMask::NONE);
+    node.check_transport(a).map_err(Failure::Other)?;
     Ok(result)
 }

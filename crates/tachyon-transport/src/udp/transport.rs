@@ -68,7 +68,7 @@ impl Transport for UdpTransport {
                 };
                 self.socket_fd(id).map(|fd| RxSource {
                     id: id.index(),
-                    fd,
+                    fd: Some(fd),
                     traffic,
                 })
             })

@@ -71,6 +71,10 @@ impl Locator {
     /// Tachyon's in-process transport (`tachyon_transport::intra`): address bytes 0..8 name
     /// the process (a random number), 8..12 the domain, 12..16 the participant.
     pub const KIND_TACHYON_INTRA: i32 = 0x0054_4300;
+    /// Tachyon's shared-memory transport (`tachyon_transport::shm`): address bytes 0..8 name
+    /// the host's shared memory as this user sees it (a hash of the boot id, `/dev/shm` and
+    /// the user or group), 8..16 the participant's segment.
+    pub const KIND_TACHYON_SHM: i32 = 0x0054_4301;
     /// Bytes a locator takes on the wire.
     pub const WIRE_LEN: usize = 24;
     /// LOCATOR_INVALID.

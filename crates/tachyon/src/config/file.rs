@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer};
 use super::threads::{ThreadMode, ThreadRoles, ThreadSettings};
 use super::value::{
     CpuValue, GroupValue, IndexValue, LeaseValue, MulticastValue, PeerValue, PeriodValue,
-    PriorityValue, SizeValue,
+    PriorityValue, SizeValue, UnixGroupValue,
 };
 use crate::domain::ParticipantSettings;
 
@@ -29,6 +29,8 @@ pub(super) struct FileRepr {
     threads: ThreadsRepr,
     #[serde(default)]
     transports: TransportsRepr,
+    #[serde(default)]
+    shm: ShmRepr,
     /// Per-domain overrides, keyed by domain id (TOML keys are strings).
     #[serde(default)]
     pub(super) domain: BTreeMap<String, SectionRepr>,
@@ -43,6 +45,7 @@ impl FileRepr {
             limits: self.limits.clone(),
             threads: self.threads.clone(),
             transports: self.transports.clone(),
+            shm: self.shm.clone(),
         }
     }
 }
@@ -59,7 +62,7 @@ pub(super) struct LogRepr {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a table of [udp], [discovery], [limits], [threads] and [transports] sections"
+    expecting = "a table of [udp], [discovery], [limits], [threads], [transports] and [shm] sections"
 )]
 pub(super) struct SectionRepr {
     #[serde(default)]
@@ -72,6 +75,8 @@ pub(super) struct SectionRepr {
     threads: ThreadsRepr,
     #[serde(default)]
     transports: TransportsRepr,
+    #[serde(default)]
+    shm: ShmRepr,
 }
 
 impl SectionRepr {
@@ -82,6 +87,7 @@ impl SectionRepr {
         self.limits.apply(s);
         self.threads.apply(&mut s.threads);
         self.transports.apply(s);
+        self.shm.apply(s);
     }
 }
 
@@ -91,6 +97,8 @@ impl SectionRepr {
 struct TransportsRepr {
     /// The in-process transport (default on).
     intra: Option<bool>,
+    /// Shared memory between processes of the host (default on).
+    shm: Option<bool>,
 }
 
 impl TransportsRepr {
@@ -98,6 +106,41 @@ impl TransportsRepr {
         if let Some(on) = self.intra {
             s.transports.no_intra = !on;
         }
+        if let Some(on) = self.shm {
+            s.transports.no_shm = !on;
+        }
+    }
+}
+
+/// `[shm]`: the shared-memory segment of each participant.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table of shared-memory settings")]
+struct ShmRepr {
+    dir: Option<std::path::PathBuf>,
+    small_slots: Option<u32>,
+    small_slot_size: Option<SizeValue>,
+    large_slots: Option<u32>,
+    channels: Option<u32>,
+    ring: Option<u32>,
+    incoming: Option<u32>,
+    group: Option<UnixGroupValue>,
+}
+
+impl ShmRepr {
+    fn apply(&self, s: &mut ParticipantSettings) {
+        let c = &mut s.shm;
+        set(&mut c.dir, self.dir.clone());
+        set(&mut c.small_slots, self.small_slots);
+        set(
+            &mut c.small_slot_size,
+            self.small_slot_size
+                .map(|v| u32::try_from(v.0).unwrap_or(u32::MAX)),
+        );
+        set(&mut c.large_slots, self.large_slots);
+        set(&mut c.channels, self.channels);
+        set(&mut c.ring, self.ring);
+        set(&mut c.incoming, self.incoming);
+        set(&mut c.group, self.group.map(|g| Some(g.0)));
     }
 }
 

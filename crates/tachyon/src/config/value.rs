@@ -176,6 +176,42 @@ impl<'de> Deserialize<'de> for SizeValue {
     }
 }
 
+/// A Unix group, by name (looked up in `/etc/group`) or number: who else may open shared
+/// memory segments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct UnixGroupValue(pub(crate) u32);
+
+impl<'de> Deserialize<'de> for UnixGroupValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = d.deserialize_any(StrVisitor(
+            "a group name like \"robot\" or a number like 1001",
+        ))?;
+        parse_unix_group(
+            &s,
+            &std::fs::read_to_string("/etc/group").unwrap_or_default(),
+        )
+        .map(UnixGroupValue)
+        .map_err(de::Error::custom)
+    }
+}
+
+/// A group name or number, looked up in `group_file` (the text of `/etc/group`).
+pub(crate) fn parse_unix_group(text: &str, group_file: &str) -> Result<u32, String> {
+    let text = text.trim();
+    if let Ok(gid) = text.parse::<u32>() {
+        return Ok(gid);
+    }
+    group_file
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split(':');
+            Some((f.next()?, f.nth(1)?))
+        })
+        .find(|(name, _)| *name == text)
+        .and_then(|(_, gid)| gid.parse().ok())
+        .ok_or_else(|| format!("group {text:?} not found in /etc/group: give its number instead"))
+}
+
 /// A peer (see [`parse_peer`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct PeerValue(pub(crate) Peer);
@@ -302,6 +338,15 @@ impl Visitor<'_> for StrVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unix_groups_by_name_or_number() {
+        let file = "root:x:0:\nrobot:x:1042:alice,bob\n";
+        assert_eq!(parse_unix_group("robot", file), Ok(1042));
+        assert_eq!(parse_unix_group(" 7 ", file), Ok(7));
+        let e = parse_unix_group("nobody-here", file).expect_err("unknown");
+        assert!(e.contains("nobody-here") && e.contains("number"), "{e}");
+    }
 
     #[test]
     fn durations() {

@@ -60,9 +60,18 @@ impl Driver {
     pub(super) fn new(shared: &Shared, poll: Poll, sources: Vec<(usize, RxSource)>) -> Driver {
         for (token, (t, s)) in sources.iter().enumerate() {
             let name = shared.transports.all()[*t].name();
+            let Some(fd) = s.fd else {
+                tracing::error!(
+                    transport = name,
+                    source = s.id,
+                    "a receive source without a descriptor needs a thread of its own; it will \
+                     not receive"
+                );
+                continue;
+            };
             if let Err(e) =
                 poll.registry()
-                    .register(&mut SourceFd(&s.fd), Token(token), Interest::READABLE)
+                    .register(&mut SourceFd(&fd), Token(token), Interest::READABLE)
             {
                 tracing::error!(transport = name, source = s.id, error = %e,
                     "cannot watch a receive source; it will not receive");

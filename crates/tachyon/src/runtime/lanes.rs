@@ -362,6 +362,7 @@ mod tests {
             },
             transports: crate::TransportSettings {
                 no_intra: true,
+                no_shm: true,
                 ..crate::TransportSettings::default()
             },
             ..ParticipantSettings::default()
@@ -412,6 +413,15 @@ mod tests {
         critical_flow_with_the_main_lane_locked(69, &settings);
     }
 
+    /// The same through shared memory (the in-process transport left out): the critical
+    /// port of the participant's segment, served by the critical receive thread.
+    #[test]
+    fn shared_memory_critical_samples_flow_while_the_main_lane_is_locked() {
+        let mut settings = critical_settings();
+        settings.transports.no_shm = false;
+        critical_flow_with_the_main_lane_locked(70, &settings);
+    }
+
     fn critical_flow_with_the_main_lane_locked(domain: u32, settings: &ParticipantSettings) {
         tachyon_transport::testing::require_isolated_network();
         let p = DomainParticipant::with_settings(domain, settings).expect("participant");
@@ -454,16 +464,22 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
 
-        let intra_before = p.statistics().intra.datagrams_sent;
+        let before = p.statistics();
         let held = sh.lock();
         let got = critical_flow(&w, &r, deadline);
         drop(held);
         let seqs: Vec<u64> = got.iter().map(|c| c.seq).collect();
         assert_eq!(seqs, (0..20).collect::<Vec<_>>());
-        let intra = p.statistics().intra.datagrams_sent - intra_before;
+        let after = p.statistics();
+        let intra = after.intra.datagrams_sent - before.intra.datagrams_sent;
+        let shm = after.shm.datagrams_sent - before.shm.datagrams_sent;
         match settings.transports.no_intra {
             true => assert_eq!(intra, 0),
             false => assert!(intra >= 20, "{intra} in-process datagrams for 20 samples"),
+        }
+        match settings.transports.no_shm || !settings.transports.no_intra {
+            true => assert_eq!(shm, 0),
+            false => assert!(shm >= 20, "{shm} shared-memory datagrams for 20 samples"),
         }
     }
 

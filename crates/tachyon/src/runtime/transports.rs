@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use tachyon_proto::Destination;
 use tachyon_transport::intra::IntraTransport;
+use tachyon_transport::shm::ShmTransport;
 use tachyon_transport::{
     RxSource, Transport, TransportLocators, TransportStats, TxBuffer, TxPool, UdpTransport,
 };
@@ -29,6 +30,8 @@ pub(crate) struct Transports {
     udp: Option<Arc<UdpTransport>>,
     /// The in-process transport, which the runtime gives its sink.
     intra: Option<Arc<IntraTransport>>,
+    /// The shared-memory transport, for its statistics.
+    shm: Option<Arc<ShmTransport>>,
     /// What the participant announces: every transport's locators, most preferred first.
     locators: TransportLocators,
     /// Destinations no transport reaches (dropped).
@@ -44,18 +47,23 @@ pub(crate) struct Transports {
 pub(crate) const SMALL_DATAGRAM: usize = 1024;
 
 impl Transports {
-    /// `udp`, `intra` (if any) and `others`, ordered by preference. `None` when there is
-    /// none.
+    /// `udp`, `intra`, `shm` (those given) and `others`, ordered by preference. `None`
+    /// when there is none.
     pub(crate) fn new(
         udp: Option<UdpTransport>,
         intra: Option<IntraTransport>,
+        shm: Option<ShmTransport>,
         others: Vec<Arc<dyn Transport>>,
     ) -> Option<Transports> {
         let udp = udp.map(Arc::new);
         let intra = intra.map(Arc::new);
+        let shm = shm.map(Arc::new);
         let mut list = others;
         if let Some(i) = &intra {
             list.push(Arc::clone(i) as Arc<dyn Transport>);
+        }
+        if let Some(s) = &shm {
+            list.push(Arc::clone(s) as Arc<dyn Transport>);
         }
         if let Some(u) = &udp {
             list.push(Arc::clone(u) as Arc<dyn Transport>);
@@ -75,6 +83,7 @@ impl Transports {
             reach,
             udp,
             intra,
+            shm,
             locators,
             unroutable: AtomicU64::new(0),
             small: TxPool::new(SMALL_DATAGRAM, 4096),
@@ -133,6 +142,11 @@ impl Transports {
     /// The in-process transport, if the participant has one.
     pub(crate) fn intra(&self) -> Option<&IntraTransport> {
         self.intra.as_deref()
+    }
+
+    /// The shared-memory transport, if the participant has one.
+    pub(crate) fn shm(&self) -> Option<&ShmTransport> {
+        self.shm.as_deref()
     }
 
     /// The transport that reaches `locator`, if one does.
@@ -210,6 +224,7 @@ impl Transports {
             sum.send_drops += s.send_drops;
             sum.skipped_locators += s.skipped_locators;
             sum.send_errors += s.send_errors;
+            sum.malformed += s.malformed;
         }
         sum
     }

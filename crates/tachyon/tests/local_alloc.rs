@@ -1,6 +1,7 @@
-//! The in-process path, `write` → `take_into` on one thread between two participants,
-//! allocates nothing per sample in steady state, counted by an instrumented global allocator
-//! (its own test binary: only this test's threads allocate in it).
+//! The paths between participants of one host allocate nothing per sample in steady state,
+//! counted by an instrumented global allocator (its own test binary, one test: only its
+//! threads allocate in it): `write` → `take_into` on one thread between two participants,
+//! through the in-process transport and through shared memory.
 
 mod common;
 
@@ -21,26 +22,36 @@ struct Octets {
     data: Vec<u8>,
 }
 
-/// Participants of this process only (no UDP), announcing rarely: once their first
-/// announcements are over (five, 100 ms apart, which allocate as they are sent and
-/// received), nothing but the samples runs while the allocations are counted.
-fn participant() -> DomainParticipant {
+/// Participants announcing rarely: once their first announcements are over (five, 100 ms
+/// apart, which allocate as they are sent and received), nothing but the samples runs while
+/// the allocations are counted. In process: no UDP; through shared memory: no in-process
+/// transport (UDP carries discovery).
+fn participant(domain: u32, shm: bool) -> DomainParticipant {
     let settings = ParticipantSettings {
         transports: TransportSettings {
-            no_udp: true,
+            no_udp: !shm,
+            no_intra: shm,
+            no_shm: !shm,
             ..TransportSettings::default()
         },
         announce_period: Some(Duration::from_secs(60)),
         lease_duration: Some(Duration::from_secs(300)),
         ..ParticipantSettings::default()
     };
-    DomainParticipant::with_settings(0, &settings).expect("participant")
+    DomainParticipant::with_settings(domain, &settings).expect("participant")
 }
 
 #[test]
 fn write_then_take_into_allocates_nothing_per_sample() {
+    write_then_take(0, false);
+    tachyon_transport::testing::require_isolated_network();
+    write_then_take(91, true);
+}
+
+fn write_then_take(domain: u32, shm: bool) {
+    let path = if shm { "shared memory" } else { "in process" };
     let created = std::time::Instant::now();
-    let (a, b) = (participant(), participant());
+    let (a, b) = (participant(domain, shm), participant(domain, shm));
     let w = a
         .create_publisher()
         .expect("publisher")
@@ -67,10 +78,18 @@ fn write_then_take_into_allocates_nothing_per_sample() {
         let step = |sample: &mut Octets, taken: &mut Vec<_>| {
             sample.seq += 1;
             w.write(sample).expect("write");
-            // Handed over on this thread: there at once (a spin covers the rare sample
-            // another thread of the writer's participant delivers).
-            while r.take_into(taken, usize::MAX).expect("take") == 0 {
-                std::hint::spin_loop();
+            // In process handed over on this thread: there at once (a spin covers the rare
+            // sample another thread of the writer's participant delivers); through shared
+            // memory, the reader's receive thread delivers it. The spin looks at the status,
+            // not `take_into`: a take that finds nothing empties `taken`, and the next one
+            // would allocate the sample anew.
+            loop {
+                while !r.get_status_changes().contains(StatusMask::DATA_AVAILABLE) {
+                    std::hint::spin_loop();
+                }
+                if r.take_into(taken, usize::MAX).expect("take") > 0 {
+                    break;
+                }
             }
         };
         // Warm-up: 2,000 samples, and past the first announcements.
@@ -87,6 +106,14 @@ fn write_then_take_into_allocates_nothing_per_sample() {
         let c = region.change();
         let allocs = c.allocations + c.reallocations;
         assert_eq!(taken.last().and_then(|s| s.data.as_ref()), Some(&sample));
-        assert_eq!(allocs, 0, "{size} B: {allocs} allocations over {n} samples");
+        assert_eq!(
+            allocs, 0,
+            "{path}, {size} B: {allocs} allocations over {n} samples"
+        );
+    }
+    let s = b.statistics();
+    match shm {
+        true => assert!(s.shm.datagrams_received >= 24_000, "{:?}", s.shm),
+        false => assert_eq!(s.shm.datagrams_received, 0),
     }
 }

@@ -1,0 +1,239 @@
+//! The unsafe part of the shared-memory transport: mapping a segment file, the atomics and
+//! bytes inside it, `flock` as the owner's liveness, and futex wait/wake.
+//!
+//! Everything else reaches shared memory through [`Mapping`]'s checked accessors: an offset
+//! outside the mapping, or misaligned, gives `None`; nothing outside this file ever holds a
+//! raw pointer into a segment, and no `&[u8]` into shared memory is ever formed (another
+//! process may change those bytes at any time: they are copied in and out with
+//! `copy_nonoverlapping` only).
+
+use std::fs::File;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU32, AtomicU64};
+use std::time::Duration;
+
+/// A segment file mapped shared and read-write, with the file kept open (its `flock`).
+#[derive(Debug)]
+pub(crate) struct Mapping {
+    ptr: NonNull<u8>,
+    len: usize,
+    file: File,
+}
+
+// SAFETY: the mapping is plain shared memory; every access through it is either atomic or a
+// bounds-checked copy, and the pointer stays valid until `Drop` unmaps it.
+unsafe impl Send for Mapping {}
+// SAFETY: as above: `&Mapping` only hands out atomics and copies.
+unsafe impl Sync for Mapping {}
+
+impl Mapping {
+    /// Creates `path` (it must not exist) of `len` bytes with permission bits `mode`, owned
+    /// by group `gid` when given, with every page reserved (`fallocate`: a full `/dev/shm`
+    /// is an error now, not a `SIGBUS` later), locked exclusively by this process (its
+    /// liveness: the lock goes when the process does), and mapped.
+    pub(crate) fn create(
+        path: &Path,
+        len: usize,
+        mode: u32,
+        gid: Option<u32>,
+    ) -> io::Result<Mapping> {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .custom_flags(libc::O_CLOEXEC)
+            .open(path)?;
+        let fd = file.as_raw_fd();
+        let result = (|| {
+            // SAFETY: `fd` is an open descriptor owned by `file`.
+            if unsafe { libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // The umask may have removed bits of `mode`: set them exactly.
+            // SAFETY: as above.
+            if unsafe { libc::fchmod(fd, mode) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if let Some(gid) = gid {
+                // SAFETY: as above; `u32::MAX` (-1) keeps the owner.
+                if unsafe { libc::fchown(fd, u32::MAX, gid) } != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            let size = libc::off_t::try_from(len)
+                .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "segment too large"))?;
+            // SAFETY: as above.
+            let rc = unsafe { libc::fallocate(fd, 0, 0, size) };
+            if rc != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Mapping::map(file, len)
+        })();
+        if result.is_err() {
+            let _ = std::fs::remove_file(path);
+        }
+        result
+    }
+
+    /// Opens and maps an existing segment, whatever its size (the caller validates it).
+    pub(crate) fn open(path: &Path) -> io::Result<Mapping> {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
+            .open(path)?;
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "not a regular file",
+            ));
+        }
+        let len = usize::try_from(meta.len())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "segment too large"))?;
+        Mapping::map(file, len)
+    }
+
+    fn map(file: File, len: usize) -> io::Result<Mapping> {
+        if len == 0 {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "empty segment"));
+        }
+        // SAFETY: a fresh shared mapping of `len` bytes of an open file: no Rust object
+        // aliases it; the kernel picks the address.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let ptr = NonNull::new(ptr.cast::<u8>())
+            .ok_or_else(|| io::Error::other("mmap returned a null mapping"))?;
+        Ok(Mapping { ptr, len, file })
+    }
+
+    /// Its length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The file's inode number (to tell a file from another of the same name).
+    pub(crate) fn inode(&self) -> io::Result<u64> {
+        use std::os::unix::fs::MetadataExt;
+        Ok(self.file.metadata()?.ino())
+    }
+
+    fn check(&self, offset: usize, size: usize, align: usize) -> Option<*mut u8> {
+        let end = offset.checked_add(size)?;
+        if end > self.len || offset % align != 0 {
+            return None;
+        }
+        // SAFETY: `offset + size <= len`, so the pointer stays inside the mapping.
+        Some(unsafe { self.ptr.as_ptr().add(offset) })
+    }
+
+    /// The `u32` at `offset`, if it lies inside and is aligned.
+    pub(crate) fn u32_at(&self, offset: usize) -> Option<&AtomicU32> {
+        let p = self.check(offset, 4, 4)?;
+        // SAFETY: in bounds and aligned (checked), valid while `self` is mapped (the borrow
+        // ties it to `self`); an atomic may be changed concurrently by anyone.
+        Some(unsafe { &*p.cast::<AtomicU32>() })
+    }
+
+    /// The `u64` at `offset`, if it lies inside and is aligned.
+    pub(crate) fn u64_at(&self, offset: usize) -> Option<&AtomicU64> {
+        let p = self.check(offset, 8, 8)?;
+        // SAFETY: as in `u32_at`.
+        Some(unsafe { &*p.cast::<AtomicU64>() })
+    }
+
+    /// Copies `src` to `offset`; `false` (nothing written) when it does not fit.
+    pub(crate) fn write(&self, offset: usize, src: &[u8]) -> bool {
+        let Some(p) = self.check(offset, src.len(), 1) else {
+            return false;
+        };
+        // SAFETY: the destination range is inside the mapping (checked) and cannot overlap
+        // `src`, a Rust slice outside it... unless `src` was itself read from this mapping,
+        // which no caller does (they copy out first).
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), p, src.len()) };
+        true
+    }
+
+    /// Copies `dst.len()` bytes from `offset` into `dst`; `false` (nothing read) when they
+    /// do not lie inside. The bytes may be changing while they are copied (a hostile
+    /// writer): the copy is then garbage, never out of bounds.
+    pub(crate) fn read(&self, offset: usize, dst: &mut [u8]) -> bool {
+        let Some(p) = self.check(offset, dst.len(), 1) else {
+            return false;
+        };
+        // SAFETY: the source range is inside the mapping (checked); `dst` is private memory.
+        unsafe { std::ptr::copy_nonoverlapping(p.cast_const(), dst.as_mut_ptr(), dst.len()) };
+        true
+    }
+
+    /// Whether the segment's owner is gone: takes a shared `flock` without waiting, which
+    /// succeeds only when no process holds the owner's exclusive one (it died, or closed).
+    /// The lock taken is released at once.
+    pub(crate) fn owner_gone(&self) -> io::Result<bool> {
+        let fd = self.file.as_raw_fd();
+        // SAFETY: `fd` is an open descriptor owned by `self.file`.
+        if unsafe { libc::flock(fd, libc::LOCK_SH | libc::LOCK_NB) } == 0 {
+            // SAFETY: as above.
+            unsafe { libc::flock(fd, libc::LOCK_UN) };
+            return Ok(true);
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EWOULDBLOCK) => Ok(false),
+            _ => Err(e),
+        }
+    }
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly what `map` mapped; no reference into it outlives `self`
+        // (every accessor borrows `self`).
+        unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
+    }
+}
+
+/// Sleeps while `word` holds `expected`, at most `timeout` (a shared futex: the word may
+/// live in memory another process maps). Returns on a wake-up, a timeout, a signal, or at
+/// once when the word already differs.
+pub(crate) fn futex_wait(word: &AtomicU32, expected: u32, timeout: Duration) {
+    let ts = libc::timespec {
+        tv_sec: libc::time_t::try_from(timeout.as_secs()).unwrap_or(libc::time_t::MAX),
+        tv_nsec: libc::c_long::from(i32::try_from(timeout.subsec_nanos()).unwrap_or(0)),
+    };
+    // SAFETY: `word` is a valid, aligned u32 for the duration of the call; the kernel only
+    // reads it and `ts`, which lives on this stack frame.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT,
+            expected,
+            &ts as *const libc::timespec,
+        );
+    }
+}
+
+/// Wakes every thread sleeping on `word` in [`futex_wait`], in any process.
+pub(crate) fn futex_wake(word: &AtomicU32) {
+    // SAFETY: `word` is a valid, aligned u32; FUTEX_WAKE does not dereference anything else.
+    unsafe {
+        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE, i32::MAX);
+    }
+}

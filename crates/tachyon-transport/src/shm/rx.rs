@@ -1,0 +1,47 @@
+//! The receiving side: for each port, the channels other participants' segments hold for
+//! this one, found through our incoming table, and read in turn.
+//!
+//! Everything read from a writer's segment is checked before use: its `tail` may be at most
+//! one ring ahead of where we are, a ring entry must name one of its slots, a slot's length
+//! must fit the slot. A bad record is counted (`malformed`), skipped, and the channel
+//! re-synchronised; nothing from shared memory can make this side index outside the
+//! segment, loop without bound or block.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::segment::Segment;
+
+/// A channel of a writer's segment that carries datagrams to us on one port.
+#[derive(Debug)]
+pub(crate) struct RxChannel {
+    pub writer: Arc<Segment>,
+    pub c: u32,
+    /// Next ring index to read (ours; published as the channel's `head`).
+    pub head: u32,
+    /// The channel's epoch when we attached (a new one: the writer set it up anew).
+    pub epoch: u32,
+}
+
+/// The receiving state of one port.
+#[derive(Debug)]
+pub(crate) struct Rx {
+    /// The incoming table's generation we last read (`None`: read it now).
+    pub generation: Option<u32>,
+    pub attached: Vec<RxChannel>,
+    /// Where the next receive starts (round robin between writers).
+    pub next: usize,
+    /// When the writers' liveness was last checked.
+    pub checked: Instant,
+}
+
+impl Rx {
+    pub(crate) fn new() -> Rx {
+        Rx {
+            generation: None,
+            attached: Vec::new(),
+            next: 0,
+            checked: Instant::now(),
+        }
+    }
+}

@@ -1,0 +1,392 @@
+//! The shared-memory transport between participants of this test process, each with its
+//! own segment in a private directory of `/dev/shm`. Killed processes: the `tachyon`
+//! crate's `tests/shm.rs`.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use super::*;
+
+/// A private directory of `/dev/shm`, deleted with everything in it when dropped.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new() -> Dir {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let base = if Path::new("/dev/shm").is_dir() {
+            PathBuf::from("/dev/shm")
+        } else {
+            std::env::temp_dir()
+        };
+        let p = base.join(format!("tachyon-unit-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).expect("test directory");
+        Dir(p)
+    }
+
+    fn config(&self) -> ShmConfig {
+        ShmConfig {
+            dir: self.0.clone(),
+            small_slots: 16,
+            large_slots: 4,
+            ring: 8,
+            channels: 16,
+            incoming: 16,
+            ..ShmConfig::default()
+        }
+    }
+
+    fn segments(&self) -> usize {
+        std::fs::read_dir(&self.0).map(|d| d.count()).unwrap_or(0)
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn open(dir: &Dir) -> ShmTransport {
+    ShmTransport::open(&dir.config(), 8192, true).expect("open")
+}
+
+fn send(from: &ShmTransport, to: &[&ShmTransport], port: u32, data: &[u8]) {
+    let mut buf = from.tx_buffer();
+    buf[..data.len()].copy_from_slice(data);
+    let dests: Vec<Locator> = to
+        .iter()
+        .map(|t| locator(t.prefix, t.own.token, port))
+        .collect();
+    from.send(buf, data.len(), &dests, 0).expect("send");
+}
+
+fn receive_all(t: &ShmTransport, port: u32) -> Vec<(Locator, Vec<u8>)> {
+    let mut batch = RecvBatch::new(4, 8192);
+    let mut out = Vec::new();
+    while t.receive(port as usize, &mut batch).expect("receive") > 0 {
+        out.extend(batch.iter().map(|(l, b)| (*l, b.to_vec())));
+    }
+    out
+}
+
+#[test]
+fn datagrams_flow_both_ways_on_each_port() {
+    let dir = Dir::new();
+    let (a, b) = (open(&dir), open(&dir));
+    assert_eq!(a.reach(), b.reach(), "one host, one user: the same reach");
+    assert!(a.reach().covers(&b.locators().default_unicast[0]));
+    send(&a, &[&b], USER_PORT, b"hello");
+    send(&a, &[&b], USER_PORT, &[7; 3000]);
+    send(&a, &[&b], CRITICAL_PORT, b"urgent");
+    let got = receive_all(&b, USER_PORT);
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0].1, b"hello");
+    assert_eq!(got[1].1, vec![7; 3000], "a large slot");
+    assert_eq!(
+        got[0].0,
+        locator(a.prefix, a.own.token, USER_PORT),
+        "the source"
+    );
+    let critical = receive_all(&b, CRITICAL_PORT);
+    assert_eq!(critical.len(), 1);
+    assert_eq!(critical[0].1, b"urgent");
+    send(&b, &[&a], USER_PORT, b"answer");
+    assert_eq!(receive_all(&a, USER_PORT)[0].1, b"answer");
+    assert_eq!(a.stats().datagrams_sent, 3);
+    assert_eq!(b.stats().datagrams_received, 3);
+    assert_eq!(a.stats().malformed + b.stats().malformed, 0);
+}
+
+#[test]
+fn one_slot_serves_eight_readers_and_is_freed_when_all_read() {
+    let dir = Dir::new();
+    let w = open(&dir);
+    let readers: Vec<ShmTransport> = (0..8).map(|_| open(&dir)).collect();
+    let refs: Vec<&ShmTransport> = readers.iter().collect();
+    let free = || lock(&w.tx).free_small.len();
+    let before = free();
+    for i in 0..5u8 {
+        send(&w, &refs, USER_PORT, &[i; 100]);
+    }
+    assert_eq!(
+        before - free(),
+        5,
+        "one slot per datagram, not one per reader"
+    );
+    for r in &readers {
+        let got = receive_all(r, USER_PORT);
+        let want: Vec<Vec<u8>> = (0..5u8).map(|i| vec![i; 100]).collect();
+        assert_eq!(got.into_iter().map(|g| g.1).collect::<Vec<_>>(), want);
+    }
+    w.sweep_channels(&mut lock(&w.tx));
+    assert_eq!(
+        free(),
+        before,
+        "every slot back once every reader released it"
+    );
+}
+
+#[test]
+fn a_slow_reader_loses_only_its_own_datagrams() {
+    let dir = Dir::new();
+    let (w, fast, slow) = (open(&dir), open(&dir), open(&dir));
+    // The ring holds 8: the slow reader, which never reads, misses the rest; the fast one
+    // misses nothing.
+    let mut fast_got = Vec::new();
+    for i in 0..20u8 {
+        send(&w, &[&fast, &slow], USER_PORT, &[i]);
+        fast_got.extend(receive_all(&fast, USER_PORT).into_iter().map(|g| g.1[0]));
+    }
+    assert_eq!(fast_got, (0..20).collect::<Vec<u8>>());
+    let slow_got: Vec<u8> = receive_all(&slow, USER_PORT)
+        .into_iter()
+        .map(|g| g.1[0])
+        .collect();
+    assert_eq!(slow_got, (0..8).collect::<Vec<u8>>(), "the first ring-full");
+    assert_eq!(w.stats().send_drops, 12);
+    // Caught up, it receives again.
+    send(&w, &[&fast, &slow], USER_PORT, &[99]);
+    assert_eq!(receive_all(&slow, USER_PORT)[0].1, vec![99]);
+}
+
+#[test]
+fn a_blocked_receiver_is_woken_and_interrupt_ends_its_wait() {
+    let dir = Dir::new();
+    let (a, b) = (open(&dir), std::sync::Arc::new(open(&dir)));
+    // Connect first, so the wait below finds the channel.
+    send(&a, &[&b], USER_PORT, b"first");
+    assert_eq!(receive_all(&b, USER_PORT).len(), 1);
+    let waiter = {
+        let b = std::sync::Arc::clone(&b);
+        std::thread::spawn(move || {
+            let mut batch = RecvBatch::new(4, 8192);
+            let n = b
+                .receive_wait(USER_PORT as usize, &mut batch)
+                .expect("wait");
+            let first = batch.iter().next().map(|(_, d)| d.to_vec());
+            let n2 = b
+                .receive_wait(USER_PORT as usize, &mut batch)
+                .expect("wait");
+            (n, first, n2)
+        })
+    };
+    std::thread::sleep(Duration::from_millis(50));
+    send(&a, &[&b], USER_PORT, b"wake");
+    std::thread::sleep(Duration::from_millis(50));
+    b.interrupt();
+    let (n, first, n2) = waiter.join().expect("join");
+    assert_eq!((n, first.as_deref()), (1, Some(&b"wake"[..])));
+    assert_eq!(n2, 0, "interrupted");
+}
+
+#[test]
+fn a_closed_reader_is_noticed_and_its_segment_is_gone() {
+    let dir = Dir::new();
+    let (w, r) = (open(&dir), open(&dir));
+    send(&w, &[&r], USER_PORT, b"one");
+    assert_eq!(dir.segments(), 2);
+    drop(r);
+    assert_eq!(
+        dir.segments(),
+        1,
+        "a closing participant deletes its segment"
+    );
+    let free = lock(&w.tx).free_small.len();
+    let dest = lock(&w.tx)
+        .by_dest
+        .keys()
+        .next()
+        .copied()
+        .expect("a channel");
+    let mut buf = w.tx_buffer();
+    buf[..3].copy_from_slice(b"two");
+    let l = locator(w.prefix, dest.0, USER_PORT);
+    w.send(buf, 3, &[l], 0).expect("send");
+    assert!(lock(&w.tx).by_dest.is_empty(), "the channel is closed");
+    assert_eq!(
+        lock(&w.tx).free_small.len(),
+        free + 1,
+        "the unread slot is freed"
+    );
+}
+
+#[test]
+fn segments_of_dead_participants_are_swept_and_live_ones_kept() {
+    let dir = Dir::new();
+    let live = open(&dir);
+    // A segment whose owner is gone: created, and its lock dropped without deleting it (as
+    // when a process is killed).
+    let params = Params {
+        small_count: 1,
+        small_size: 64,
+        large_count: 1,
+        large_size: 64,
+        channels: 1,
+        ring: 1,
+        incoming: 1,
+    };
+    drop(Segment::create(&dir.0, 0x1234, params, 0o600, None).expect("segment"));
+    std::fs::write(dir.0.join("tachyon-not-a-segment"), b"x").expect("other file");
+    assert_eq!(dir.segments(), 3);
+    let other = open(&dir);
+    let mut names: Vec<String> = std::fs::read_dir(&dir.0)
+        .expect("dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(
+        !names.contains(&"tachyon-0000000000001234".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"tachyon-not-a-segment".to_string()),
+        "only segments go"
+    );
+    assert_eq!(names.len(), 3, "the two live segments stay: {names:?}");
+    drop((live, other));
+}
+
+#[test]
+fn segments_are_private_to_their_user() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Dir::new();
+    let t = open(&dir);
+    let mode = std::fs::metadata(t.segment_path())
+        .expect("meta")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+}
+
+#[test]
+fn a_hostile_writer_cannot_crash_or_hang_its_reader() {
+    let dir = Dir::new();
+    let (w, r) = (open(&dir), open(&dir));
+    send(&w, &[&r], USER_PORT, b"ok");
+    assert_eq!(receive_all(&r, USER_PORT).len(), 1);
+    // Another process of the user scribbles over the writer's channels and slots, with
+    // numbers chosen to be out of range, and random bytes.
+    let scribbler = map::Mapping::open(w.segment_path()).expect("map");
+    let l = w.own.layout;
+    let channel0 = l.channel(0).expect("channel");
+    let mut rng: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let mut batch = RecvBatch::new(4, 8192);
+    let started = Instant::now();
+    for round in 0..2000 {
+        let word = |off: usize| scribbler.u32_at(off).expect("word");
+        match round % 5 {
+            0 => word(channel0 + channel::TAIL).store(next() as u32, Ordering::Release),
+            1 => {
+                word(l.ring_entry(channel0, next() as u32)).store(next() as u32, Ordering::Release)
+            }
+            2 => {
+                let (at, _) = l
+                    .slot((next() % u64::from(l.slots())) as u32)
+                    .expect("slot");
+                word(at + SLOT_LEN).store(next() as u32, Ordering::Release);
+            }
+            3 => word(channel0 + channel::EPOCH).store(next() as u32, Ordering::Release),
+            _ => {
+                let at = (next() as usize % (l.total / 4)) * 4;
+                // Not the header: its numbers were copied when the segment was opened.
+                if at >= 256 {
+                    word(at).store(next() as u32, Ordering::Release);
+                }
+            }
+        }
+        // Bounded work per call, whatever the numbers say.
+        let _ = r.receive(USER_PORT as usize, &mut batch).expect("receive");
+        assert!(batch.len() <= 4);
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "no unbounded loop"
+    );
+    assert!(r.stats().malformed > 0, "bad records are counted");
+    // The reader still serves another writer.
+    let other = open(&dir);
+    send(&other, &[&r], USER_PORT, b"still here");
+    let got: Vec<Vec<u8>> = (0..3)
+        .flat_map(|_| receive_all(&r, USER_PORT))
+        .filter(|(from, _)| *from == locator(other.prefix, other.own.token, USER_PORT))
+        .map(|g| g.1)
+        .collect();
+    assert_eq!(got, vec![b"still here".to_vec()]);
+}
+
+#[test]
+fn a_hostile_reader_loses_its_channel_not_the_writers_slots() {
+    let dir = Dir::new();
+    let (w, bad, good) = (open(&dir), open(&dir), open(&dir));
+    send(&w, &[&bad, &good], USER_PORT, b"x");
+    assert_eq!(receive_all(&good, USER_PORT).len(), 1);
+    let c = *lock(&w.tx)
+        .by_dest
+        .get(&(bad.own.token, USER_PORT))
+        .expect("channel");
+    // The reader writes a head it was never given.
+    let scribbler = map::Mapping::open(w.segment_path()).expect("map");
+    let head = w.own.layout.channel(c).expect("channel") + channel::HEAD;
+    scribbler
+        .u32_at(head)
+        .expect("head")
+        .store(1_000_000, Ordering::Release);
+    let free = lock(&w.tx).free_small.len();
+    send(&w, &[&bad, &good], USER_PORT, b"y");
+    assert!(w.stats().malformed >= 1);
+    assert!(!lock(&w.tx)
+        .by_dest
+        .contains_key(&(bad.own.token, USER_PORT)));
+    assert_eq!(receive_all(&good, USER_PORT)[0].1, b"y");
+    w.sweep_channels(&mut lock(&w.tx));
+    assert_eq!(
+        lock(&w.tx).free_small.len(),
+        free + 1,
+        "no slot leaked or freed twice"
+    );
+}
+
+#[test]
+fn locators_of_another_host_or_kind_are_skipped() {
+    let dir = Dir::new();
+    let (a, b) = (open(&dir), open(&dir));
+    let mut other_host = locator(a.prefix, b.own.token, USER_PORT);
+    other_host.address[0] ^= 0xff;
+    let udp = Locator::udp("127.0.0.1:7411".parse().expect("addr"));
+    let buf = a.tx_buffer();
+    a.send(buf, 4, &[other_host, udp], 0).expect("send");
+    assert_eq!(a.stats().skipped_locators, 2);
+    assert!(receive_all(&b, USER_PORT).is_empty());
+}
+
+#[test]
+fn a_segment_that_cannot_be_created_names_itself_and_the_fix() {
+    let dir = Dir::new();
+    let config = ShmConfig {
+        dir: dir.0.join("missing"),
+        ..dir.config()
+    };
+    let e = ShmTransport::open(&config, 8192, false).expect_err("no directory");
+    assert!(e.to_string().contains("missing"), "{e}");
+    let huge = ShmConfig {
+        large_slots: 60_000,
+        ..dir.config()
+    };
+    // 60,000 slots of 1 MiB: more than any /dev/shm here.
+    let e = ShmTransport::open(&huge, 1 << 20, false).expect_err("too large");
+    let text = e.to_string();
+    assert!(
+        text.contains("tachyon-") && text.contains("large_slots"),
+        "{text}"
+    );
+    assert_eq!(dir.segments(), 0, "nothing left behind");
+}
