@@ -4,6 +4,8 @@
 #   cyclone_ping  against Debian's Cyclone DDS 0.10.2 (cyclonedds-dev: headers, libddsc, idlc)
 #   hdds_latency_benchmark  HDDS 1.1.2's own latency_benchmark example, from its crates.io
 #                 package (checksum pinned), built with cargo (scenario 8: in process)
+#   iceoryx2_ping  bench/peers/iceoryx2_ping: a ping-pong over iceoryx2 0.10 (crates.io, its
+#                 lock file committed), built with cargo (scenario 9: same host)
 # and installs Cyclone DDS's ddsperf (cyclonedds-tools), which the harness runs ready-made.
 # Installs the Debian packages when missing (as root). Rebuilds only when a source changed.
 set -euo pipefail
@@ -60,4 +62,13 @@ if [ ! -x "$OUT/hdds_latency_benchmark" ]; then
         --target-dir "$work/target")
     cp "$work/target/release/examples/latency_benchmark" "$OUT/hdds_latency_benchmark"
     rm -rf "$work"
+fi
+
+# iceoryx2: our ping-pong program over the crate (a package of its own, outside the workspace,
+# with its own lock file), built into OUT's cargo target directory.
+ICE="$SRC/iceoryx2_ping"
+if newer "$OUT/iceoryx2_ping" "$ICE/Cargo.toml" "$ICE/Cargo.lock" "$ICE/src/main.rs"; then
+    echo "building iceoryx2_ping" >&2
+    cargo build --release --locked --manifest-path "$ICE/Cargo.toml" --target-dir "$OUT/iceoryx2-target"
+    cp "$OUT/iceoryx2-target/release/iceoryx2_ping" "$OUT/iceoryx2_ping"
 fi

@@ -11,6 +11,8 @@ Implementations (each skipped, with the reason, when it is not there):
   udp       target/release/tachyon floor MODE ...      raw UDP, the floor (--udp-wake)
   hdds      target/bench/hdds_latency_benchmark       HDDS 1.1.2's own latency_benchmark example
             (bench/build-peers.sh builds it from crates.io): scenario 8 only
+  iceoryx2  target/bench/iceoryx2_ping ping|pong       a busy-waiting ping-pong over iceoryx2 0.10
+            (bench/build-peers.sh builds bench/peers/iceoryx2_ping): scenario 9 only
   (--tachyon-wake busy-poll adds Tachyon with its receiving threads busy-polling, perf --busy-poll)
 
 Scenarios (--scenarios takes names or numbers):
@@ -39,6 +41,12 @@ Scenarios (--scenarios takes names or numbers):
                 KEEP_LAST(1), 16 B (long: also 1 KiB, 64 KiB; HDDS 16 B only): Tachyon's
                 `perf write-take` (two participants, the in-process transport) against HDDS's
                 `latency_benchmark`; on vCPU 0 (--placements does not apply)
+  9 shm         2 processes of the host through shared memory, RELIABLE KEEP_LAST(1), 32 B
+                (long: also 64 KiB, 1 MiB, 4 MiB): Tachyon --transport shm, Fast DDS with its
+                builtin shared memory, iceoryx2 (two vCPUs only); each case also Tachyon over
+                UDP as the reference of the targets (0.5x UDP, 0.3x Fast DDS, busy-polling
+                1.5x iceoryx2; 1 MiB and 4 MiB 0.2x UDP)
+In scenarios 1-7 Tachyon runs over kernel UDP (--transport udp), as the others do.
 Latency scenarios run in both CPU placements (--placements): ping and pong on the same vCPU
 (taskset -c 0 for both) and on two (0 and 1). Throughput: sub(s) on vCPU 0, pub on vCPU 1.
 Every run gets its own DDS domain, a deadline, and its processes are stopped afterwards.
@@ -83,7 +91,7 @@ from harness.scenarios import (PLACEMENTS, SCENARIO_IDS, build_matrix, estimate,
                                schedule)
 
 PLOT_MANIFEST = os.path.join(HERE, "plot", "Cargo.toml")
-IMPL_ORDER = ["tachyon", "cyclone", "fastdds", "udp", "hdds"]
+IMPL_ORDER = ["tachyon", "cyclone", "fastdds", "udp", "hdds", "iceoryx2"]
 # Programs --bin can replace: one per implementation, and Cyclone's latency program.
 BIN_NAMES = IMPL_ORDER + ["cyclone_ping"]
 
@@ -95,7 +103,7 @@ def parse_args(argv=None):
     ap.add_argument("--short", action="store_true", help="the quick form of every scenario (< 20 min in all)")
     ap.add_argument("--scenarios", default="all",
                     help="comma-separated names or numbers: " + ",".join(SCENARIO_IDS) + " (default all)")
-    ap.add_argument("--impls", default="tachyon,cyclone,fastdds,udp,hdds",
+    ap.add_argument("--impls", default="tachyon,cyclone,fastdds,udp,hdds,iceoryx2",
                     help="comma-separated implementations, in the order they alternate (default all)")
     ap.add_argument("--reps", type=int, default=3, help="repetitions of every run (default 3)")
     ap.add_argument("--placements", default="same,split",

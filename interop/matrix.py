@@ -537,8 +537,11 @@ def run_case(name, pub_impl, sub_impl, peers, domain, logdir, veth):
             details += [f"      {l}" for l in pr.out()[-8:]]
         return False, str(f), "\n".join(details)
     finally:
+        # SIGTERM first: the peers then close their participants (Tachyon's delete their
+        # shared-memory segments); what is still running 5 s later is killed.
         for pr in procs:
-            pr.kill()
+            pr.kill(signal.SIGTERM)
+        for pr in procs:
             pr.finish(5)
         log.close()
 

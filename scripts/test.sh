@@ -50,6 +50,7 @@ say "bench harness: unit tests, plotter formatting"
 # budget (standard-library Python); bench/plot is a crate of its own, outside the workspace.
 (cd bench && python3 -m unittest discover -s harness -t .)
 cargo fmt --manifest-path bench/plot/Cargo.toml --check
+cargo fmt --manifest-path bench/peers/iceoryx2_ping/Cargo.toml --check
 
 say "cargo clippy --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
@@ -120,7 +121,13 @@ say "interop matrix across two network namespaces joined by a veth pair losing 1
 # The namespaces and the veth pair are the script's own; nothing touches the host's network.
 if [ "$(id -u)" = 0 ]; then
     bash scripts/ensure-packages.sh nftables iproute2
-    python3 interop/matrix.py "${peer_args[@]}" --veth-loss 10 --logs "${TMPDIR:-/tmp}/tachyon-interop-veth"
+    # Tachyon's processes in the two namespaces share /dev/shm: over shared memory their pairs
+    # would never cross the lossy link. This run is about the link, so shared memory is off.
+    no_shm=$(mktemp --suffix=.toml)
+    printf "[transports]\nshm = false\n" > "$no_shm"
+    TACHYON_CONFIG="$no_shm" python3 interop/matrix.py "${peer_args[@]}" --veth-loss 10 \
+        --logs "${TMPDIR:-/tmp}/tachyon-interop-veth"
+    rm -f "$no_shm"
 else
     echo "skipped: creating network namespaces and veth pairs needs root"
 fi

@@ -54,11 +54,27 @@ def _tachyon_only(impl, case):
 
 def _in_process(impl, case):
     """Why `impl` cannot run a case of the in-process scenario, or run one of the others (None
-    when it can)."""
+    when it can); the same for the same-host scenario."""
     if case.spec.kind == "intra" and impl.name not in ("tachyon", "hdds"):
         return f"{impl.label} has no write-then-take program in one process here"
     if case.spec.kind != "intra" and impl.name == "hdds":
         return "HDDS is measured in process only (scenario 8)"
+    return _same_host(impl, case)
+
+
+def _same_host(impl, case):
+    """Why `impl` cannot run a case of the same-host scenario (9), or run one of the others."""
+    family = impl.name.split("-")[0]
+    if case.scenario != "shm":
+        if family == "iceoryx2":
+            return "iceoryx2 is measured between processes of one host only (scenario 9)"
+        return None
+    if case.spec.transport == "udp" and family != "tachyon":
+        return "the UDP reference of the same-host targets is Tachyon's own"
+    if family in ("cyclone", "udp"):
+        return (f"{impl.label} has no shared memory here (Cyclone DDS 0.10 from Debian has no "
+                "PSMX plugin; Cyclone DDS 11 moves same-host data through iceoryx, with its daemon)"
+                if family == "cyclone" else "no DDS: the raw-UDP floor has no shared memory")
     return None
 
 
@@ -212,7 +228,7 @@ class Tachyon(PerfProgram):
         return None
 
     def common_options(self, spec, ctx):
-        o = super().common_options(spec, ctx)
+        o = super().common_options(spec, ctx) + ["--transport", spec.transport]
         if self.wake == "busy-poll":
             o += ["--busy-poll", TACHYON_BUSY_POLL]
         return o
@@ -238,6 +254,7 @@ class Tachyon(PerfProgram):
             path = f"{ctx.path_prefix}-bulk.json"
             procs.append(ProcSpec("bulk-sub", self.argv0 + [
                 "sub", "--topic", self.BULK_TOPIC, "--domain", str(ctx.domain), "--size", str(spec.bulk_size),
+                "--transport", spec.transport,
                 "--type", spec.type, "--reliability", "reliable", "--history", "keep-all",
                 "--delivery", spec.delivery, "--quiet"] + self.measuring_options(spec, path), "b", True, path))
             ping_extra = ["--bulk-size", str(spec.bulk_size), "--bulk-topic", self.BULK_TOPIC]
@@ -285,6 +302,11 @@ class FastDds(PerfProgram):
     label = "Fast DDS"
     build_hint = " (bench/build-peers.sh)"
     binary_path = "target/bench/fastdds_perf"
+
+    def common_options(self, spec, ctx):
+        # Shared memory in the same-host scenario: Fast DDS's builtin transports, as it runs by
+        # default; UDPv4 alone everywhere else.
+        return super().common_options(spec, ctx) + ["--transport", "shm" if spec.transport == "shm" else "udp"]
 
     def cleanup(self):
         # Killed Fast DDS processes leave shared-memory segments behind (shared/FACTS.md).
@@ -344,6 +366,52 @@ class UdpFloor(PerfProgram):
         for p in procs:
             p.argv += ["--bind", a, "--peer", b] if p.side == "a" else ["--bind", b, "--peer", a]
         return procs
+
+
+class Iceoryx2(Impl):
+    """iceoryx2 0.10 (crates.io), `bench/peers/iceoryx2_ping` built by bench/build-peers.sh: a
+    ping-pong through publish-subscribe services of `[u8]` slices, both sides busy-waiting on
+    `receive` (the way its own benchmark runs), so only with a vCPU per process."""
+
+    name = "iceoryx2"
+    label = "iceoryx2"
+
+    def __init__(self, root):
+        self.binary = os.path.join(root, "target/bench/iceoryx2_ping")
+
+    def unavailable(self):
+        if not os.access(self.binary, os.X_OK):
+            return f"{self.binary} not built (bench/build-peers.sh)"
+        return None
+
+    def unsupported(self, case):
+        why = _tachyon_only(self, case) or _in_process(self, case)
+        if why:
+            return why
+        if case.scenario != "shm":
+            return "iceoryx2 is measured between processes of one host only (scenario 9)"
+        if case.placement.active_cpu == case.placement.passive_cpu:
+            return "it busy-waits: on one vCPU each end spins away the other's time"
+        return None
+
+    def deviations(self, case):
+        return ["no DDS: raw publish-subscribe of byte slices, no reliability protocol; both sides busy-wait"]
+
+    def plan(self, case, ctx):
+        spec = case.spec
+        service = ["--service", f"tachyon-bench-{ctx.domain}-{os.getpid()}", "--size", str(spec.size)]
+        ping_json = f"{ctx.path_prefix}-ping.json"
+        seconds = spec.warmup + spec.measured_seconds() + PASSIVE_SLACK_S
+        return [
+            ProcSpec("pong", [self.binary, "pong", "--duration", _fmt(float(seconds)), "--warmup", "0"]
+                     + service, "b", False),
+            ProcSpec("ping", [self.binary, "ping", "--duration", _fmt(spec.duration),
+                              "--warmup", _fmt(spec.warmup), "--json", ping_json] + service,
+                     "a", True, ping_json),
+        ]
+
+    def record(self, case, ctx, procs):
+        return _load_json(procs[-1].spec.json_path)
 
 
 def _load_json(path):
@@ -575,7 +643,7 @@ def all_impls(root, udp_wakes=("blocking",), binaries=None, tachyon_wakes=("bloc
     ddsperf, "cyclone_ping" Cyclone's latency program)."""
     binaries = binaries or {}
     impls = [Tachyon(root, wake) for wake in tachyon_wakes] + [Cyclone(root), FastDds(root)]
-    impls += [UdpFloor(root, wake) for wake in udp_wakes] + [Hdds(root)]
+    impls += [UdpFloor(root, wake) for wake in udp_wakes] + [Hdds(root), Iceoryx2(root)]
     for impl in impls:
         family = impl.name.split("-")[0]
         path = binaries.get(family) or (binaries.get("tachyon") if family == "udp" else None)

@@ -29,7 +29,7 @@ ISOLATION_RATIO_KEYS = [k for k, _ in ISOLATION_LATENCY]
 ISOLATION_TARGETS = [("p99_9", "p99.9"), ("max", "max")]
 ISOLATION_BOUND = 1.2
 REFERENCE = "tachyon"
-OTHERS = ["cyclone", "fastdds", "udp", "hdds"]
+OTHERS = ["cyclone", "fastdds", "udp", "hdds", "iceoryx2"]
 
 
 # --- per run ---------------------------------------------------------------------------------
@@ -142,8 +142,9 @@ def vs_baseline(scenario, agg):
 # --- targets ---------------------------------------------------------------------------------
 
 def _target_rows(scenarios, agg):
-    """(what, case_id, metric, other impl, bound, "le"|"ge"[, other case_id, against]): Tachyon
-    in `case_id` against `other impl` in the same case, or in `other case_id` when given."""
+    """(what, case_id, metric, other impl, bound, "le"|"ge"[, other case_id, against[, ref]]):
+    Tachyon (or its variant `ref`, "tachyon-busy-poll") in `case_id` against `other impl` in the
+    same case, or in `other case_id` when given."""
     rows = []
     lat = next((s for s in scenarios if s.id == "latency"), None)
     if lat:
@@ -172,6 +173,25 @@ def _target_rows(scenarios, agg):
             if case.spec.size == 16:
                 # Issue 15: write then take on one thread, 0.5x HDDS's latency_benchmark.
                 rows.append((f"write → take p50, {case.label}", case.case_id, "p50", "hdds", 0.5, "le"))
+    shm = next((s for s in scenarios if s.id == "shm"), None)
+    if shm:
+        for case in shm.cases:
+            if case.spec.transport != "shm":
+                continue
+            udp_case = f"{case.case_id}-udp"
+            udp_label = "Tachyon over UDP (same run)"
+            if case.spec.size == 32:
+                # Issue 15: blocking 0.5x Tachyon over UDP and 0.3x Fast DDS's shared memory, both
+                # placements; busy polling 1.5x iceoryx2 (which busy-waits: two vCPUs only).
+                rows.append((f"shm round trip p50, {case.label}", case.case_id, "p50", REFERENCE, 0.5, "le",
+                             udp_case, udp_label))
+                rows.append((f"shm round trip p50, {case.label}", case.case_id, "p50", "fastdds", 0.3, "le"))
+                if case.placement.active_cpu != case.placement.passive_cpu:
+                    rows.append((f"shm round trip p50 busy-polling, {case.label}", case.case_id, "p50",
+                                 "iceoryx2", 1.5, "le", case.case_id, "iceoryx2", "tachyon-busy-poll"))
+            elif case.spec.size >= 1 << 20:
+                rows.append((f"shm round trip p50, {case.label}", case.case_id, "p50", REFERENCE, 0.2, "le",
+                             udp_case, udp_label))
     iso = next((s for s in scenarios if s.id == "isolation"), None)
     if iso:
         for case in iso.cases:
@@ -186,13 +206,16 @@ def _target_rows(scenarios, agg):
 def targets(scenarios, agg):
     out = []
     for what, case_id, metric, other, bound, sense, *against in _target_rows(scenarios, agg):
-        other_case, label = against if against else (case_id, other)
-        ref = agg.get(case_id, {}).get(REFERENCE)
+        other_case, label, *ref_name = against if against else (case_id, other)
+        ref_name = ref_name[0] if ref_name else REFERENCE
+        ref = agg.get(case_id, {}).get(ref_name)
         oth = agg.get(other_case, {}).get(other)
         row = {"target": what, "against": label, "metric": metric,
                "bound": f"{'≤' if sense == 'le' else '≥'} {bound:g}×", "ratio": None, "status": None}
+        if ref_name != REFERENCE:
+            row["of"] = ref_name
         if not ref or not ref["ok"] or not oth or not oth["ok"]:
-            missing = REFERENCE if not ref or not ref["ok"] else label
+            missing = ref_name if not ref or not ref["ok"] else label
             row["status"] = f"not measured ({missing} has no result)"
         elif ref["medians"].get(metric) is None or oth["medians"].get(metric) is None:
             row["status"] = f"not measurable ({other} does not report {metric.replace('_', '.')})"

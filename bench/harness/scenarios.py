@@ -32,6 +32,10 @@ class Spec:
     bulk_size: Optional[int] = None
     storm: int = 0
     storm_period: float = 1.0
+    # Tachyon's `--transport`: kernel UDP wherever the others run on it (scenarios 1-7: the
+    # same path for everyone; by default Tachyon would take shared memory between two
+    # processes of the host); "auto" in process (scenario 8).
+    transport: str = "udp"
 
     def measured_seconds(self):
         """Seconds the measured part is expected to take."""
@@ -175,14 +179,30 @@ def build_matrix(short, placements):
                  "latency", "µs from the call to write until take returned the sample; one process on "
                  "vCPU 0, writer and reader in two participants (HDDS: one, bound in memory)")
     intra = Spec("intra", INTRA_SIZE, reliability="best-effort", history="keep-last", depth=1,
-                 duration=dur, warmup=warm)
+                 duration=dur, warmup=warm, transport="auto")
     s.cases = [Case(s.id, f"{s.id}-{size}", size_label(size), replace(intra, size=size), SAME)
                for size in ([INTRA_SIZE] if short else [INTRA_SIZE, KIB, 64 * KIB])]
+    scenarios.append(s)
+
+    s = Scenario("shm", 9, "Same host, 2 processes: shared memory, RELIABLE KEEP_LAST(1)", "latency",
+                 "round trip in µs; Tachyon `--transport shm` (blocking: futex wake-ups; "
+                 "`--tachyon-wake busy-poll` adds it busy-polling), Fast DDS with its builtin "
+                 "shared-memory transport, iceoryx2 0.10 publish-subscribe busy-waiting (two vCPUs "
+                 "only); each size also over UDP, Tachyon alone, as the reference of the ratio targets")
+    shm = replace(lat, transport="shm")
+    ssizes = [32] if short else [32, 64 * KIB, KIB * KIB, 4 * KIB * KIB]
+    s.cases = []
+    for size in ssizes:
+        for p in placements:
+            label = f"{size_label(size)}, {p.label}"
+            s.cases.append(Case(s.id, f"{s.id}-{size}-{p.name}", label, replace(shm, size=size), p))
+            s.cases.append(Case(s.id, f"{s.id}-{size}-{p.name}-udp", f"{label}, over UDP (reference)",
+                                replace(shm, size=size, transport="udp"), p))
     scenarios.append(s)
     return scenarios
 
 
-SCENARIO_IDS = ["latency", "bound", "throughput", "fanout", "variants", "veth", "isolation", "intra"]
+SCENARIO_IDS = ["latency", "bound", "throughput", "fanout", "variants", "veth", "isolation", "intra", "shm"]
 
 # Scenario 8: the size HDDS's `latency_benchmark` writes (two 64-bit integers), the one size
 # it has.

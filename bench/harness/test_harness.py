@@ -11,7 +11,7 @@ import types
 import unittest
 
 from harness import ddsperf, report
-from harness.impls import (Cyclone, FastDds, Hdds, NoResult, RunContext, Tachyon, UdpFloor, all_impls,
+from harness.impls import (Cyclone, FastDds, Hdds, Iceoryx2, NoResult, RunContext, Tachyon, UdpFloor, all_impls,
                            merge_subscribers, parse_hdds)
 from harness.netns import Loopback
 from harness.scenarios import (SAME, SPLIT, TACHYON_ONLY, Case, Scenario, Spec, build_matrix, estimate,
@@ -135,6 +135,9 @@ class PlanTest(unittest.TestCase):
         self.assertEqual(ping.json_path, "/r/raw/x-ping.json")
         self.assertEqual(ping.argv[ping.argv.index("--domain") + 1], "7")
         self.assertEqual(ping.argv[ping.argv.index("--depth") + 1], "1")
+        # Kernel UDP, as the other implementations: not shared memory between the processes.
+        for p in (ping, pong):
+            self.assertEqual(p.argv[p.argv.index("--transport") + 1], "udp")
 
     def test_cyclone_fanout_waits_for_its_subscribers(self):
         spec = Spec("throughput", 1024, history="keep-all", subscribers=4, unicast=True)
@@ -294,8 +297,11 @@ class MatrixTest(unittest.TestCase):
         cases = [c for s in scenarios for c in s.cases]
         # Worst case: all four implementations run every case they can (the Tachyon-only
         # scenarios: Tachyon alone). The issue's bound for the whole short run: 20 minutes.
-        shared = [c for c in cases if c.scenario not in TACHYON_ONLY]
-        only = [c for c in cases if c.scenario in TACHYON_ONLY]
+        # The same-host scenario's UDP references are Tachyon's alone too.
+        alone = [c for c in cases if c.scenario in TACHYON_ONLY
+                 or (c.scenario == "shm" and c.spec.transport == "udp")]
+        shared = [c for c in cases if c not in alone]
+        only = alone
         self.assertTrue(only)
         self.assertLess(estimate({"all": shared * 4 + only}, 3), 20 * 60)
 
@@ -483,6 +489,7 @@ class InProcessTest(unittest.TestCase):
         (p,) = Tachyon("/repo").plan(self.case(), ctx)
         self.assertEqual(p.argv[:3], ["/repo/target/release/tachyon", "perf", "write-take"])
         self.assertEqual(p.argv[p.argv.index("--reliability") + 1], "best-effort")
+        self.assertEqual(p.argv[p.argv.index("--transport") + 1], "auto")
         self.assertEqual((p.side, p.measuring, p.json_path), ("a", True, "/r/raw/x-write-take.json"))
 
     def test_who_runs_it(self):
@@ -513,3 +520,73 @@ class InProcessTest(unittest.TestCase):
         (row,) = report.targets([scen], agg)
         self.assertAlmostEqual(row["ratio"], 5.0)
         self.assertTrue(row["status"].startswith("missed"))
+
+
+class SameHostTest(unittest.TestCase):
+    """Scenario 9: shared memory between two processes of the host."""
+
+    def scenario(self, short=True):
+        return next(s for s in build_matrix(short, [SAME, SPLIT]) if s.id == "shm")
+
+    def case(self, case_id):
+        return next(c for c in self.scenario().cases if c.case_id == case_id)
+
+    def ctx(self):
+        return RunContext(domain=7, port=20014, net=Loopback(), path_prefix="/r/raw/x")
+
+    def test_tachyon_and_fastdds_use_shared_memory_and_tachyon_udp_is_the_reference(self):
+        pong, ping = Tachyon("/repo").plan(self.case("shm-32-split"), self.ctx())
+        self.assertEqual(ping.argv[ping.argv.index("--transport") + 1], "shm")
+        pong, ping = Tachyon("/repo").plan(self.case("shm-32-split-udp"), self.ctx())
+        self.assertEqual(ping.argv[ping.argv.index("--transport") + 1], "udp")
+        pong, ping = FastDds("/repo").plan(self.case("shm-32-split"), self.ctx())
+        self.assertEqual(ping.argv[ping.argv.index("--transport") + 1], "shm")
+        latency = Case("latency", "l", "l", Spec("latency", 32), SAME)
+        pong, ping = FastDds("/repo").plan(latency, self.ctx())
+        self.assertEqual(ping.argv[ping.argv.index("--transport") + 1], "udp")
+
+    def test_who_runs_what(self):
+        shm_same, shm_split, udp = (self.case("shm-32-same"), self.case("shm-32-split"),
+                                    self.case("shm-32-split-udp"))
+        ice = Iceoryx2("/repo")
+        self.assertIsNone(ice.unsupported(shm_split))
+        self.assertIn("busy-waits", ice.unsupported(shm_same))
+        self.assertIsNotNone(ice.unsupported(udp))
+        self.assertIn("scenario 9", ice.unsupported(Case("latency", "l", "l", Spec("latency", 32), SPLIT)))
+        self.assertIsNone(FastDds("/repo").unsupported(shm_same))
+        self.assertIn("Tachyon's own", FastDds("/repo").unsupported(udp))
+        self.assertIsNone(Tachyon("/repo").unsupported(udp))
+        for impl in (Cyclone("/repo"), UdpFloor("/repo"), Hdds("/repo")):
+            self.assertIsNotNone(impl.unsupported(shm_split), impl.name)
+        self.assertIn("iceoryx2", [i.name for i in all_impls("/repo")])
+
+    def test_iceoryx2_processes(self):
+        pong, ping = Iceoryx2("/repo").plan(self.case("shm-32-split"), self.ctx())
+        self.assertEqual((pong.argv[1], ping.argv[1]), ("pong", "ping"))
+        self.assertEqual(ping.json_path, "/r/raw/x-ping.json")
+        service = ping.argv[ping.argv.index("--service") + 1]
+        self.assertEqual(service, pong.argv[pong.argv.index("--service") + 1])
+        self.assertEqual((pong.side, ping.side, ping.measuring), ("b", "a", True))
+
+    def test_targets_against_udp_fastdds_and_iceoryx2(self):
+        scen = self.scenario(short=False)
+        ok = {"ok": 1, "errors": [], "approximate": []}
+        agg = {"shm-32-split": {"tachyon": dict(ok, medians={"p50": 10_000}),
+                                "tachyon-busy-poll": dict(ok, medians={"p50": 3_000}),
+                                "fastdds": dict(ok, medians={"p50": 50_000}),
+                                "iceoryx2": dict(ok, medians={"p50": 1_000})},
+               "shm-32-split-udp": {"tachyon": dict(ok, medians={"p50": 30_000})},
+               "shm-1048576-split": {"tachyon": dict(ok, medians={"p50": 1_000_000})},
+               "shm-1048576-split-udp": {"tachyon": dict(ok, medians={"p50": 2_000_000})}}
+        rows = [r for r in report.targets([scen], agg) if "two vCPUs" in r["target"]]
+        by = {(r["target"], r["against"]): r for r in rows}
+        vs_udp = by[("shm round trip p50, 32 B, two vCPUs", "Tachyon over UDP (same run)")]
+        self.assertAlmostEqual(vs_udp["ratio"], 1 / 3)
+        self.assertEqual(vs_udp["status"], "met")
+        vs_fast = by[("shm round trip p50, 32 B, two vCPUs", "fastdds")]
+        self.assertAlmostEqual(vs_fast["ratio"], 0.2)
+        busy = by[("shm round trip p50 busy-polling, 32 B, two vCPUs", "iceoryx2")]
+        self.assertEqual((busy["of"], busy["status"]), ("tachyon-busy-poll", "missed: 100 % too slow"))
+        big = by[("shm round trip p50, 1 MiB, two vCPUs", "Tachyon over UDP (same run)")]
+        self.assertAlmostEqual(big["ratio"], 0.5)
+        self.assertTrue(big["status"].startswith("missed"))

@@ -9,8 +9,10 @@
 //   simple  = KeyedSeq    { uint32 seq; @key uint32 keyval; sequence<octet> baggage; }  (ddsperf's)
 //   complex = PerfComplex { uint32 seq; @key uint32 keyval; sequence<PerfItem> items; }
 //             PerfItem    { string name; int64 value; uint32 flags; }
-// UDPv4 is the only transport (no shared memory, no data sharing), so every implementation is
-// measured over the same kernel path. Latency goes into a preallocated log histogram (7 mantissa
+// UDPv4 is the only transport by default (no shared memory, no data sharing), so every
+// implementation is measured over the same kernel path; `--transport shm` gives Fast DDS its
+// default transports instead (shared memory between processes of a host, UDPv4 beside it), for
+// the harness's same-host scenario. Data sharing stays off (the types are not plain anyway). Latency goes into a preallocated log histogram (7 mantissa
 // bits, buckets under 0.8 % wide); nothing is allocated per sample on the measuring path.
 
 #include <fastdds/dds/core/condition/GuardCondition.hpp>
@@ -88,6 +90,7 @@ struct Options
     bool transient_local = false;
     long keys = 1;
     bool waitset = false;
+    bool shm = false;
     double rate = 0.0; // 0 = unlimited
     long burst = 1;
     double duration = 10.0;
@@ -113,6 +116,7 @@ const char* const USAGE =
         "  --durability volatile|transient-local (volatile)\n"
         "  --keys N                           keyval cycles 0..N-1 (1)\n"
         "  --delivery listener|waitset        how samples are received (listener)\n"
+        "  --transport udp|shm                UDPv4 only, or Fast DDS's builtin shared memory + UDPv4 (udp)\n"
         "  --rate HZ                          ping: pings/s, pub: samples/s (unlimited)\n"
         "  --burst N                          pub: samples per burst (1)\n"
         "  --duration SECS                    measured part (10)\n"
@@ -263,8 +267,8 @@ void parse_options(
         }
         static const char* const valued[] = {
             "--domain", "--size", "--type", "--reliability", "--history", "--depth", "--durability",
-            "--keys", "--delivery", "--rate", "--burst", "--duration", "--count", "--warmup",
-            "--subscribers", "--json"
+            "--keys", "--delivery", "--transport", "--rate", "--burst", "--duration", "--count",
+            "--warmup", "--subscribers", "--json"
         };
         bool known = false;
         for (const char* k : valued)
@@ -323,6 +327,10 @@ void parse_options(
         else if (name == "--delivery")
         {
             opt.waitset = parse_choice(n, value, "waitset", "listener");
+        }
+        else if (name == "--transport")
+        {
+            opt.shm = parse_choice(n, value, "shm", "udp");
         }
         else if (name == "--rate")
         {
@@ -908,15 +916,19 @@ Entities make_participant()
     DomainParticipantQos pqos = PARTICIPANT_QOS_DEFAULT;
     pqos.name(std::string("fastdds_perf ") + opt.mode_name);
     // UDPv4 only: the builtin shared-memory transport would carry same-host traffic otherwise
-    // (and leave segments in /dev/shm behind killed processes).
-    pqos.transport().use_builtin_transports = false;
+    // (and leave segments in /dev/shm behind killed processes). With --transport shm, the
+    // builtin transports (shared memory and UDPv4) are kept, as Fast DDS runs by default.
+    pqos.transport().use_builtin_transports = opt.shm;
     // 4 MiB socket buffers, as Tachyon asks for by default (Cyclone DDS asks for at least
     // 1 MiB): with the kernel's 208 KiB, reliable keep-all throughput collapses to a few
     // thousand samples/s from losses and repairs, which says nothing about Fast DDS itself.
     auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
     udp->receiveBufferSize = 4u << 20;
     udp->sendBufferSize = 4u << 20;
-    pqos.transport().user_transports.push_back(udp);
+    if (!opt.shm)
+    {
+        pqos.transport().user_transports.push_back(udp);
+    }
     e.t_created = now_ns();
     e.dp = DomainParticipantFactory::get_instance()->create_participant(
         static_cast<DomainId_t>(opt.domain), pqos);
@@ -1162,6 +1174,7 @@ void write_json(
     s += ", \"rate\": " + (opt.rate > 0 ? jnum(opt.rate, "%.6g") : std::string("null"));
     s += ", \"burst\": " + std::to_string(opt.burst);
     s += std::string(", \"delivery\": \"") + (opt.waitset ? "waitset" : "listener") + "\"";
+    s += std::string(", \"transport\": \"") + (opt.shm ? "shm" : "udp") + "\"";
     // Fast DDS sends user data unicast to each reader's locators; only discovery uses multicast.
     s += ", \"multicast\": false";
     s += ", \"subscribers\": " + std::to_string(opt.subscribers);

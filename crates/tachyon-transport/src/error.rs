@@ -127,6 +127,13 @@ pub enum TransportError {
         #[source]
         source: io::Error,
     },
+    /// The shared-memory settings give no usable segment (a configuration error, refused
+    /// before anything is created).
+    #[error(
+        "[shm] settings (small_slots, small_slot_size, large_slots, channels, ring, incoming) give \
+         no usable segment: {0}"
+    )]
+    ShmConfig(String),
 }
 
 impl TransportError {

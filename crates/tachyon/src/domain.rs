@@ -183,7 +183,7 @@ impl DomainParticipant {
             let critical = settings.threads.critical_priority.is_some();
             Some(IntraTransport::new(domain_id, max, critical)?)
         };
-        let shm = open_shm(settings, udp.as_ref());
+        let shm = open_shm(settings, udp.as_ref())?;
         let transports = Transports::new(udp, intra, shm, settings.transports.extra.clone())
             .ok_or(Error::NoTransport)?;
         let locators = transports.locators();
@@ -735,23 +735,27 @@ fn new_prefix() -> GuidPrefix {
 /// model cannot serve it (its receive sources need threads of their own: only
 /// `threads.mode = "threads"`, the default, has them). A segment that cannot be created is
 /// logged (the message names the segment and the fix) and the participant goes on without:
-/// UDP still reaches every peer.
-fn open_shm(settings: &ParticipantSettings, udp: Option<&UdpTransport>) -> Option<ShmTransport> {
+/// UDP still reaches every peer. `[shm]` settings that give no usable segment are an error.
+fn open_shm(
+    settings: &ParticipantSettings,
+    udp: Option<&UdpTransport>,
+) -> Result<Option<ShmTransport>, Error> {
     if settings.transports.no_shm {
-        return None;
+        return Ok(None);
     }
     if settings.threads.mode != crate::config::ThreadMode::Threads {
         tracing::debug!(mode = ?settings.threads.mode,
             "shared memory needs threads.mode = \"threads\"; peers on this host use UDP");
-        return None;
+        return Ok(None);
     }
     let max = udp.map_or(tachyon_transport::MAX_UDP_PAYLOAD, |u| u.max_datagram());
     let critical = settings.threads.critical_priority.is_some();
     match ShmTransport::open(&settings.shm, max, critical) {
-        Ok(t) => Some(t),
+        Ok(t) => Ok(Some(t)),
+        Err(e @ tachyon_transport::TransportError::ShmConfig(_)) => Err(e.into()),
         Err(e) => {
             tracing::warn!(error = %e, "shared memory unavailable; peers on this host use UDP");
-            None
+            Ok(None)
         }
     }
 }

@@ -312,3 +312,21 @@ fn eight_readers_on_one_writer() {
     }
     assert_eq!(p.statistics().intra.datagrams_sent, 0);
 }
+
+/// `[shm]` numbers that give no usable segment refuse the participant, naming the key; a
+/// directory that cannot hold a segment only leaves shared memory out (UDP still works).
+#[test]
+fn bad_shared_memory_settings() {
+    tachyon_transport::testing::require_isolated_network();
+    let mut s = settings(true);
+    s.shm.ring = 12;
+    let e = DomainParticipant::with_settings(84, &s).expect_err("refused");
+    assert!(e.to_string().contains("ring length 12"), "{e}");
+    let mut s = settings(true);
+    s.shm.dir = "/nonexistent/shm".into();
+    let p = DomainParticipant::with_settings(84, &s).expect("a participant without shared memory");
+    assert_eq!(
+        p.statistics().shm,
+        tachyon::statistics::TransportStats::default()
+    );
+}

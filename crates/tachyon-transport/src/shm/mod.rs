@@ -182,6 +182,7 @@ impl ShmTransport {
             ring: config.ring,
             incoming: config.incoming,
         };
+        layout::Layout::new(params).map_err(TransportError::ShmConfig)?;
         let mode = if config.group.is_some() { 0o660 } else { 0o600 };
         let mut last = None;
         // A token already taken (never in practice) is drawn again.
@@ -1068,13 +1069,6 @@ fn sweep(dir: &Path) {
 fn create_advice(path: &Path, p: &Params, e: &io::Error) -> String {
     let size = layout::Layout::new(*p).map_or(0, |l| l.total);
     let mib = size as f64 / f64::from(1 << 20);
-    if e.kind() == io::ErrorKind::InvalidInput {
-        return format!(
-            "create the shared-memory segment {}: [shm] (small_slots, \
-             small_slot_size, large_slots, channels, ring, incoming) give no usable segment: {e}",
-            path.display()
-        );
-    }
     let fix = match e.raw_os_error() {
         Some(libc::ENOSPC) | Some(libc::ENOMEM) | Some(libc::EFBIG) => format!(
             "{} has no room for {mib:.1} MiB: free it (df -h {}), enlarge it (mount -o \

@@ -381,11 +381,18 @@ fn a_segment_that_cannot_be_created_names_itself_and_the_fix() {
         large_slots: 60_000,
         ..dir.config()
     };
-    // 60,000 slots of 1 MiB: more than any /dev/shm here.
+    // 60,000 slots of 1 MiB: beyond the limit of a segment; a ring of 12: not a power of two.
     let e = ShmTransport::open(&huge, 1 << 20, false).expect_err("too large");
-    let text = e.to_string();
+    assert!(matches!(e, TransportError::ShmConfig(_)), "{e}");
+    let odd = ShmConfig {
+        ring: 12,
+        ..dir.config()
+    };
+    let text = ShmTransport::open(&odd, 8192, false)
+        .expect_err("odd ring")
+        .to_string();
     assert!(
-        text.contains("tachyon-") && text.contains("large_slots"),
+        text.contains("[shm]") && text.contains("ring length 12"),
         "{text}"
     );
     assert_eq!(dir.segments(), 0, "nothing left behind");
