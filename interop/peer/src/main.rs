@@ -61,6 +61,15 @@ fn main() -> ExitCode {
     }
 }
 
+/// Prints a line and flushes it: the driver reads the output as it comes.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, $($t)*);
+        let _ = out.flush();
+    }};
+}
+
 fn run<T>(o: &Options) -> Result<u8, Error>
 where
     T: PeerType + DdsType + for<'de> Decode<'de>,
@@ -72,7 +81,30 @@ where
         qos.partition.extend(o.partition.iter().cloned());
         let publisher = participant.create_publisher_with_qos(qos)?;
         let writer = publisher.create_datawriter(&topic, writer_qos(o))?;
-        publish(o, &writer)
+        // `--local-reader`: a reader in a second participant of this process.
+        let local = match o.local_reader {
+            true => {
+                let p = DomainParticipant::new(o.domain)?;
+                let t = p.create_topic::<T>(&o.topic)?;
+                let r = p
+                    .create_subscriber()?
+                    .create_datareader(&t, reader_qos(o))?;
+                Some((p, r))
+            }
+            false => None,
+        };
+        let code = publish(o, &writer)?;
+        if let Some((_p, r)) = &local {
+            report_local(o, r);
+            let s = participant.statistics();
+            say!(
+                "PATHS intra={} shm={} other={}",
+                s.intra.datagrams_sent,
+                s.shm.datagrams_sent,
+                s.transport.datagrams_sent - s.intra.datagrams_sent - s.shm.datagrams_sent
+            );
+        }
+        Ok(code)
     } else {
         let mut qos = SubscriberQos::default().presentation(presentation(o));
         qos.partition.extend(o.partition.iter().cloned());
@@ -91,6 +123,26 @@ where
             None => subscriber.create_datareader(&topic, reader_qos(o))?,
         };
         subscribe(o, &reader)
+    }
+}
+
+/// What the `--local-reader` got: its samples as `LOCAL key seq len ok|bad` lines, taken
+/// until it has `--count` of them (or 5 s passed).
+fn report_local<T>(o: &Options, reader: &DataReader<T>)
+where
+    T: PeerType + DdsType + for<'de> Decode<'de>,
+{
+    let end = Instant::now() + Duration::from_secs(5);
+    let mut got = 0u64;
+    while got < o.count && Instant::now() < end {
+        for s in reader.take(usize::MAX).unwrap_or_default() {
+            if let Some(d) = &s.data {
+                let (key, seq, len, ok) = d.describe(o);
+                say!("LOCAL {key} {seq} {len} {}", if ok { "ok" } else { "bad" });
+                got += 1;
+            }
+        }
+        reader.wait_for_data(Duration::from_millis(10));
     }
 }
 
@@ -147,15 +199,6 @@ fn writer_qos(o: &Options) -> DataWriterQos {
 
 fn reader_qos(o: &Options) -> DataReaderQos {
     endpoint_qos!(o, DataReaderQos::default())
-}
-
-/// Prints a line and flushes it: the driver reads the output as it comes.
-macro_rules! say {
-    ($($t:tt)*) => {{
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, $($t)*);
-        let _ = out.flush();
-    }};
 }
 
 /// What the driver has been told about statuses, to print only changes.

@@ -9,7 +9,7 @@ pub const USAGE: &str = "usage: tachyon_peer pub|sub [--type shape|large] [--top
 [--count N] [--instances K] [--prefix S] [--size BYTES] [--period-ms MS] [--dispose] \
 [--wait-match N] [--wait-go] [--expect N] [--expect-dispose] [--expect-incompatible] \
 [--expect-not-alive] [--filter EXPR] [--filter-param P]... [--read-period-ms MS] [--domain D] \
-[--linger-ms MS] [--timeout-s S]";
+[--linger-ms MS] [--timeout-s S] [--local-reader]";
 
 /// What one run does.
 #[derive(Debug)]
@@ -51,6 +51,10 @@ pub struct Options {
     pub expect_incompatible: bool,
     pub expect_not_alive: bool,
     pub linger: Duration,
+    /// `--local-reader` (pub, Tachyon only): a reader of the topic in a second participant of
+    /// this process too (the in-process transport), its samples printed as `LOCAL` lines, and
+    /// which transports the writer's participant sent through as a `PATHS` line.
+    pub local_reader: bool,
     pub timeout: Duration,
 }
 
@@ -94,6 +98,7 @@ impl Options {
             expect_incompatible: false,
             expect_not_alive: false,
             linger: Duration::ZERO,
+            local_reader: false,
             timeout: Duration::from_secs(30),
         };
         while let Some(flag) = args.next() {
@@ -140,6 +145,7 @@ impl Options {
                 "--size" => o.size = number(&flag, &value()?)?,
                 "--period-ms" => o.period = Duration::from_millis(number(&flag, &value()?)?),
                 "--dispose" => o.dispose = true,
+                "--local-reader" => o.local_reader = true,
                 "--wait-go" => o.wait_go = true,
                 "--wait-match" => o.wait_match = number(&flag, &value()?)?,
                 "--expect" => o.expect = number(&flag, &value()?)?,
