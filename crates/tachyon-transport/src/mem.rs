@@ -16,12 +16,12 @@
 use std::collections::HashMap;
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use tachyon_wire::Locator;
 
 use crate::batch::RecvBatch;
-use crate::queue::Queue;
+use crate::queue::{lock, Queue};
 use crate::stats::{Counters, TransportStats};
 use crate::transport::{Reach, RxSource, Traffic, Transport, TransportLocators, TxBuffer, TxPool};
 
@@ -366,10 +366,6 @@ impl Transport for MemTransport {
     fn stats(&self) -> TransportStats {
         self.counters.snapshot()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]

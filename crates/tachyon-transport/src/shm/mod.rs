@@ -59,13 +59,14 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tachyon_wire::Locator;
 
 use crate::batch::RecvBatch;
 use crate::error::TransportError;
+use crate::queue::lock;
 use crate::stats::{Counters, TransportStats};
 use crate::transport::{Reach, RxSource, Traffic, Transport, TransportLocators, TxBuffer, TxPool};
 use layout::{channel, header, Params, SLOT_DATA, SLOT_LEN, STATE_CLOSED, WAITER_FUTEX};
@@ -149,10 +150,6 @@ impl fmt::Debug for ShmTransport {
             .field("segment", &self.own.path)
             .finish_non_exhaustive()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl ShmTransport {
@@ -543,7 +540,9 @@ impl ShmTransport {
             rx.next = (rx.next + 1) % n;
         }
         if detach {
-            self.detach_gone(rx);
+            self.detach_gone(port, rx);
+            // A channel set up anew for us (another port, another index) is found again.
+            rx.generation = None;
         }
         if drained {
             batch.set_drained();
@@ -557,15 +556,18 @@ impl ShmTransport {
         if w.state() == STATE_CLOSED {
             return Outcome::Detach;
         }
-        let (Some(reader), Some(epoch), Some(tail), Some(head)) = (
+        let (Some(reader), Some(on), Some(epoch), Some(tail), Some(head)) = (
             w.channel_reader(ch.c),
+            w.channel_u32(ch.c, channel::PORT),
             w.channel_u32(ch.c, channel::EPOCH),
             w.channel_u32(ch.c, channel::TAIL),
             w.channel_u32(ch.c, channel::HEAD),
         ) else {
             return Outcome::Detach;
         };
-        if reader.load(Ordering::Acquire) != self.own.token {
+        // Still ours, for this port (a writer may have given the channel to another reader,
+        // or set it up anew for another port of ours).
+        if reader.load(Ordering::Acquire) != self.own.token || on.load(Ordering::Relaxed) != port {
             return Outcome::Detach;
         }
         let e = epoch.load(Ordering::Acquire);
@@ -680,15 +682,17 @@ impl ShmTransport {
         }
     }
 
-    /// Drops channels whose writer closed, died, or took them back.
-    fn detach_gone(&self, rx: &mut Rx) {
+    /// Drops channels of `port` whose writer closed, died, or took them back.
+    fn detach_gone(&self, port: u32, rx: &mut Rx) {
         let me = self.own.token;
         let mut gone = Vec::new();
         rx.attached.retain(|a| {
             let w = &a.writer;
             let ours = w
                 .channel_reader(a.c)
-                .is_some_and(|r| r.load(Ordering::Acquire) == me);
+                .is_some_and(|r| r.load(Ordering::Acquire) == me)
+                && w.channel_u32(a.c, channel::PORT)
+                    .is_some_and(|p| p.load(Ordering::Relaxed) == port);
             let keep = ours && w.state() != STATE_CLOSED;
             if !keep && w.state() == STATE_CLOSED {
                 gone.push(Arc::clone(w));

@@ -397,3 +397,33 @@ fn a_segment_that_cannot_be_created_names_itself_and_the_fix() {
     );
     assert_eq!(dir.segments(), 0, "nothing left behind");
 }
+
+#[test]
+fn a_channel_set_up_anew_for_another_port_is_not_read_on_the_old_one() {
+    let dir = Dir::new();
+    let (w, r) = (open(&dir), open(&dir));
+    send(&w, &[&r], USER_PORT, b"user");
+    assert_eq!(receive_all(&r, USER_PORT).len(), 1);
+    // The writer takes the channel back and gives its index to the reader's critical port.
+    {
+        let mut tx = lock(&w.tx);
+        let c = *tx.by_dest.get(&(r.own.token, USER_PORT)).expect("channel");
+        w.close_channel(&mut tx, c);
+    }
+    send(&w, &[&r], CRITICAL_PORT, b"critical");
+    assert_eq!(
+        lock(&w.tx).by_dest.get(&(r.own.token, CRITICAL_PORT)),
+        Some(&0),
+        "the same index, set up anew"
+    );
+    assert!(
+        receive_all(&r, USER_PORT).is_empty(),
+        "not on the user port"
+    );
+    let got = receive_all(&r, CRITICAL_PORT);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].1, b"critical");
+    // And the user port is set up again when used.
+    send(&w, &[&r], USER_PORT, b"user again");
+    assert_eq!(receive_all(&r, USER_PORT)[0].1, b"user again");
+}
