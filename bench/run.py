@@ -7,7 +7,8 @@ Implementations (each skipped, with the reason, when it is not there):
   cyclone   Cyclone DDS 0.10.2: latency by target/bench/cyclone_ping ping|pong (bench/build-peers.sh:
             every round trip kept, exact percentiles); throughput by /usr/bin/ddsperf, whose
             per-second lines are converted (as latency's when cyclone_ping is not built)
-  fastdds   target/bench/fastdds_perf MODE ...         (bench/build-peers.sh)
+  fastdds   target/bench/fastdds_perf MODE ...         (bench/build-peers.sh; `intra`: ping and pong
+            in one process, scenario 8)
   udp       target/release/tachyon floor MODE ...      raw UDP, the floor (--udp-wake)
   hdds      target/bench/hdds_latency_benchmark       HDDS 1.1.2's own latency_benchmark example
             (bench/build-peers.sh builds it from crates.io): scenario 8 only
@@ -40,7 +41,11 @@ Scenarios (--scenarios takes names or numbers):
   8 intra       in one process: write a sample, then take it on the same thread, BEST_EFFORT
                 KEEP_LAST(1), 16 B (long: also 1 KiB, 64 KiB; HDDS 16 B only): Tachyon's
                 `perf write-take` (two participants, the in-process transport) against HDDS's
-                `latency_benchmark`; on vCPU 0 (--placements does not apply)
+                `latency_benchmark`, on vCPU 0; and a round trip, RELIABLE KEEP_LAST(1), ping
+                and pong as two participants of one process: Tachyon's `perf intra` against
+                `fastdds_perf intra` (Fast DDS's intraprocess delivery), answering from a
+                listener on vCPU 0, and from two threads polling `take` (--delivery poll) on
+                both vCPUs (--placements does not apply)
   9 shm         2 processes of the host through shared memory, RELIABLE KEEP_LAST(1), 32 B
                 (long: also 64 KiB, 1 MiB, 4 MiB): Tachyon --transport shm, Fast DDS with its
                 builtin shared memory, iceoryx2 (two vCPUs only); each case also Tachyon over

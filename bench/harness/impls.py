@@ -26,6 +26,8 @@ class ProcSpec:
     measuring: bool
     json_path: Optional[str] = None
     env: dict = field(default_factory=dict)
+    # The CPUs it runs on (`taskset -c`), instead of its side's: a process that is both sides.
+    cpus: Optional[str] = None
 
 
 @dataclass
@@ -55,9 +57,15 @@ def _tachyon_only(impl, case):
 def _in_process(impl, case):
     """Why `impl` cannot run a case of the in-process scenario, or run one of the others (None
     when it can); the same for the same-host scenario."""
+    family = impl.name.split("-")[0]
     if case.spec.kind == "intra" and impl.name not in ("tachyon", "hdds"):
         return f"{impl.label} has no write-then-take program in one process here"
-    if case.spec.kind != "intra" and impl.name == "hdds":
+    if case.spec.kind == "intra-rt" and family not in ("tachyon", "fastdds"):
+        return f"{impl.label} has no ping-pong in one process here"
+    if case.spec.kind == "intra-rt" and impl.name == "tachyon-busy-poll":
+        return ("in one process Tachyon delivers on the writing thread: its receive threads' busy "
+                "polling does not apply (the polling case polls `take`)")
+    if not case.spec.kind.startswith("intra") and impl.name == "hdds":
         return "HDDS is measured in process only (scenario 8)"
     return _same_host(impl, case)
 
@@ -170,6 +178,14 @@ class PerfProgram(Impl):
             path = f"{ctx.path_prefix}-write-take.json"
             return [ProcSpec("write-take", self.argv0 + ["write-take"] + common
                              + self.measuring_options(spec, path), "a", True, path)]
+        if spec.kind == "intra-rt":
+            # Ping and pong in one process: on the measuring vCPU, or on both when they differ.
+            path = f"{ctx.path_prefix}-intra.json"
+            pl = case.placement
+            cpus = str(pl.active_cpu) if pl.active_cpu == pl.passive_cpu else f"{pl.active_cpu},{pl.passive_cpu}"
+            return [ProcSpec("intra", self.argv0 + ["intra"] + common + self.rate_options(spec)
+                             + self.subscriber_options(1) + self.measuring_options(spec, path),
+                             "a", True, path, cpus=cpus)]
         if spec.kind == "latency":
             ping_json = f"{ctx.path_prefix}-ping.json"
             return [

@@ -170,9 +170,13 @@ def _target_rows(scenarios, agg):
     intra = next((s for s in scenarios if s.id == "intra"), None)
     if intra:
         for case in intra.cases:
-            if case.spec.size == 16:
+            if case.spec.size == 16 and case.spec.kind == "intra":
                 # Issue 15: write then take on one thread, 0.5x HDDS's latency_benchmark.
                 rows.append((f"write → take p50, {case.label}", case.case_id, "p50", "hdds", 0.5, "le"))
+            if case.spec.size == 16 and case.spec.kind == "intra-rt" and case.spec.delivery == "poll":
+                # Issue 15: a two-thread busy-poll round trip, 0.7x Fast DDS intra-process.
+                rows.append((f"in-process round trip p50, {case.label}", case.case_id, "p50", "fastdds",
+                             0.7, "le"))
     shm = next((s for s in scenarios if s.id == "shm"), None)
     if shm:
         for case in shm.cases:

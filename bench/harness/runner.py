@@ -83,6 +83,7 @@ class Runner:
                 if i:
                     time.sleep(START_GAP_S)
                 cpu = case.placement.active_cpu if spec.side == "a" else case.placement.passive_cpu
+                cpu = spec.cpus or cpu
                 argv = net.prefix(spec.side) + ["taskset", "-c", str(cpu)] + spec.argv
                 env = dict(os.environ, **spec.env)
                 log_path = os.path.join(self.report_dir, "logs", f"{name}-{spec.role}.log")

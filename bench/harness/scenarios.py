@@ -9,7 +9,9 @@ KIB = 1024
 class Spec:
     """What one run measures; maps one to one onto `tachyon perf`'s options."""
 
-    kind: str  # "latency" (ping/pong) or "throughput" (pub/sub)
+    # "latency" (ping/pong), "throughput" (pub/sub); in one process (scenario 8): "intra"
+    # (write, then take on the same thread) and "intra-rt" (ping and pong as two participants)
+    kind: str
     size: int
     type: str = "simple"
     reliability: str = "reliable"
@@ -175,13 +177,28 @@ def build_matrix(short, placements):
                                          ("storm", f"+ bulk + storm of {ISOLATION_STORM:,}", storm))]
     scenarios.append(s)
 
-    s = Scenario("intra", 8, "In process: write, then take on the same thread, BEST_EFFORT KEEP_LAST(1)",
-                 "latency", "µs from the call to write until take returned the sample; one process on "
-                 "vCPU 0, writer and reader in two participants (HDDS: one, bound in memory)")
+    s = Scenario("intra", 8, "In process: write → take on one thread (BEST_EFFORT KEEP_LAST(1)); "
+                 "round trip between two participants (RELIABLE KEEP_LAST(1))",
+                 "latency", "write → take: µs from the call to write until take returned the sample, "
+                 "one process on vCPU 0, writer and reader in two participants (HDDS: one, bound in "
+                 "memory); round trip: ping and pong in two participants of one process, answering "
+                 "from a listener (one vCPU) or from two threads polling `take` (the process on "
+                 "both vCPUs), Tachyon's `perf intra` against `fastdds_perf intra` (Fast DDS's "
+                 "intraprocess delivery)")
     intra = Spec("intra", INTRA_SIZE, reliability="best-effort", history="keep-last", depth=1,
                  duration=dur, warmup=warm, transport="auto")
-    s.cases = [Case(s.id, f"{s.id}-{size}", size_label(size), replace(intra, size=size), SAME)
+    s.cases = [Case(s.id, f"{s.id}-{size}", f"write → take, {size_label(size)}",
+                    replace(intra, size=size), SAME)
                for size in ([INTRA_SIZE] if short else [INTRA_SIZE, KIB, 64 * KIB])]
+    rt = Spec("intra-rt", INTRA_SIZE, history="keep-last", depth=1, duration=dur, warmup=warm,
+              transport="auto")
+    for size in ([INTRA_SIZE] if short else [INTRA_SIZE, KIB, 64 * KIB]):
+        s.cases.append(Case(s.id, f"{s.id}-rt-{size}-listener",
+                            f"round trip, {size_label(size)}, listener, one vCPU",
+                            replace(rt, size=size), SAME))
+        s.cases.append(Case(s.id, f"{s.id}-rt-{size}-poll",
+                            f"round trip, {size_label(size)}, two threads polling, two vCPUs",
+                            replace(rt, size=size, delivery="poll"), SPLIT))
     scenarios.append(s)
 
     s = Scenario("shm", 9, "Same host, 2 processes: shared memory, RELIABLE KEEP_LAST(1)", "latency",

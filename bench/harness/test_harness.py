@@ -300,10 +300,13 @@ class MatrixTest(unittest.TestCase):
         # The same-host scenario's UDP references are Tachyon's alone too.
         alone = [c for c in cases if c.scenario in TACHYON_ONLY
                  or (c.scenario == "shm" and c.spec.transport == "udp")]
-        shared = [c for c in cases if c not in alone]
+        # In process (scenario 8) two implementations run each case: Tachyon and HDDS, or
+        # Tachyon and Fast DDS.
+        pairs = [c for c in cases if c.scenario == "intra"]
+        shared = [c for c in cases if c not in alone and c not in pairs]
         only = alone
         self.assertTrue(only)
-        self.assertLess(estimate({"all": shared * 4 + only}, 3), 20 * 60)
+        self.assertLess(estimate({"all": shared * 4 + pairs * 2 + only}, 3), 20 * 60)
 
     def test_isolation_compares_three_loads_of_one_critical_ping(self):
         iso = next(s for s in build_matrix(True, [SAME]) if s.id == "isolation")
@@ -482,7 +485,34 @@ Throughput:   1795.2 k msg/s
 class InProcessTest(unittest.TestCase):
     def case(self, size=16):
         s = next(s for s in build_matrix(False, [SAME, SPLIT]) if s.id == "intra")
-        return next(c for c in s.cases if c.spec.size == size)
+        return next(c for c in s.cases if c.spec.size == size and c.spec.kind == "intra")
+
+    def round_trip(self, delivery):
+        s = next(s for s in build_matrix(True, [SAME, SPLIT]) if s.id == "intra")
+        return next(c for c in s.cases if c.spec.kind == "intra-rt" and c.spec.delivery == delivery)
+
+    def test_round_trip_in_one_process_against_fastdds(self):
+        ctx = RunContext(domain=7, port=20014, net=Loopback(), path_prefix="/r/raw/x")
+        for delivery, cpus in (("listener", "0"), ("poll", "0,1")):
+            case = self.round_trip(delivery)
+            for impl, argv0 in ((Tachyon("/repo"), ["/repo/target/release/tachyon", "perf", "intra"]),
+                                (FastDds("/repo"), ["/repo/target/bench/fastdds_perf", "intra"])):
+                self.assertIsNone(impl.unsupported(case), impl.name)
+                (p,) = impl.plan(case, ctx)
+                self.assertEqual(p.argv[:len(argv0)], argv0)
+                self.assertEqual(p.argv[p.argv.index("--delivery") + 1], delivery)
+                self.assertEqual((p.cpus, p.measuring, p.json_path), (cpus, True, "/r/raw/x-intra.json"))
+        case = self.round_trip("poll")
+        for impl in (Cyclone("/repo"), Hdds("/repo"), UdpFloor("/repo"), Tachyon("/repo", "busy-poll")):
+            self.assertIsNotNone(impl.unsupported(case), impl.name)
+        scen = Scenario("intra", 8, "t", "latency", "n", [case])
+        ok = {"ok": 1, "approximate": []}
+        agg = {case.case_id: {"tachyon": dict(ok, medians={"p50": 3000}),
+                              "fastdds": dict(ok, medians={"p50": 15000})}}
+        (row,) = report.targets([scen], agg)
+        self.assertEqual((row["bound"], row["status"]), ("≤ 0.7×", "met"))
+        listener = Scenario("intra", 8, "t", "latency", "n", [self.round_trip("listener")])
+        self.assertEqual(report.targets([listener], {}), [])
 
     def test_tachyon_writes_and_takes_in_one_process(self):
         ctx = RunContext(domain=7, port=20014, net=Loopback(), path_prefix="/r/raw/x")

@@ -2,7 +2,13 @@
 // libfastcdr 1.x). Same modes and options as `tachyon perf`; results in the `tachyon-perf/1`
 // JSON of bench/SCHEMA.md. Built by bench/build-peers.sh into target/bench/fastdds_perf.
 //
-//   fastdds_perf ping|pong|pub|sub [options]      (fastdds_perf --help lists them)
+//   fastdds_perf ping|pong|pub|sub|intra [options]   (fastdds_perf --help lists them)
+//
+// `intra` runs ping and pong in one process, as two participants (as `tachyon perf intra`):
+// Fast DDS then delivers between them in process (its intraprocess delivery, on by default in
+// 2.9: the writer hands the sample to the reader on the writing thread, no transport), for
+// the harness's in-process scenario. `--delivery poll` takes in a loop on an application
+// thread that never sleeps (with `intra`: ping and pong are two such threads).
 //
 // Types are hand-written type supports over fastcdr (no fastddsgen), plain CDR (XCDR1)
 // little-endian, which is what Fast DDS 2.9 writes:
@@ -75,7 +81,7 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Options
 
-enum class Mode { Ping, Pong, Pub, Sub };
+enum class Mode { Ping, Pong, Pub, Sub, Intra };
 
 struct Options
 {
@@ -90,6 +96,7 @@ struct Options
     bool transient_local = false;
     long keys = 1;
     bool waitset = false;
+    bool poll = false;
     bool shm = false;
     double rate = 0.0; // 0 = unlimited
     long burst = 1;
@@ -104,8 +111,14 @@ struct Options
 
 Options opt;
 
+// Whether an application thread takes the samples (no listener on the reader).
+bool app_thread()
+{
+    return opt.waitset || opt.poll;
+}
+
 const char* const USAGE =
-        "usage: fastdds_perf ping|pong|pub|sub [options]\n"
+        "usage: fastdds_perf ping|pong|pub|sub|intra [options]\n"
         "  --domain N                         DDS domain (0)\n"
         "  --unicast                          accepted: Fast DDS sends user data by unicast anyway\n"
         "  --size N                           payload octets, 12 of seq and key included (0 or >= 12)\n"
@@ -115,7 +128,7 @@ const char* const USAGE =
         "  --depth N                          keep-last depth of pub/sub data (1)\n"
         "  --durability volatile|transient-local (volatile)\n"
         "  --keys N                           keyval cycles 0..N-1 (1)\n"
-        "  --delivery listener|waitset        how samples are received (listener)\n"
+        "  --delivery listener|waitset|poll   how samples are received (listener)\n"
         "  --transport udp|shm                UDPv4 only, or Fast DDS's builtin shared memory + UDPv4 (udp)\n"
         "  --rate HZ                          ping: pings/s, pub: samples/s (unlimited)\n"
         "  --burst N                          pub: samples per burst (1)\n"
@@ -223,9 +236,13 @@ void parse_options(
     {
         opt.mode = Mode::Sub;
     }
+    else if (std::strcmp(argv[1], "intra") == 0)
+    {
+        opt.mode = Mode::Intra;
+    }
     else
     {
-        usage_error("unknown mode '%s' (ping, pong, pub or sub)", argv[1]);
+        usage_error("unknown mode '%s' (ping, pong, pub, sub or intra)", argv[1]);
     }
     for (int i = 2; i < argc; ++i)
     {
@@ -326,7 +343,8 @@ void parse_options(
         }
         else if (name == "--delivery")
         {
-            opt.waitset = parse_choice(n, value, "waitset", "listener");
+            opt.poll = std::strcmp(value, "poll") == 0;
+            opt.waitset = !opt.poll && parse_choice(n, value, "waitset", "listener");
         }
         else if (name == "--transport")
         {
@@ -355,7 +373,7 @@ void parse_options(
         }
         else if (name == "--subscribers")
         {
-            opt.subscribers = parse_long(n, value, opt.mode == Mode::Ping ? 1 : 0, 1000);
+            opt.subscribers = parse_long(n, value, opt.mode == Mode::Ping || opt.mode == Mode::Intra ? 1 : 0, 1000);
         }
         else if (name == "--json")
         {
@@ -1093,7 +1111,7 @@ int64_t wait_matched(
                 std::fprintf(stderr, ", %d matched pong writer(s)", rm);
             }
             std::fprintf(stderr, " on domain %d (topic %s); giving up\n", opt.domain,
-                    topic_name(opt.mode == Mode::Ping ? "Ping" : "Data").c_str());
+                    topic_name(opt.mode == Mode::Ping || opt.mode == Mode::Intra ? "Ping" : "Data").c_str());
             std::exit(1);
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -1173,7 +1191,7 @@ void write_json(
     s += ", \"keys\": " + std::to_string(opt.keys);
     s += ", \"rate\": " + (opt.rate > 0 ? jnum(opt.rate, "%.6g") : std::string("null"));
     s += ", \"burst\": " + std::to_string(opt.burst);
-    s += std::string(", \"delivery\": \"") + (opt.waitset ? "waitset" : "listener") + "\"";
+    s += std::string(", \"delivery\": \"") + (opt.poll ? "poll" : opt.waitset ? "waitset" : "listener") + "\"";
     s += std::string(", \"transport\": \"") + (opt.shm ? "shm" : "udp") + "\"";
     // Fast DDS sends user data unicast to each reader's locators; only discovery uses multicast.
     s += ", \"multicast\": false";
@@ -1286,7 +1304,10 @@ public:
 
     std::mutex m;
     std::condition_variable cv;
-    T sample;          // the ping being written (under m)
+    T sample;          // the next ping (under m)
+    T out;             // the ping being written (under write_m)
+    std::mutex write_m;
+    bool pending = false; // sample waits to be written (under m)
     T rx;              // the pong being taken (receiving thread only)
     uint32_t seq = 0;
     int64_t t_sent = 0;
@@ -1303,7 +1324,9 @@ public:
     uint64_t lost = 0;
     uint64_t timeouts = 0;
 
-    // Sends the next ping (m held). The clock is read just before write().
+    // Makes the next ping (m held); write_pending() writes it once m is released: in one
+    // process (intra) Fast DDS delivers on the writing thread, the pong's answer included, and
+    // the pong's arrival takes m. The clock is read here, before the write.
     void send_locked()
     {
         ++seq;
@@ -1311,10 +1334,26 @@ public:
         sample.keyval = seq % static_cast<uint32_t>(opt.keys);
         pongs = 0;
         outstanding = true;
+        pending = true;
         t_sent = now_ns();
-        if (!writer->write(&sample))
+    }
+
+    // Writes the ping send_locked() made, if any (m not held; one writer at a time).
+    void write_pending()
+    {
+        std::lock_guard<std::mutex> w(write_m);
         {
-            std::fprintf(stderr, "fastdds_perf: ping: write of ping %u failed\n", seq);
+            std::lock_guard<std::mutex> g(m);
+            if (!pending)
+            {
+                return;
+            }
+            pending = false;
+            out = sample;
+        }
+        if (!writer->write(&out))
+        {
+            std::fprintf(stderr, "fastdds_perf: ping: write of ping %u failed\n", out.seq);
         }
     }
 
@@ -1435,6 +1474,16 @@ public:
             DataReader*) override
     {
         take_all();
+        // In one process the next ping would be delivered, and answered, inside this call:
+        // the driver thread writes it instead.
+        if (opt.mode != Mode::Intra)
+        {
+            write_pending();
+        }
+        else
+        {
+            cv.notify_all();
+        }
     }
 
     // Listener mode: pings go out from the listener; this thread handles timeouts and the rate.
@@ -1444,6 +1493,13 @@ public:
         while (!done && !g_stop.load())
         {
             int64_t wake = std::min(step_locked(), now_ns() + 100000000);
+            if (pending)
+            {
+                g.unlock();
+                write_pending();
+                g.lock();
+                continue;
+            }
             cv.wait_for(g, std::chrono::nanoseconds(std::max<int64_t>(0, wake - now_ns())));
         }
     }
@@ -1463,20 +1519,62 @@ public:
                 }
                 wake = step_locked();
             }
+            write_pending();
             int64_t d = std::min<int64_t>(wake - now_ns(), 100000000);
             if (d > 0)
             {
                 w.wait(d);
             }
             take_all();
+            write_pending();
         }
+    }
+
+    // Poll mode: one application thread takes in a loop, never sleeping, and keeps the
+    // schedule.
+    void poll_loop()
+    {
+        while (!g_stop.load())
+        {
+            int64_t wake;
+            {
+                std::lock_guard<std::mutex> g(m);
+                if (done)
+                {
+                    break;
+                }
+                wake = std::min<int64_t>(step_locked(), now_ns() + 100000000);
+            }
+            write_pending();
+            while (now_ns() < wake && !done_relaxed())
+            {
+                take_all();
+                write_pending();
+            }
+        }
+    }
+
+    bool done_relaxed()
+    {
+        std::lock_guard<std::mutex> g(m);
+        return done;
     }
 
 };
 
 template<typename T>
+class Pong;
+
+template<typename T>
 int run_ping()
 {
+    // intra: the pong side in this process too, as a participant of its own.
+    std::unique_ptr<Pong<T>> pong;
+    if (opt.mode == Mode::Intra)
+    {
+        pong.reset(new Pong<T>());
+        pong->start();
+    }
     Entities e = make_participant();
     Topic* tping = make_topic(e, "Ping");
     Topic* tpong = make_topic(e, "Pong");
@@ -1484,7 +1582,7 @@ int run_ping()
     fill_payload(p.sample);
     p.period = opt.rate > 0 ? static_cast<int64_t>(1e9 / opt.rate) : 0;
     p.writer = make_writer(e, tping, false);
-    p.reader = make_reader(e, tpong, false, opt.waitset ? nullptr : &p);
+    p.reader = make_reader(e, tpong, false, app_thread() ? nullptr : &p);
     int64_t t_matched = wait_matched(p.writer, p.reader, opt.subscribers);
 
     int64_t start = now_ns();
@@ -1505,6 +1603,13 @@ int run_ping()
                             p.waitset_loop(*waiter);
                         });
     }
+    else if (opt.poll)
+    {
+        worker = std::thread([&]()
+                        {
+                            p.poll_loop();
+                        });
+    }
     else
     {
         worker = std::thread([&]()
@@ -1514,7 +1619,7 @@ int run_ping()
     }
 
     Result r;
-    r.role = "ping";
+    r.role = opt.mode_name;
     sleep_until_ns(p.measure_start);
     r.cpu0 = cpu_mark();
     int64_t t0 = p.measure_start;
@@ -1601,14 +1706,18 @@ int run_ping()
                 p.lost, static_cast<double>(r.discovery_ns) / 1e6);
     }
     write_json(r);
+    int rc = 0;
     if (p.total.count() == 0)
     {
         std::fprintf(stderr, "fastdds_perf: ping: no round trip measured\n");
-        teardown(e);
-        return 1;
+        rc = 1;
     }
     teardown(e);
-    return 0;
+    if (pong)
+    {
+        pong->stop();
+    }
+    return rc;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1619,10 +1728,14 @@ class Pong : public DataReaderListener
 {
 public:
 
+    Entities e;
     DataReader* reader = nullptr;
     DataWriter* writer = nullptr;
     std::mutex m;
     T s;
+    std::atomic<bool> quit{false};
+    std::unique_ptr<Waiter> waiter;
+    std::thread worker;
 
     void answer_all()
     {
@@ -1643,41 +1756,69 @@ public:
         answer_all();
     }
 
+    // Creates the participant and its endpoints, and answers: from the listener, or from a
+    // thread waiting on a WaitSet or polling.
+    void start()
+    {
+        e = make_participant();
+        Topic* tping = make_topic(e, "Ping");
+        Topic* tpong = make_topic(e, "Pong");
+        writer = make_writer(e, tpong, false);
+        reader = make_reader(e, tping, false, app_thread() ? nullptr : this);
+        if (opt.waitset)
+        {
+            waiter.reset(new Waiter(reader));
+            worker = std::thread([this]()
+                            {
+                                while (!quit.load() && !g_stop.load())
+                                {
+                                    waiter->wait(100000000);
+                                    answer_all();
+                                }
+                            });
+        }
+        else if (opt.poll)
+        {
+            worker = std::thread([this]()
+                            {
+                                while (!quit.load(std::memory_order_relaxed) && !g_stop.load())
+                                {
+                                    answer_all();
+                                }
+                            });
+        }
+    }
+
+    // Stops answering, then deletes the entities.
+    void stop()
+    {
+        quit.store(true);
+        if (waiter)
+        {
+            waiter->wake();
+        }
+        if (worker.joinable())
+        {
+            worker.join();
+        }
+        waiter.reset();
+        reader->set_listener(nullptr);
+        teardown(e);
+    }
+
 };
 
 template<typename T>
 int run_pong()
 {
-    Entities e = make_participant();
-    Topic* tping = make_topic(e, "Ping");
-    Topic* tpong = make_topic(e, "Pong");
     static Pong<T> p;
-    p.writer = make_writer(e, tpong, false);
-    p.reader = make_reader(e, tping, false, opt.waitset ? nullptr : &p);
+    p.start();
     int64_t deadline = now_ns() + secs_to_ns(opt.warmup + opt.duration + 10.0);
-    if (opt.waitset)
+    while (!g_stop.load() && now_ns() < deadline)
     {
-        Waiter w(p.reader);
-        std::thread t([&]()
-                {
-                    while (!g_stop.load() && now_ns() < deadline)
-                    {
-                        w.wait(100000000);
-                        p.answer_all();
-                    }
-                });
-        sleep_until_ns(deadline);
-        g_stop.store(true);
-        w.wake();
-        t.join();
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    else
-    {
-        sleep_until_ns(deadline);
-    }
-    // Stop answering before the entities go.
-    p.reader->set_listener(nullptr);
-    teardown(e);
+    p.stop();
     return 0;
 }
 
@@ -1777,7 +1918,7 @@ int run_sub()
     Entities e = make_participant();
     Topic* tdata = make_topic(e, "Data");
     static Sub<T> p;
-    p.reader = make_reader(e, tdata, true, opt.waitset ? nullptr : &p);
+    p.reader = make_reader(e, tdata, true, app_thread() ? nullptr : &p);
     int64_t deadline = now_ns() + secs_to_ns(opt.warmup + opt.duration + 10.0);
     std::atomic<bool> quit{false};
     std::unique_ptr<Waiter> waiter;
@@ -1790,6 +1931,16 @@ int run_sub()
                             while (!quit.load())
                             {
                                 waiter->wait(100000000);
+                                p.take_all();
+                            }
+                        });
+    }
+    else if (opt.poll)
+    {
+        worker = std::thread([&]()
+                        {
+                            while (!quit.load(std::memory_order_relaxed))
+                            {
                                 p.take_all();
                             }
                         });
@@ -1835,9 +1986,12 @@ int run_sub()
         if (waiter)
         {
             waiter->wake();
-            worker.join();
-            waiter.reset();
         }
+        if (worker.joinable())
+        {
+            worker.join();
+        }
+        waiter.reset();
         p.reader->set_listener(nullptr);
         teardown(e);
         return 1;
@@ -1930,9 +2084,12 @@ int run_sub()
     if (waiter)
     {
         waiter->wake();
-        worker.join();
-        waiter.reset();
     }
+    if (worker.joinable())
+    {
+        worker.join();
+    }
+    waiter.reset();
     p.reader->set_listener(nullptr);
     teardown(e);
     return 0;
@@ -2098,6 +2255,7 @@ int main(
     switch (opt.mode)
     {
         case Mode::Ping:
+        case Mode::Intra:
             rc = opt.complex ? run_ping<PerfComplex>() : run_ping<KeyedSeq>();
             break;
         case Mode::Pong:

@@ -24,7 +24,7 @@ use crate::error::Error;
 use crate::group::{set_group_qos, Group};
 use crate::listener::{subscriber_dispatch, SubscriberListener, SUBSCRIBER_STATUSES};
 use crate::listener::{DataReaderListener, READER_STATUSES};
-use crate::runtime::{lock, Dispatch, Runtime, SUBSCRIBER_KIND};
+use crate::runtime::{lock, Arrivals, Dispatch, Runtime, SUBSCRIBER_KIND};
 use crate::status::{
     DeadlineMissedStatus, IncompatibleQosStatus, LivelinessChangedStatus, SampleLostStatus,
     SampleRejectedStatus, StatusMask, SubscriptionMatchedStatus,
@@ -46,6 +46,8 @@ pub struct Subscriber {
     state: Mutex<Group<SubscriberQos>>,
     /// Nesting depth of `begin_access`.
     access_depth: Mutex<u32>,
+    /// Its readers' DATA_AVAILABLE count.
+    arrivals: Arc<Arrivals>,
 }
 
 impl Subscriber {
@@ -61,6 +63,7 @@ impl Subscriber {
                 members: Vec::new(),
             }),
             access_depth: Mutex::new(0),
+            arrivals: Arc::default(),
         }
     }
 
@@ -161,7 +164,7 @@ impl Subscriber {
         mask: StatusMask,
     ) -> Result<DataReader<T>, Error>
     where
-        T: DdsType + for<'de> Decode<'de> + 'static,
+        T: DdsType + for<'de> Decode<'de> + Send + 'static,
     {
         self.create(topic, qos, |r| Some((r.dispatch(listener), mask)))
     }
@@ -246,12 +249,15 @@ impl Subscriber {
         let own = c.own();
         own.add_endpoint(id);
         own.set_group(id, self.group);
+        own.set_arrivals(id, Arc::clone(&self.arrivals));
         let reader = DataReader {
             inner: Arc::new(ReaderInner {
                 runtime: Arc::clone(&self.runtime),
                 id,
                 qos: Mutex::new(qos),
                 decode_errors: AtomicU64::new(0),
+                spare: Mutex::new(Vec::new()),
+                arrivals: Some((Arc::clone(&self.arrivals), AtomicU64::new(NEVER_EMPTY))),
                 condition: StatusCondition::new(Arc::clone(&self.runtime), id),
                 _type: PhantomData,
             }),
@@ -388,6 +394,13 @@ pub(crate) struct ReaderInner<T> {
     /// The QoS now; changed by `set_qos` under the state lock.
     qos: Mutex<DataReaderQos>,
     decode_errors: AtomicU64,
+    /// Values a `take_into` or `read_into` left out of its caller's vector (it returned
+    /// fewer samples than the vector held), decoded into again by a later one: a loop that
+    /// polls an empty reader does not free its samples' memory and allocate it again.
+    spare: Mutex<Vec<T>>,
+    /// The subscriber's arrival count, and its value when a take or read of every sample
+    /// last found the cache empty ([`NEVER_EMPTY`]: not yet); none for a builtin-topic reader.
+    arrivals: Option<(Arc<Arrivals>, AtomicU64)>,
     condition: StatusCondition,
     _type: PhantomData<fn() -> T>,
 }
@@ -405,6 +418,8 @@ impl<T> DataReader<T> {
                     ..DataReaderQos::default().reliable().keep_last(1)
                 }),
                 decode_errors: AtomicU64::new(0),
+                spare: Mutex::new(Vec::new()),
+                arrivals: None,
                 condition: StatusCondition::new(Arc::clone(runtime), id),
                 _type: PhantomData,
             }),
@@ -462,7 +477,11 @@ impl<T: Readable> DataReader<T> {
     /// caller's sequence): their octet sequences and `@final` members are reused, so a loop
     /// that takes into the same vector allocates nothing for samples that fit what it held
     /// (a 64 KiB `Vec<u8>` member is not allocated, zeroed by the kernel and freed per
-    /// sample).
+    /// sample). Values beyond the samples returned are kept by the reader for the next take,
+    /// so polling an empty reader frees nothing either; and a take that finds the reader
+    /// empty again, nothing having arrived for its subscriber's readers since, returns
+    /// without locking the participant (a polling thread does not hold up the writers that
+    /// deliver to it).
     pub fn take_into(
         &self,
         samples: &mut Vec<Sample<T>>,
@@ -606,7 +625,7 @@ impl<T: Readable> DataReader<T> {
     /// [`crate::listener`]: listeners run on the driver thread.
     pub fn set_listener(&self, listener: Option<Arc<dyn DataReaderListener<T>>>, mask: StatusMask)
     where
-        T: 'static,
+        T: Send + 'static,
     {
         let dispatch = listener.map(|l| (self.dispatch(l), mask & READER_STATUSES));
         self.inner
@@ -795,6 +814,17 @@ impl<T: Readable> DataReader<T> {
         out: &mut Vec<Sample<T>>,
     ) -> Result<(), Error> {
         let sh = &self.inner.runtime.shared;
+        // A query of every sample (any states, any instance) of a reader found empty, with
+        // nothing arrived since: empty still, without the lock (a polling loop).
+        let every = is_every_sample(query);
+        let arrivals = self.inner.arrivals.as_ref().filter(|_| every);
+        let seen = arrivals.map(|(a, empty_at)| (a.now(), empty_at));
+        if let Some((now, empty_at)) = seen {
+            if empty_at.load(Ordering::Relaxed) == now {
+                self.decode(&mut Vec::new(), out);
+                return Ok(());
+            }
+        }
         // The samples as the protocol holds them, in this thread's reused vector (a take per
         // sample allocates nothing for them).
         let mut raw = RAW_SAMPLES.with(|r| std::mem::take(&mut *r.borrow_mut()));
@@ -817,6 +847,9 @@ impl<T: Readable> DataReader<T> {
         })();
         if !raw.is_empty() {
             sh.observers.notify();
+        } else if let (Ok(()), Some((now, empty_at))) = (&collected, seen) {
+            // Empty at a time the count was at least `now`.
+            empty_at.store(now, Ordering::Relaxed);
         }
         let result = collected.map(|()| self.decode(&mut raw, out));
         // A vector grown by one large take is not kept (its memory would stay with the thread).
@@ -845,7 +878,7 @@ impl<T: Readable> DataReader<T> {
     /// runtime must not keep a deleted reader alive).
     fn dispatch(&self, listener: Arc<dyn DataReaderListener<T>>) -> Dispatch
     where
-        T: 'static,
+        T: Send + 'static,
     {
         let weak: Weak<ReaderInner<T>> = Arc::downgrade(&self.inner);
         Arc::new(move |kinds: StatusMask| {
@@ -890,38 +923,90 @@ impl<T: Readable> DataReader<T> {
                 Some(p) if s.info.valid_data => Some(p),
                 _ => None,
             };
-            let reused = match (payload, out.get_mut(kept)) {
-                (Some(p), Some(Sample { data: Some(v), .. })) => {
-                    Some(v.decode_payload_into(p.as_bytes()))
+            let Some(p) = payload else {
+                let sample = Sample {
+                    data: None,
+                    info: s.info,
+                };
+                match out.get_mut(kept) {
+                    Some(slot) => self.replace(slot, sample),
+                    None => out.push(sample),
                 }
-                _ => None,
+                kept += 1;
+                continue;
             };
-            let data = match (payload, reused) {
-                (None, _) => None,
-                (Some(_), Some(Ok(()))) => {
-                    out[kept].info = s.info;
-                    kept += 1;
-                    continue;
-                }
-                (Some(p), _) => match T::decode_payload(p.as_bytes()) {
-                    Ok(v) => Some(v),
-                    Err(e) => {
-                        self.inner.decode_errors.fetch_add(1, Ordering::Relaxed);
-                        tracing::warn!(error = %e, "a received sample does not decode; dropped");
-                        continue;
+            // Decoded into what the caller's vector holds there, else into a spare value,
+            // else into a new one.
+            let value = match out.get_mut(kept).and_then(|slot| slot.data.take()) {
+                Some(v) => Some(v),
+                None => self.take_spare(),
+            };
+            let decoded = match value {
+                Some(mut v) => v.decode_payload_into(p.as_bytes()).map(|()| v),
+                None => T::decode_payload(p.as_bytes()),
+            };
+            match decoded {
+                Ok(v) => {
+                    let sample = Sample {
+                        data: Some(v),
+                        info: s.info,
+                    };
+                    match out.get_mut(kept) {
+                        Some(slot) => *slot = sample,
+                        None => out.push(sample),
                     }
-                },
-            };
-            let sample = Sample { data, info: s.info };
-            match out.get_mut(kept) {
-                Some(slot) => *slot = sample,
-                None => out.push(sample),
+                    kept += 1;
+                }
+                Err(e) => {
+                    self.inner.decode_errors.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(error = %e, "a received sample does not decode; dropped");
+                }
             }
-            kept += 1;
         }
-        out.truncate(kept);
+        // What the vector held beyond the samples returned is kept for the next call.
+        if out.len() > kept {
+            if let Ok(mut spare) = self.inner.spare.lock() {
+                for s in out.drain(kept..) {
+                    if spare.len() >= SPARE_MAX {
+                        break;
+                    }
+                    spare.extend(s.data);
+                }
+            }
+            out.truncate(kept);
+        }
+    }
+
+    /// Puts `sample` in `slot`, keeping the value `slot` held as a spare.
+    fn replace(&self, slot: &mut Sample<T>, sample: Sample<T>) {
+        if let Some(v) = std::mem::replace(slot, sample).data {
+            if let Ok(mut spare) = self.inner.spare.lock() {
+                if spare.len() < SPARE_MAX {
+                    spare.push(v);
+                }
+            }
+        }
+    }
+
+    fn take_spare(&self) -> Option<T> {
+        self.inner.spare.lock().ok()?.pop()
     }
 }
+
+/// [`ReaderInner::arrivals`] before any take or read found the cache empty.
+const NEVER_EMPTY: u64 = u64::MAX;
+
+/// Whether `query` selects every sample of the reader (any number of them but 0).
+fn is_every_sample(query: &Query) -> bool {
+    query.max_samples > 0
+        && query.sample_states == SampleStateMask::ANY
+        && query.view_states == ViewStateMask::ANY
+        && query.instance_states == InstanceStateMask::ANY
+        && query.instance == InstanceSelector::Any
+}
+
+/// Most spare values a reader keeps ([`ReaderInner::spare`]).
+const SPARE_MAX: usize = 64;
 
 thread_local! {
     /// [`DataReader::collect`]'s vector of protocol samples, kept from call to call.

@@ -160,7 +160,9 @@ pub fn subscribe<T: PerfSample>(
             ws.attach_condition(&cond).map_err(Failure::dds)?;
             Some((ws, cond))
         }
+        Delivery::Poll => None,
     };
+    let poll = a.delivery == Delivery::Poll;
     super::pin_this_thread(a.cpu, a.rt_priority);
     let no_data_by = Instant::now() + Duration::from_secs_f64(a.match_timeout);
     let lock = || counting.lock().map_err(|_| Failure::poisoned());
@@ -180,6 +182,14 @@ pub fn subscribe<T: PerfSample>(
                     .is_ok()
                 {
                     lock()?.count(&samples);
+                }
+            }
+            None if poll => {
+                let until = Instant::now() + Duration::from_millis(10);
+                while Instant::now() < until {
+                    if reader.take_into(&mut samples, usize::MAX).is_ok() && !samples.is_empty() {
+                        lock()?.count(&samples);
+                    }
                 }
             }
             None => std::thread::sleep(Duration::from_millis(10)),

@@ -74,6 +74,9 @@ pub enum Delivery {
     Listener,
     /// An application thread waits on a WaitSet, takes and answers.
     Waitset,
+    /// An application thread takes in a loop and never sleeps (busy polling: the lowest
+    /// latency, a vCPU per polling thread; in `intra`, ping and pong are two such threads).
+    Poll,
 }
 
 /// storm: the builtin endpoints the fake participants announce.
@@ -308,6 +311,7 @@ impl PerfArgs {
             delivery: match self.delivery {
                 Delivery::Listener => "listener",
                 Delivery::Waitset => "waitset",
+                Delivery::Poll => "poll",
             }
             .to_owned(),
             multicast: !self.unicast,

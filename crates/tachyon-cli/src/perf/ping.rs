@@ -210,7 +210,9 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>, role: &str) -> Result<Ru
             ws.attach_condition(&cond).map_err(Failure::dds)?;
             Some((ws, cond))
         }
+        Delivery::Poll => None,
     };
+    let poll = a.delivery == Delivery::Poll;
     super::pin_this_thread(a.cpu, a.rt_priority);
 
     let start = Instant::now();
@@ -298,6 +300,20 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>, role: &str) -> Result<Ru
                     .take_w_condition_into(cond, &mut pongs, usize::MAX);
                 if taken.is_ok() {
                     pinger.on_pongs(&pongs);
+                }
+            }
+            None if poll => {
+                // Take until something is due, never sleeping.
+                let until = Instant::now() + wait;
+                loop {
+                    if node.pong_reader.take_into(&mut pongs, usize::MAX).is_ok()
+                        && !pongs.is_empty()
+                    {
+                        pinger.on_pongs(&pongs);
+                    }
+                    if Instant::now() >= until {
+                        break;
+                    }
                 }
             }
             None => std::thread::sleep(wait),

@@ -98,6 +98,26 @@ pub fn start<T: PerfSample>(a: &PerfArgs, node: &Node<T>) -> Result<Responder, F
                 .map_err(|e| Failure::Other(format!("cannot start the pong thread: {e}")))?;
             Some(t)
         }
+        Delivery::Poll => {
+            let reader = node.ping_reader.clone();
+            let pongs = Arc::clone(&node.pongs);
+            let stop = Arc::clone(&stop);
+            let (cpu, prio) = (a.cpu, a.rt_priority);
+            let t = std::thread::Builder::new()
+                .name("perf-pong".into())
+                .spawn(move || {
+                    super::pin_this_thread(cpu, prio);
+                    let mut samples = Vec::new();
+                    while !stop.load(Ordering::Relaxed) {
+                        if reader.take_into(&mut samples, usize::MAX).is_ok() && !samples.is_empty()
+                        {
+                            pongs.answer(&samples);
+                        }
+                    }
+                })
+                .map_err(|e| Failure::Other(format!("cannot start the pong thread: {e}")))?;
+            Some(t)
+        }
     };
     Ok(Responder { stop, thread })
 }

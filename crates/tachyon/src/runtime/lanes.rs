@@ -29,7 +29,7 @@
 //! `threads.critical_priority`, when there is one lane only.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use tachyon_proto::participant::lanes::is_lane_id;
 use tachyon_proto::{Event, Instant};
@@ -60,13 +60,17 @@ pub(crate) struct Lane {
     pub(super) listening: Mutex<super::ListenerScratch>,
     /// A thread found `listening` held and left its news to the holder.
     pub(super) news_left: AtomicBool,
+    /// The state's `listeners_due`: listeners may have news.
+    pub(super) listeners_due: Arc<AtomicBool>,
     /// What other threads hand to the thread serving this lane (threads mode).
     pub(super) inbox: Mutex<Inbox>,
 }
 
 impl Lane {
     pub(super) fn new(state: State) -> Lane {
+        let listeners_due = Arc::clone(&state.listeners_due);
         Lane {
+            listeners_due,
             state: Mutex::new(state),
             changed: Condvar::new(),
             changed_waiters: AtomicU64::new(0),

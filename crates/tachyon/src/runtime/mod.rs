@@ -150,6 +150,9 @@ pub(crate) struct State {
     /// Listeners with news: the entity whose listener is called, the entity whose statuses
     /// changed, and which statuses (merged per pair).
     pending: Vec<(EntityId, EntityId, StatusMask)>,
+    /// Whether `pending` may hold news, read without the lock (its lane's `listeners_due`):
+    /// a delivery to readers without listeners does not lock the lane again to find none.
+    listeners_due: Arc<AtomicBool>,
     /// The group (Subscriber or Publisher) of each user endpoint.
     groups: HashMap<EntityId, EntityId>,
     /// The local topics: name and type name.
@@ -158,6 +161,30 @@ pub(crate) struct State {
     next_key: u32,
     /// The caches of the builtin-topic readers.
     builtin: builtin::BuiltinTopics,
+    /// Of each user reader, its subscriber's arrival count: bumped at every DATA_AVAILABLE
+    /// of a reader of that subscriber (see [`Arrivals`]).
+    arrivals: HashMap<EntityId, Arc<Arrivals>>,
+}
+
+/// A subscriber's arrival count, read without the state lock: a `take` or `read` of every
+/// sample that found its reader's cache empty need not lock again until the count moved
+/// (`DataReader` polling an empty reader). Every event that puts a sample in a reader's
+/// cache (or changes an instance's state) raises DATA_AVAILABLE, which bumps the count of
+/// the reader's subscriber under the same lock; a count per subscriber, not per reader,
+/// because a take also resets the subscriber's DATA_ON_READERS, which any of its readers'
+/// data sets.
+#[derive(Debug, Default)]
+pub(crate) struct Arrivals(AtomicU64);
+
+impl Arrivals {
+    /// The count now (what a take that finds the cache empty remembers).
+    pub(crate) fn now(&self) -> u64 {
+        self.0.load(Ordering::Acquire)
+    }
+
+    fn bump(&self) {
+        self.0.fetch_add(1, Ordering::Release);
+    }
 }
 
 /// Calls an endpoint's listener for the statuses given (type-erased: it holds the typed
@@ -746,7 +773,11 @@ impl Shared {
     fn call_listeners(&self, lane: usize, scratch: &mut ListenerScratch) {
         let ListenerScratch { pending, calls } = scratch;
         {
+            if !self.lanes[lane].listeners_due.load(Ordering::Acquire) {
+                return;
+            }
             let mut st = self.lock_lane(lane);
+            st.listeners_due.store(false, Ordering::Relaxed);
             if st.pending.is_empty() {
                 return;
             }
@@ -895,6 +926,8 @@ impl State {
             statuses,
             listeners: HashMap::default(),
             retired: Vec::new(),
+            listeners_due: Arc::default(),
+            arrivals: HashMap::default(),
             pending: Vec::new(),
             groups: HashMap::default(),
             topics: HashMap::default(),
@@ -968,6 +1001,11 @@ impl State {
 
     /// Folds an event into the statuses and queues the listener it concerns.
     fn record(&mut self, e: &Event) {
+        if let Event::DataAvailable { reader } = e {
+            if let Some(a) = self.arrivals.get(reader) {
+                a.bump();
+            }
+        }
         if let Event::InconsistentTopic {
             topic, type_name, ..
         } = e
@@ -1032,6 +1070,7 @@ impl State {
             Some((_, _, kinds)) => *kinds |= kind,
             None => self.pending.push((target, source, kind)),
         }
+        self.listeners_due.store(true, Ordering::Release);
     }
 
     /// The entity whose listener a status goes to when `id`'s does not take it: a user
@@ -1197,7 +1236,13 @@ impl State {
     }
 
     /// Forgets a deleted endpoint's statuses, listener and group.
+    /// User reader `id` belongs to the subscriber counting `arrivals`.
+    pub(crate) fn set_arrivals(&mut self, id: EntityId, arrivals: Arc<Arrivals>) {
+        self.arrivals.insert(id, arrivals);
+    }
+
     pub(crate) fn remove_endpoint(&mut self, id: EntityId) {
+        self.arrivals.remove(&id);
         self.statuses.remove(id);
         self.retire_listener(id);
         self.groups.remove(&id);
