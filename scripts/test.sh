@@ -132,6 +132,17 @@ else
     echo "skipped: creating network namespaces and veth pairs needs root"
 fi
 
+say "shared memory: a full tmpfs and another user (root only: a mount namespace, setpriv)"
+# The shared-memory tests that need root are #[ignore]d in a plain `cargo test`: a segment that
+# does not fit its tmpfs, and a user who may neither create segments in a directory that is not
+# theirs nor open another user's segment; each error names the segment and the fix.
+if [ "$(id -u)" = 0 ]; then
+    bash scripts/ensure-packages.sh util-linux mount
+    cargo test -p tachyon-transport --lib --locked --offline shm:: -- --ignored
+else
+    echo "skipped: mounting a tmpfs and running a process as another user need root"
+fi
+
 say "nothing of Tachyon's left in /dev/shm"
 # Every participant deletes its segment when it closes; a killed process's segment is deleted
 # by the survivors (or by the next participant of the same user).

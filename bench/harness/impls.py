@@ -113,6 +113,20 @@ class Impl:
         pass
 
 
+class BuiltPeer(Impl):
+    """A program of another project that bench/build-peers.sh builds into `binary_path`."""
+
+    binary_path = None
+
+    def __init__(self, root):
+        self.binary = os.path.join(root, self.binary_path)
+
+    def unavailable(self):
+        if not os.access(self.binary, os.X_OK):
+            return f"{self.binary} not built (bench/build-peers.sh)"
+        return None
+
+
 # --- tachyon perf and programs with the same command line -----------------------------------------
 
 class PerfProgram(Impl):
@@ -384,21 +398,14 @@ class UdpFloor(PerfProgram):
         return procs
 
 
-class Iceoryx2(Impl):
+class Iceoryx2(BuiltPeer):
     """iceoryx2 0.10 (crates.io), `bench/peers/iceoryx2_ping` built by bench/build-peers.sh: a
     ping-pong through publish-subscribe services of `[u8]` slices, both sides busy-waiting on
     `receive` (the way its own benchmark runs), so only with a vCPU per process."""
 
     name = "iceoryx2"
     label = "iceoryx2"
-
-    def __init__(self, root):
-        self.binary = os.path.join(root, "target/bench/iceoryx2_ping")
-
-    def unavailable(self):
-        if not os.access(self.binary, os.X_OK):
-            return f"{self.binary} not built (bench/build-peers.sh)"
-        return None
+    binary_path = "target/bench/iceoryx2_ping"
 
     def unsupported(self, case):
         why = _tachyon_only(self, case) or _in_process(self, case)
@@ -587,7 +594,7 @@ class Cyclone(Impl):
         return merge_subscribers(records)
 
 
-class Hdds(Impl):
+class Hdds(BuiltPeer):
     """HDDS 1.1.2's own `latency_benchmark` example (crates.io `hdds`, built by
     bench/build-peers.sh): one participant, its writer and reader bound to each other in memory,
     best effort, keep-last 1, 1,000 messages of warm-up then 10,000 measured, each written and
@@ -596,14 +603,7 @@ class Hdds(Impl):
 
     name = "hdds"
     label = "HDDS"
-
-    def __init__(self, root):
-        self.binary = os.path.join(root, "target/bench/hdds_latency_benchmark")
-
-    def unavailable(self):
-        if not os.access(self.binary, os.X_OK):
-            return f"{self.binary} not built (bench/build-peers.sh)"
-        return None
+    binary_path = "target/bench/hdds_latency_benchmark"
 
     def unsupported(self, case):
         why = _tachyon_only(self, case) or _in_process(self, case)

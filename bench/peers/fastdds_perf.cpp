@@ -1070,6 +1070,24 @@ struct Waiter
 
 };
 
+// Stops an application thread that takes (waiting on `waiter`, or polling) and joins it.
+void stop_worker(
+        std::atomic<bool>& quit,
+        std::unique_ptr<Waiter>& waiter,
+        std::thread& worker)
+{
+    quit.store(true);
+    if (waiter)
+    {
+        waiter->wake();
+    }
+    if (worker.joinable())
+    {
+        worker.join();
+    }
+    waiter.reset();
+}
+
 // Waits until `w` has matched `n` readers and `r` (if any) `n` writers; the time it happened.
 int64_t wait_matched(
         DataWriter* w,
@@ -1792,16 +1810,7 @@ public:
     // Stops answering, then deletes the entities.
     void stop()
     {
-        quit.store(true);
-        if (waiter)
-        {
-            waiter->wake();
-        }
-        if (worker.joinable())
-        {
-            worker.join();
-        }
-        waiter.reset();
+        stop_worker(quit, waiter, worker);
         reader->set_listener(nullptr);
         teardown(e);
     }
@@ -1982,16 +1991,7 @@ int run_sub()
     if (first == 0)
     {
         std::fprintf(stderr, "fastdds_perf: sub: no data received on %s\n", topic_name("Data").c_str());
-        quit.store(true);
-        if (waiter)
-        {
-            waiter->wake();
-        }
-        if (worker.joinable())
-        {
-            worker.join();
-        }
-        waiter.reset();
+        stop_worker(quit, waiter, worker);
         p.reader->set_listener(nullptr);
         teardown(e);
         return 1;
@@ -2080,16 +2080,7 @@ int run_sub()
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    quit.store(true);
-    if (waiter)
-    {
-        waiter->wake();
-    }
-    if (worker.joinable())
-    {
-        worker.join();
-    }
-    waiter.reset();
+    stop_worker(quit, waiter, worker);
     p.reader->set_listener(nullptr);
     teardown(e);
     return 0;

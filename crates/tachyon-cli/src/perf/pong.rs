@@ -48,7 +48,7 @@ impl Drop for Responder {
 }
 
 /// Starts answering the pings `node` receives: from a listener, or from a thread of its own
-/// waiting on a WaitSet.
+/// waiting on a WaitSet or polling.
 pub fn start<T: PerfSample>(a: &PerfArgs, node: &Node<T>) -> Result<Responder, Failure> {
     let stop = Arc::new(AtomicBool::new(false));
     let thread = match a.delivery {
@@ -62,64 +62,63 @@ pub fn start<T: PerfSample>(a: &PerfArgs, node: &Node<T>) -> Result<Responder, F
             );
             None
         }
-        Delivery::Waitset => {
-            let reader = node.ping_reader.clone();
-            let pongs = Arc::clone(&node.pongs);
-            let stop = Arc::clone(&stop);
-            let (cpu, prio) = (a.cpu, a.rt_priority);
-            let t = std::thread::Builder::new()
-                .name("perf-pong".into())
-                .spawn(move || {
-                    super::pin_this_thread(cpu, prio);
-                    let cond = reader.create_readcondition(
-                        SampleStateMask::NOT_READ,
-                        ViewStateMask::ANY,
-                        InstanceStateMask::ANY,
-                    );
-                    let mut ws = WaitSet::new();
-                    if ws.attach_condition(&cond).is_err() {
-                        return;
-                    }
-                    let mut samples = Vec::new();
-                    while !stop.load(Ordering::Relaxed) {
-                        match ws.wait(Duration::from_millis(100)) {
-                            Ok(_) => {
-                                let taken =
-                                    reader.take_w_condition_into(&cond, &mut samples, usize::MAX);
-                                if taken.is_ok() {
-                                    pongs.answer(&samples);
-                                }
-                            }
-                            Err(Error::Timeout) => {}
-                            Err(_) => return,
-                        }
-                    }
-                })
-                .map_err(|e| Failure::Other(format!("cannot start the pong thread: {e}")))?;
-            Some(t)
-        }
-        Delivery::Poll => {
-            let reader = node.ping_reader.clone();
-            let pongs = Arc::clone(&node.pongs);
-            let stop = Arc::clone(&stop);
-            let (cpu, prio) = (a.cpu, a.rt_priority);
-            let t = std::thread::Builder::new()
-                .name("perf-pong".into())
-                .spawn(move || {
-                    super::pin_this_thread(cpu, prio);
-                    let mut samples = Vec::new();
-                    while !stop.load(Ordering::Relaxed) {
-                        if reader.take_into(&mut samples, usize::MAX).is_ok() && !samples.is_empty()
-                        {
+        Delivery::Waitset => Some(spawn(a, node, &stop, |reader, pongs, stop| {
+            let cond = reader.create_readcondition(
+                SampleStateMask::NOT_READ,
+                ViewStateMask::ANY,
+                InstanceStateMask::ANY,
+            );
+            let mut ws = WaitSet::new();
+            if ws.attach_condition(&cond).is_err() {
+                return;
+            }
+            let mut samples = Vec::new();
+            while !stop.load(Ordering::Relaxed) {
+                match ws.wait(Duration::from_millis(100)) {
+                    Ok(_) => {
+                        let taken = reader.take_w_condition_into(&cond, &mut samples, usize::MAX);
+                        if taken.is_ok() {
                             pongs.answer(&samples);
                         }
                     }
-                })
-                .map_err(|e| Failure::Other(format!("cannot start the pong thread: {e}")))?;
-            Some(t)
-        }
+                    Err(Error::Timeout) => {}
+                    Err(_) => return,
+                }
+            }
+        })?),
+        Delivery::Poll => Some(spawn(a, node, &stop, |reader, pongs, stop| {
+            let mut samples = Vec::new();
+            while !stop.load(Ordering::Relaxed) {
+                if reader.take_into(&mut samples, usize::MAX).is_ok() && !samples.is_empty() {
+                    pongs.answer(&samples);
+                }
+            }
+        })?),
     };
     Ok(Responder { stop, thread })
+}
+
+/// The pong thread, pinned as `--cpu` and `--rt-priority` say, running `body` with the ping
+/// reader, the pong writers and the stop flag.
+fn spawn<T: PerfSample>(
+    a: &PerfArgs,
+    node: &Node<T>,
+    stop: &Arc<AtomicBool>,
+    body: impl FnOnce(DataReader<T>, Arc<PongWriters<T>>, Arc<AtomicBool>) + Send + 'static,
+) -> Result<std::thread::JoinHandle<()>, Failure> {
+    let (reader, pongs, stop) = (
+        node.ping_reader.clone(),
+        Arc::clone(&node.pongs),
+        Arc::clone(stop),
+    );
+    let (cpu, prio) = (a.cpu, a.rt_priority);
+    std::thread::Builder::new()
+        .name("perf-pong".into())
+        .spawn(move || {
+            super::pin_this_thread(cpu, prio);
+            body(reader, pongs, stop)
+        })
+        .map_err(|e| Failure::Other(format!("cannot start the pong thread: {e}")))
 }
 
 /// Runs the pong side for `--warmup` + `--duration` seconds.

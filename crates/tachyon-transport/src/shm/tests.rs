@@ -427,3 +427,169 @@ fn a_channel_set_up_anew_for_another_port_is_not_read_on_the_old_one() {
     send(&w, &[&r], USER_PORT, b"user again");
     assert_eq!(receive_all(&r, USER_PORT)[0].1, b"user again");
 }
+
+// ---- permissions and room: real processes (root only) -------------------------------------
+
+/// Selects what [`probe_child`] does in a process the tests below start.
+const PROBE: &str = "TACHYON_SHM_PROBE";
+
+/// Not a test of its own: the body of the processes the root-only tests start (it does
+/// nothing when run by the harness). `create:DIR` creates a participant's segment in DIR
+/// with the default sizes; `attach:DIR:TOKEN` opens another's. Prints one `PROBE` line.
+#[test]
+fn probe_child() {
+    let Ok(what) = std::env::var(PROBE) else {
+        return;
+    };
+    let mut parts = what.splitn(3, ':');
+    let (what, dir) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    let dir = PathBuf::from(dir);
+    match what {
+        "create" => {
+            let config = ShmConfig {
+                dir: dir.clone(),
+                ..ShmConfig::default()
+            };
+            match ShmTransport::open(&config, 65_536, false) {
+                Ok(t) => println!("PROBE ok {}", t.segment_path().display()),
+                Err(e) => {
+                    let left = std::fs::read_dir(&dir).map_or(0, |d| d.count());
+                    println!("PROBE err left={left} {e}");
+                }
+            }
+        }
+        "attach" => {
+            let token = parts
+                .next()
+                .and_then(|t| u64::from_str_radix(t, 16).ok())
+                .unwrap_or(0);
+            match Segment::open(&dir, token) {
+                Ok(_) => println!("PROBE ok attached"),
+                Err(OpenError::Io(e)) => println!("PROBE err {:?} {e}", e.kind()),
+                Err(e) => println!("PROBE err {e}"),
+            }
+        }
+        other => println!("PROBE err unknown probe {other}"),
+    }
+}
+
+/// Runs `probe` in a process of this test binary, started by `wrapper` (a command and its
+/// arguments, the binary's command line appended); returns its `PROBE` line.
+fn run_probe(wrapper: &[&str], probe: &str) -> String {
+    let uid = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .map(|l| l.split_whitespace().next().unwrap_or("").to_owned())
+        });
+    assert_eq!(
+        uid.as_deref(),
+        Some("0"),
+        "this test needs root (it mounts a tmpfs or runs a process as another user): \
+         scripts/test.sh runs it when it runs as root"
+    );
+    // A copy anyone may run: the checkout may be in a directory only its owner can enter.
+    let exe = std::env::current_exe().expect("test binary");
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    let copy = std::env::temp_dir().join(format!("tachyon-probe-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&copy);
+    std::fs::create_dir_all(&copy).expect("probe directory");
+    let bin = copy.join("probe");
+    std::fs::copy(&exe, &bin).expect("copy the test binary");
+    for path in [&copy, &bin] {
+        let mut perms = std::fs::metadata(path).expect("probe").permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(path, perms).expect("chmod the probe");
+    }
+    let out = std::process::Command::new(wrapper[0])
+        .args(&wrapper[1..])
+        .arg(&bin)
+        .args(["--exact", "shm::tests::probe_child", "--nocapture"])
+        .env(PROBE, probe)
+        .output()
+        .expect("start the probe");
+    let _ = std::fs::remove_dir_all(&copy);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("PROBE "))
+        .map(str::to_owned)
+        .unwrap_or_else(|| {
+            panic!(
+                "no PROBE line ({}):\n{stdout}\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })
+}
+
+/// A tmpfs too small for a segment: `fallocate` says ENOSPC at creation (not a SIGBUS at the
+/// first write), the error names the segment, its size and the fixes, and nothing is left.
+#[test]
+#[ignore = "needs root: mounts a tmpfs in a mount namespace of its own (scripts/test.sh runs it as root)"]
+fn a_full_tmpfs_is_an_error_naming_the_segment_and_the_fix() {
+    let dir = Dir::new();
+    let mount = dir.0.join("small");
+    std::fs::create_dir_all(&mount).expect("mount point");
+    let target = mount.to_str().expect("path");
+    // The child sees the tmpfs (256 KiB), nobody else does; it goes with the child.
+    let wrapper = [
+        "unshare",
+        "-m",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        "mount -t tmpfs -o size=256k tmpfs \"$0\" && exec \"$@\"",
+        target,
+    ];
+    let line = run_probe(&wrapper, &format!("create:{target}"));
+    assert!(line.starts_with("err left=0 "), "{line}");
+    for part in [
+        "create the shared-memory segment",
+        target,
+        "MiB",
+        "has no room for",
+        "[shm] large_slots",
+        "[transports] shm = false",
+    ] {
+        assert!(line.contains(part), "{part:?} missing from: {line}");
+    }
+}
+
+/// Another user can neither create a segment in a directory that is not theirs (the error
+/// says so and what to do) nor open a segment of this user (mode 0600).
+#[test]
+#[ignore = "needs root: runs a process as nobody (scripts/test.sh runs it as root)"]
+fn another_user_cannot_create_here_nor_attach_to_this_users_segment() {
+    let dir = Dir::new();
+    let target = dir.0.to_str().expect("path").to_owned();
+    let nobody = [
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+    ];
+    let line = run_probe(&nobody, &format!("create:{target}"));
+    assert!(line.starts_with("err left=0 "), "{line}");
+    assert!(
+        line.contains(&format!("no permission to create files in {target}"))
+            && line.contains("[shm] dir"),
+        "{line}"
+    );
+    // This user's segment, in a directory anyone may search.
+    let own = open(&dir);
+    let mut perms = std::fs::metadata(&dir.0).expect("dir").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&dir.0, perms).expect("chmod");
+    let line = run_probe(&nobody, &format!("attach:{target}:{:016x}", own.own.token));
+    assert!(line.starts_with("err PermissionDenied"), "{line}");
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(own.segment_path())
+            .expect("segment")
+            .permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o600, "owner only");
+}
