@@ -44,10 +44,21 @@ pub(crate) const fn acknack(state: &SequenceNumberSet) -> usize {
 /// The inline QoS a change carries: the key hash for keyed topics, the status info for
 /// dispose/unregister, and the coherent-set parameters of a change in a set.
 pub(crate) fn inline_qos(keyed: bool, change: &CacheChange) -> Option<InlineQos> {
+    inline_qos_of(keyed, change, false)
+}
+
+/// [`inline_qos`], and with `by_reference` the parameter saying the sample is handed by
+/// reference ([`crate::local`]).
+pub(crate) fn inline_qos_of(
+    keyed: bool,
+    change: &CacheChange,
+    by_reference: bool,
+) -> Option<InlineQos> {
     use crate::history::coherent::{
         PID_COHERENT_SET, PID_GROUP_COHERENT_SET, PID_GROUP_SEQ_NUM, PID_TACHYON_COHERENT_GROUP,
     };
     use crate::history::Coherence;
+    use crate::local::PID_TACHYON_LOCAL_SAMPLE;
     match change.coherent {
         None => {}
         Some(Coherence::Member { set, group }) => {
@@ -56,6 +67,9 @@ pub(crate) fn inline_qos(keyed: bool, change: &CacheChange) -> Option<InlineQos>
             if let Some(g) = group {
                 q.sequence_number(PID_GROUP_COHERENT_SET, g.set);
                 q.sequence_number(PID_GROUP_SEQ_NUM, g.sn);
+            }
+            if by_reference {
+                q.raw(PID_TACHYON_LOCAL_SAMPLE, &[0; 4]);
             }
             q.close();
             return Some(q);
@@ -76,6 +90,12 @@ pub(crate) fn inline_qos(keyed: bool, change: &CacheChange) -> Option<InlineQos>
         }
     }
     let status = status_info(change);
+    if by_reference {
+        let mut q = InlineQos::open(keyed.then_some(change.instance.0), status);
+        q.raw(PID_TACHYON_LOCAL_SAMPLE, &[0; 4]);
+        q.close();
+        return Some(q);
+    }
     (keyed || status.is_some()).then(|| InlineQos::new(keyed.then_some(change.instance.0), status))
 }
 

@@ -32,6 +32,7 @@ pub mod frag;
 pub mod fuzzing;
 pub mod history;
 mod layout;
+pub mod local;
 pub mod maps;
 mod ownership;
 pub mod participant;

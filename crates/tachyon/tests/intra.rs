@@ -318,3 +318,99 @@ fn participants_without_udp_find_each_other_in_the_process() {
     assert_eq!(got, (0..20).map(|n| Seq { n }).collect::<Vec<_>>());
     assert!(a.statistics().transport.datagrams_sent == a.statistics().intra.datagrams_sent);
 }
+
+#[derive(DdsType, Debug, Clone, PartialEq)]
+#[dds(name = "test::Blob")]
+struct Blob {
+    n: u64,
+    data: Vec<u8>,
+}
+
+fn blob(n: u64, size: usize) -> Blob {
+    Blob {
+        n,
+        data: vec![n as u8; size],
+    }
+}
+
+/// Large samples between participants of one process go by reference
+/// (`tachyon_proto::local`): the datagrams carry no payload (a small fraction of the bytes
+/// written goes through the transport) and not a fragment; every sample arrives intact, in
+/// order.
+#[test]
+fn large_samples_go_by_reference_intact_and_in_order() {
+    let (a, b) = pair(6);
+    let (w, r) = common::reliable_pair::<Blob>(&a, &b, "blobs");
+    wait_matched(&w, &r);
+    let before = a.statistics().intra.bytes_sent;
+    let (n, size) = (20u64, 1 << 20);
+    for i in 0..n {
+        w.write(&blob(i, size)).expect("write");
+    }
+    let want: Vec<Blob> = (0..n).map(|i| blob(i, size)).collect();
+    assert_eq!(common::take_all_written(&w, &r, n as usize), want);
+    let sent = a.statistics().intra.bytes_sent - before;
+    assert!(
+        sent < n * 1024,
+        "{sent} bytes through the in-process transport for {n} samples of {size} B"
+    );
+}
+
+/// A reader whose participant handles its data late (single-thread mode: the writer's
+/// datagrams wait in its queue) while the writer writes more samples than it keeps for
+/// readers to look up: the samples whose references expired are asked for again and
+/// repaired, and every sample arrives, in order.
+#[test]
+fn samples_by_reference_a_reader_handles_late_are_repaired() {
+    tachyon_transport::testing::require_isolated_network();
+    let a = DomainParticipant::with_settings(7, &settings(ThreadMode::Threads, false, false))
+        .expect("a");
+    let b = DomainParticipant::with_settings(7, &settings(ThreadMode::Single, false, false))
+        .expect("b");
+    // KEEP_LAST deep enough to repair everything (a KEEP_ALL writer would wait for the
+    // reader's acknowledgements: flow control).
+    let n = tachyon_proto::local::MAX_SAMPLES as u64 + 44;
+    let w = a
+        .create_publisher()
+        .expect("publisher")
+        .create_datawriter(
+            &a.create_topic::<Blob>("blobs").expect("topic"),
+            DataWriterQos::default()
+                .reliable()
+                .keep_last(n as usize + 10),
+        )
+        .expect("writer");
+    let r = b
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(
+            &b.create_topic::<Blob>("blobs").expect("topic"),
+            DataReaderQos::default().reliable().keep_all(),
+        )
+        .expect("reader");
+    let matched = common::poll_until(PATIENCE, || {
+        b.run_once(std::time::Duration::from_millis(5))
+            .expect("run");
+        w.matched_subscriptions().contains(&r.guid())
+            && r.matched_publications().contains(&w.guid())
+    });
+    assert!(matched, "matched");
+    for i in 0..n {
+        w.write(&blob(i, 8 * 1024)).expect("write");
+    }
+    let mut got = Vec::new();
+    let all = common::poll_until(PATIENCE, || {
+        b.run_once(std::time::Duration::from_millis(5))
+            .expect("run");
+        got.extend(common::take_data(&r));
+        got.len() as u64 >= n
+    });
+    assert!(all, "{} of {n} arrived", got.len());
+    let want: Vec<Blob> = (0..n).map(|i| blob(i, 8 * 1024)).collect();
+    assert_eq!(got, want);
+    let missed = b.statistics().readers.stats.by_reference_missed;
+    assert!(
+        missed >= 40,
+        "{missed} references expired (and were repaired)"
+    );
+}

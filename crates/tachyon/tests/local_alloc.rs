@@ -2,7 +2,8 @@
 //! counted by an instrumented global allocator (its own test binary, one test: only its
 //! threads allocate in it): `write` → `take_into` on one thread between two participants,
 //! through the in-process transport and through shared memory, polling the reader with
-//! `take_into` until the sample is there.
+//! `take_into` until the sample is there. 8 KiB samples go by reference in process
+//! (`tachyon_proto::local`).
 
 mod common;
 
@@ -70,7 +71,7 @@ fn write_then_take(domain: u32, shm: bool) {
         )
         .expect("reader");
     common::wait_matched(&w, &r);
-    for size in [32usize, 1024] {
+    for size in [32usize, 1024, 8192] {
         let mut sample = Octets {
             seq: 0,
             data: vec![7; size],

@@ -273,6 +273,7 @@ fn add_reader_stats(t: &mut ReaderStats, s: &ReaderStats) {
     t.malformed += s.malformed;
     t.unknown_writer += s.unknown_writer;
     t.pending_overflow += s.pending_overflow;
+    t.by_reference_missed += s.by_reference_missed;
     t.acknacks_sent += s.acknacks_sent;
     t.nack_frags_sent += s.nack_frags_sent;
     t.coherent_sets += s.coherent_sets;
@@ -349,8 +350,8 @@ impl Participant {
 
     /// A datagram arrived from `source`.
     pub fn handle_datagram(&mut self, now: Instant, source: &Locator, data: &[u8]) {
-        let _ = source;
-        self.receive(now, data);
+        let in_process = source.kind == Locator::KIND_TACHYON_INTRA;
+        self.receive(now, data, in_process);
         self.run_discovery(now);
     }
 

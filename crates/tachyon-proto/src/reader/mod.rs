@@ -28,6 +28,7 @@ use crate::history::{
     ChangeKind, Durability, History, Payload, PayloadPool, QosError, Query, ReadError,
     ReaderHistory, Sample,
 };
+use crate::local::{LocalSamples, PID_TACHYON_LOCAL_SAMPLE};
 use crate::time::Instant;
 
 use coherent::{Finished, SetParam};
@@ -71,6 +72,9 @@ pub struct ReaderStats {
     /// Out-of-order samples dropped because `max_pending_bytes` were held already (a reliable
     /// writer sends them again).
     pub pending_overflow: u64,
+    /// Samples handed by reference (`crate::local`) that the writer no longer kept when their
+    /// DATA was handled (a reliable writer sends them again).
+    pub by_reference_missed: u64,
     /// ACKNACKs sent.
     pub acknacks_sent: u64,
     /// NACK_FRAGs sent.
@@ -176,7 +180,9 @@ impl Reader {
     // ---- inputs ----------------------------------------------------------------------------
 
     /// A DATA from `writer`; `timestamp` from the preceding INFO_TS; `from_tachyon`: the
-    /// message came from a Tachyon participant (its vendor-specific parameters are read).
+    /// message came from a Tachyon participant (its vendor-specific parameters are read);
+    /// `in_process`: through the in-process transport (a sample by reference can be looked
+    /// up, `crate::local`).
     pub(crate) fn handle_data(
         &mut self,
         now: Instant,
@@ -184,6 +190,7 @@ impl Reader {
         timestamp: Option<Time>,
         d: &DataView<'_>,
         from_tachyon: bool,
+        in_process: bool,
     ) {
         let sn = d.writer_sn();
         let Some(pi) = self.admit(now, &writer, sn) else {
@@ -207,8 +214,23 @@ impl Reader {
             // Without coherent access the set parameters do not matter.
             SetParam::End(_) | SetParam::Malformed => None,
         };
-        let payload = d.serialized_payload().unwrap_or(&[]);
-        let decoded = self.decode(key_hash, status, payload, d.is_key(), timestamp);
+        let by_reference = from_tachyon
+            && d.inline_qos()
+                .is_some_and(|q| q.get(PID_TACHYON_LOCAL_SAMPLE).is_some());
+        let decoded = if !by_reference {
+            let payload = d.serialized_payload().unwrap_or(&[]);
+            self.decode(key_hash, status, payload, d.is_key(), timestamp)
+        } else if !in_process {
+            Err("a sample by reference from outside this process")
+        } else if let Some(p) = LocalSamples::find(&writer, sn) {
+            self.decode_owned(key_hash, status, p, false, timestamp)
+        } else {
+            // Not received: a reliable reader asks for it again.
+            self.stats.by_reference_missed += 1;
+            tracing::debug!(reader = %self.guid, %writer, sn = sn.0,
+                "sample by reference no longer kept by its writer");
+            return;
+        };
         let item = match decoded.map(|r| Received { set, ..r }) {
             Ok(r) => self.content_filter(r),
             Err(e) => {

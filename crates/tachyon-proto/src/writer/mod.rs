@@ -85,6 +85,9 @@ pub struct WriterStats {
     pub data_sent: u64,
     /// DATA_FRAG fragments sent with new data.
     pub fragments_sent: u64,
+    /// DATA submessages (new or resent) whose sample went by reference to readers of this
+    /// process ([`crate::local`]).
+    pub data_by_reference: u64,
     /// DATA submessages resent on request.
     pub data_resent: u64,
     /// Fragments resent on request.
@@ -178,6 +181,8 @@ pub(crate) struct Writer {
     all_filtered: bool,
     /// Converts samples for readers of another representation (set by the typed API).
     transcoder: Option<transcode::TranscodeHook>,
+    /// Samples handed by reference to readers of this process (created at the first).
+    local: Option<std::sync::Arc<crate::local::LocalSamples>>,
     /// Set when [`poll_transmit`](Self::poll_transmit) found nothing to send: no reader is
     /// owed a heartbeat, and no delayed repair falls due before the instant it holds
     /// (`Some(None)`: none is pending). Everything that can change what the readers are owed
@@ -224,6 +229,7 @@ impl Writer {
             filter_factory: None,
             all_filtered: false,
             transcoder: None,
+            local: None,
             quiet: None,
             events: VecDeque::new(),
             stats: WriterStats::default(),

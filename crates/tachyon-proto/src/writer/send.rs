@@ -10,6 +10,7 @@ use super::proxy::{FragRun, ReaderProxy};
 use super::{Writer, HEARTBEAT, HEARTBEAT_FRAG, INFO_DST, INFO_TS};
 use crate::history::{CacheChange, ChangeKind};
 use crate::layout;
+use crate::local::{LocalSamples, BY_REFERENCE_MIN};
 use crate::time::Instant;
 use crate::transmit::{Destination, Transmit};
 
@@ -95,6 +96,7 @@ impl Writer {
             return None;
         }
         let dest = self.fanout.clone()?;
+        let in_process = in_process(&dest);
         let mut mb = MessageBuilder::new(out, header).ok()?;
         let mut wrote = false;
         if !self.config.nack_suppression.is_zero()
@@ -129,11 +131,13 @@ impl Writer {
             if let Some(from) = gap_from.take() {
                 self.put_gap(&mut mb, from)?;
             }
-            let qos = layout::inline_qos(self.config.keyed, &change);
+            let by_ref = in_process && by_reference(&change);
+            let qos = layout::inline_qos_of(self.config.keyed, &change, by_ref);
             let qos_len = qos.as_ref().map_or(0, |q| q.as_bytes().len());
-            let whole = INFO_TS + layout::data(qos_len, change.payload.len());
+            let whole = INFO_TS + layout::data(qos_len, on_wire(&change, by_ref));
             if self.next_fragment == 0 && whole <= mb.remaining() {
-                self.put_data(&mut mb, EntityId::UNKNOWN, &change).ok()?;
+                self.put_data(&mut mb, EntityId::UNKNOWN, &change, by_ref)
+                    .ok()?;
                 self.stats.data_sent += 1;
                 self.next_new = SequenceNumber(change.sn.0 + 1);
                 wrote = true;
@@ -271,10 +275,14 @@ impl Writer {
                 wrote = true;
                 continue;
             };
-            let qos = layout::inline_qos(self.config.keyed, &change);
+            let by_ref = dest.kind == Locator::KIND_TACHYON_INTRA
+                && self.proxies[i].transcode.is_none()
+                && by_reference(&change);
+            let qos = layout::inline_qos_of(self.config.keyed, &change, by_ref);
             let qos_len = qos.as_ref().map_or(0, |q| q.as_bytes().len());
-            if INFO_TS + layout::data(qos_len, change.payload.len()) <= mb.remaining() {
-                self.put_data(&mut mb, reader.entity_id, &change).ok()?;
+            if INFO_TS + layout::data(qos_len, on_wire(&change, by_ref)) <= mb.remaining() {
+                self.put_data(&mut mb, reader.entity_id, &change, by_ref)
+                    .ok()?;
                 self.stats.data_resent += 1;
                 self.proxies[i].requested.remove(&sn);
                 wrote = true;
@@ -450,22 +458,37 @@ impl Writer {
         Some(())
     }
 
+    /// A DATA of `change`; `by_ref`: the sample handed by reference (`crate::local`), kept
+    /// for the readers of this process to look up.
     fn put_data(
-        &self,
+        &mut self,
         mb: &mut MessageBuilder<'_>,
         reader: EntityId,
         change: &CacheChange,
+        by_ref: bool,
     ) -> Result<(), tachyon_wire::EmitError> {
-        let qos = layout::inline_qos(self.config.keyed, change);
+        let qos = layout::inline_qos_of(self.config.keyed, change, by_ref);
         mb.info_ts(Some(change.source_timestamp))?;
         mb.data(&DataSpec {
             reader_id: reader,
             writer_id: self.guid.entity_id,
             writer_sn: change.sn,
             inline_qos: qos.as_ref().map(|q| q.as_bytes()),
-            kind: layout::payload_kind(change),
-            payload: &change.payload,
-        })
+            kind: if by_ref {
+                PayloadKind::None
+            } else {
+                layout::payload_kind(change)
+            },
+            payload: if by_ref { &[] } else { &change.payload },
+        })?;
+        if by_ref {
+            let guid = self.guid;
+            self.local
+                .get_or_insert_with(|| LocalSamples::register(guid))
+                .keep(change.sn, &change.payload);
+            self.stats.data_by_reference += 1;
+        }
+        Ok(())
     }
 
     fn put_fragments(
@@ -543,6 +566,33 @@ impl Writer {
 
         self.stats.heartbeats_sent += 1;
         Ok(())
+    }
+}
+
+/// Whether every locator of `dest` is in this process (the in-process transport's).
+fn in_process(dest: &Destination) -> bool {
+    let local = |l: &Locator| l.kind == Locator::KIND_TACHYON_INTRA;
+    match dest {
+        Destination::Unicast(l) => local(l),
+        Destination::Many(ls) => !ls.is_empty() && ls.iter().all(local),
+        Destination::Multicast(_) => false,
+    }
+}
+
+/// Whether `change`, to readers of this process only, is handed by reference: samples of
+/// [`BY_REFERENCE_MIN`] bytes and more (smaller ones are copied faster than looked up).
+fn by_reference(change: &CacheChange) -> bool {
+    change.kind == ChangeKind::Alive
+        && !change.is_coherent_end()
+        && change.payload.len() >= BY_REFERENCE_MIN
+}
+
+/// The payload bytes a DATA of `change` carries.
+fn on_wire(change: &CacheChange, by_ref: bool) -> usize {
+    if by_ref {
+        0
+    } else {
+        change.payload.len()
     }
 }
 

@@ -1,0 +1,172 @@
+//! Samples handed by reference between a writer and readers of this process.
+//!
+//! When every destination of a DATA is an in-process locator (the in-process transport,
+//! [`Locator::KIND_TACHYON_INTRA`]) and the sample is large enough for a copy to cost more
+//! than a lookup ([`BY_REFERENCE_MIN`]), the writer does not put the serialized sample in the
+//! datagram: it keeps the sample's [`Payload`] (a reference-counted buffer) in its
+//! [`LocalSamples`], and the DATA carries [`PID_TACHYON_LOCAL_SAMPLE`] and no payload. A
+//! reader of this process that receives such a DATA *through the in-process transport* looks
+//! the sample up by writer and sequence number and keeps the same buffer in its cache: no
+//! copy into the datagram, none out of it, and no fragmentation (the DATA is small whatever
+//! the sample's size).
+//!
+//! The writer keeps its last [`MAX_SAMPLES`] such samples, at most [`MAX_BYTES`] of them. A
+//! DATA whose sample is no longer kept (its datagram waited in a queue behind more) is
+//! treated as not received: a reliable reader asks again and the writer repairs it (by
+//! reference again, or with a GAP once its history dropped it); a best-effort reader has lost
+//! it, as from a full socket buffer. The parameter from anywhere else (another process, a
+//! socket) is malformed: a reference means nothing outside this process.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
+
+use tachyon_wire::{Guid, SequenceNumber};
+
+use crate::history::Payload;
+use crate::maps::HashMap;
+
+/// Vendor-specific inline QoS parameter of a DATA whose sample is handed by reference (its
+/// value: four zero octets).
+pub const PID_TACHYON_LOCAL_SAMPLE: u16 = 0x8002;
+
+/// Serialized samples smaller than this go in the datagram (a copy of a few hundred bytes
+/// costs less than the lookup's locks).
+pub const BY_REFERENCE_MIN: usize = 4096;
+
+/// Most samples a writer keeps for readers to look up.
+pub const MAX_SAMPLES: usize = 256;
+
+/// Most bytes of samples a writer keeps for readers to look up (at least one sample is kept).
+pub const MAX_BYTES: usize = 64 << 20;
+
+/// A writer's samples handed by reference, newest last.
+#[derive(Debug)]
+pub(crate) struct LocalSamples {
+    writer: Guid,
+    kept: Mutex<Kept>,
+}
+
+#[derive(Debug, Default)]
+struct Kept {
+    samples: VecDeque<(SequenceNumber, Payload)>,
+    bytes: usize,
+}
+
+/// Every writer's [`LocalSamples`] in this process.
+fn registry() -> &'static RwLock<HashMap<Guid, Weak<LocalSamples>>> {
+    static REGISTRY: OnceLock<RwLock<HashMap<Guid, Weak<LocalSamples>>>> = OnceLock::new();
+    REGISTRY.get_or_init(|| RwLock::new(HashMap::default()))
+}
+
+impl LocalSamples {
+    /// Writer `writer`'s, registered so readers of this process find its samples.
+    pub(crate) fn register(writer: Guid) -> Arc<LocalSamples> {
+        let me = Arc::new(LocalSamples {
+            writer,
+            kept: Mutex::new(Kept::default()),
+        });
+        if let Ok(mut r) = registry().write() {
+            r.insert(writer, Arc::downgrade(&me));
+        }
+        me
+    }
+
+    /// Keeps `payload` as sample `sn` (again, for a repair).
+    pub(crate) fn keep(&self, sn: SequenceNumber, payload: &Payload) {
+        let Ok(mut k) = self.kept.lock() else {
+            return;
+        };
+        if let Some(at) = k.samples.iter().rposition(|(s, _)| *s == sn) {
+            if let Some((_, old)) = k.samples.remove(at) {
+                k.bytes -= old.len();
+            }
+        }
+        k.bytes += payload.len();
+        k.samples.push_back((sn, payload.clone()));
+        while k.samples.len() > MAX_SAMPLES || (k.bytes > MAX_BYTES && k.samples.len() > 1) {
+            if let Some((_, old)) = k.samples.pop_front() {
+                k.bytes -= old.len();
+            }
+        }
+    }
+
+    /// Sample `sn` of writer `writer`, if it still keeps it.
+    pub(crate) fn find(writer: &Guid, sn: SequenceNumber) -> Option<Payload> {
+        let me = registry().read().ok()?.get(writer)?.upgrade()?;
+        let k = me.kept.lock().ok()?;
+        k.samples
+            .iter()
+            .rev()
+            .find(|(s, _)| *s == sn)
+            .map(|(_, p)| p.clone())
+    }
+}
+
+impl Drop for LocalSamples {
+    fn drop(&mut self) {
+        if let Ok(mut r) = registry().write() {
+            // Unless a writer of the same GUID registered since (never in practice).
+            if r.get(&self.writer).is_some_and(|w| w.strong_count() == 0) {
+                r.remove(&self.writer);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tachyon_wire::{EntityId, EntityKind, GuidPrefix};
+
+    fn guid(n: u8) -> Guid {
+        Guid::new(
+            GuidPrefix([n; 12]),
+            EntityId::new([0, 0, 1], EntityKind::USER_WRITER_WITH_KEY),
+        )
+    }
+
+    #[test]
+    fn a_writer_keeps_its_newest_samples_until_it_goes() {
+        let w = LocalSamples::register(guid(1));
+        for n in 1..=(MAX_SAMPLES as i64 + 10) {
+            w.keep(SequenceNumber(n), &Payload::from(vec![n as u8; 4]));
+        }
+        assert!(
+            LocalSamples::find(&guid(1), SequenceNumber(10)).is_none(),
+            "evicted"
+        );
+        let last = SequenceNumber(MAX_SAMPLES as i64 + 10);
+        assert_eq!(
+            LocalSamples::find(&guid(1), last).map(|p| p.as_bytes().to_vec()),
+            Some(vec![last.0 as u8; 4])
+        );
+        // Kept again (a repair): found once, the newest.
+        w.keep(SequenceNumber(20), &Payload::from(vec![9; 4]));
+        assert_eq!(
+            LocalSamples::find(&guid(1), SequenceNumber(20)).map(|p| p.as_bytes().to_vec()),
+            Some(vec![9; 4])
+        );
+        assert!(
+            LocalSamples::find(&guid(2), last).is_none(),
+            "another writer"
+        );
+        drop(w);
+        assert!(
+            LocalSamples::find(&guid(1), last).is_none(),
+            "gone with its writer"
+        );
+    }
+
+    #[test]
+    fn at_most_max_bytes_but_always_the_newest() {
+        let w = LocalSamples::register(guid(3));
+        let big = Payload::from(vec![0; MAX_BYTES / 2 + 1]);
+        w.keep(SequenceNumber(1), &big);
+        w.keep(SequenceNumber(2), &big);
+        assert!(LocalSamples::find(&guid(3), SequenceNumber(1)).is_none());
+        assert!(LocalSamples::find(&guid(3), SequenceNumber(2)).is_some());
+        let huge = Payload::from(vec![0; MAX_BYTES + 1]);
+        w.keep(SequenceNumber(3), &huge);
+        assert!(LocalSamples::find(&guid(3), SequenceNumber(3)).is_some());
+    }
+}
