@@ -37,7 +37,7 @@ pub const BY_REFERENCE_MIN: usize = 4096;
 pub const MAX_SAMPLES: usize = 256;
 
 /// Most bytes of samples a writer keeps for readers to look up (at least one sample is kept).
-pub const MAX_BYTES: usize = 64 << 20;
+pub const MAX_BYTES: usize = 16 << 20;
 
 /// A writer's samples handed by reference, newest last.
 #[derive(Debug)]

@@ -330,3 +330,135 @@ fn bad_shared_memory_settings() {
         tachyon::statistics::TransportStats::default()
     );
 }
+
+/// Takes everything it is told of, and while `stall` is set keeps the thread that called it
+/// (the reader participant's receive thread) until it is cleared: a reader as slow as can
+/// be.
+struct Stalling {
+    stall: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    got: std::sync::Mutex<Vec<Stamp>>,
+}
+
+impl DataReaderListener<Stamp> for Stalling {
+    fn on_data_available(&self, reader: &DataReader<Stamp>) {
+        if let Ok(samples) = reader.take(usize::MAX) {
+            if let Ok(mut got) = self.got.lock() {
+                got.extend(samples.into_iter().filter_map(|s| s.data));
+            }
+        }
+        let deadline = Instant::now() + PATIENCE;
+        while self.stall.load(std::sync::atomic::Ordering::Relaxed) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
+/// A reader of another participant that stops taking altogether (its receive thread held in
+/// a listener) holds a writer back only as far as the writer's QoS says: a KEEP_LAST writer
+/// never waits for it; a KEEP_ALL writer with its history full waits `max_blocking_time`,
+/// then reports `Timeout`. Once the reader goes on, it has every sample the KEEP_ALL writer
+/// wrote, in order, and the KEEP_LAST writer's newest.
+#[test]
+fn a_slow_reader_holds_a_writer_back_only_as_its_qos_says() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    let p = participant(84, false);
+    let q = participant(84, false);
+    let blocking = Duration::from_millis(300);
+    let mut all_qos = DataWriterQos::default().reliable().keep_all();
+    all_qos.reliability.max_blocking_time = blocking;
+    all_qos.resource_limits = tachyon::qos::ResourceLimits {
+        max_samples: Some(16),
+        ..Default::default()
+    };
+    let publisher = p.create_publisher().expect("publisher");
+    let w_all = publisher
+        .create_datawriter(&p.create_topic::<Stamp>("all").expect("topic"), all_qos)
+        .expect("writer");
+    let w_last = publisher
+        .create_datawriter(
+            &p.create_topic::<Stamp>("last").expect("topic"),
+            DataWriterQos::default().reliable().keep_last(1),
+        )
+        .expect("writer");
+    let stall = Arc::new(AtomicBool::new(true));
+    let listener = Arc::new(Stalling {
+        stall: Arc::clone(&stall),
+        got: Mutex::new(Vec::new()),
+    });
+    let subscriber = q.create_subscriber().expect("subscriber");
+    let r_all = subscriber
+        .create_datareader_with_listener(
+            &q.create_topic::<Stamp>("all").expect("topic"),
+            reader_qos(),
+            Arc::clone(&listener) as Arc<dyn DataReaderListener<Stamp>>,
+            StatusMask::DATA_AVAILABLE,
+        )
+        .expect("reader");
+    let r_last = subscriber
+        .create_datareader(
+            &q.create_topic::<Stamp>("last").expect("topic"),
+            reader_qos(),
+        )
+        .expect("reader");
+    wait_matched(&w_all, &r_all);
+    wait_matched(&w_last, &r_last);
+    // The first sample stalls the reader's participant.
+    w_all.write(&Stamp { pid: 0, n: 0 }).expect("write");
+    wait_until("the reader to stall", || {
+        listener.got.lock().map(|g| !g.is_empty()).unwrap_or(false)
+    });
+    let mut slowest = Duration::ZERO;
+    for n in 0..2_000 {
+        let t = Instant::now();
+        w_last.write(&Stamp { pid: 0, n }).expect("KEEP_LAST write");
+        slowest = slowest.max(t.elapsed());
+    }
+    assert!(
+        slowest < blocking / 3,
+        "a KEEP_LAST write waited {slowest:?} for a stalled reader"
+    );
+    let mut written = 1;
+    let waited = loop {
+        let t = Instant::now();
+        match w_all.write(&Stamp { pid: 0, n: written }) {
+            Ok(()) => written += 1,
+            Err(Error::Timeout) => break t.elapsed(),
+            Err(e) => panic!("KEEP_ALL write: {e}"),
+        }
+        assert!(written < 10_000, "the KEEP_ALL writer never waited");
+    };
+    assert!(
+        written >= 16,
+        "{written} written before the history was full"
+    );
+    assert!(
+        waited >= blocking.mul_f64(0.9) && waited < blocking + PATIENCE / 5,
+        "the full KEEP_ALL writer waited {waited:?} (max_blocking_time {blocking:?})"
+    );
+    stall.store(false, Ordering::Relaxed);
+    wait_until("the KEEP_ALL samples", || {
+        listener
+            .got
+            .lock()
+            .map(|g| g.len() as u64 >= written)
+            .unwrap_or(false)
+    });
+    let got: Vec<u64> = listener
+        .got
+        .lock()
+        .expect("got")
+        .iter()
+        .map(|s| s.n)
+        .collect();
+    assert_eq!(
+        got,
+        (0..written).collect::<Vec<_>>(),
+        "every sample, in order"
+    );
+    let mut last = Vec::new();
+    wait_until("the KEEP_LAST writer's newest", || {
+        last.extend(common::take_data(&r_last).into_iter().map(|s| s.n));
+        last.last() == Some(&1_999)
+    });
+}
