@@ -483,6 +483,33 @@ class CyclonePing(PerfProgram):
     binary_path = "target/bench/cyclone_ping"
 
 
+# The sizes of `tachyon perf --type fixed` (its fixed-size types).
+LOAN_SIZES = (32, 1024, 64 * 1024, 1024 * 1024, 4 * 1024 * 1024)
+
+
+class TachyonLoan(Tachyon):
+    """Tachyon writing loaned samples of a fixed-size type in place and taking them in place
+    (`tachyon perf --type fixed --loan`): nothing copied or serialized between the processes.
+    Scenario 9 only, through shared memory."""
+
+    def __init__(self, root):
+        super().__init__(root)
+        self.name = "tachyon-loan"
+        self.label = "Tachyon (loaned)"
+
+    def unsupported(self, case):
+        if case.scenario != "shm" or case.spec.transport != "shm":
+            return "loans are measured between processes of one host, through shared memory (scenario 9)"
+        if case.spec.size not in LOAN_SIZES:
+            return f"tachyon perf has no fixed-size type of {case.spec.size} bytes"
+        return super().unsupported(case)
+
+    def common_options(self, spec, ctx):
+        o = super().common_options(spec, ctx)
+        o[o.index("--type") + 1] = "fixed"
+        return o + ["--loan"]
+
+
 class Cyclone(Impl):
     """Cyclone DDS 0.10.2. Latency runs use cyclone_ping on both sides when it is built (exact
     percentiles, p99.9 and max, the harness's QoS); otherwise, and for throughput, `ddsperf`,
@@ -658,7 +685,7 @@ def all_impls(root, udp_wakes=("blocking",), binaries=None, tachyon_wakes=("bloc
     (the udp floor is `tachyon floor`: it follows "tachyon" unless "udp" is given; "cyclone" is
     ddsperf, "cyclone_ping" Cyclone's latency program)."""
     binaries = binaries or {}
-    impls = [Tachyon(root, wake) for wake in tachyon_wakes] + [Cyclone(root), FastDds(root)]
+    impls = [Tachyon(root, wake) for wake in tachyon_wakes] + [TachyonLoan(root), Cyclone(root), FastDds(root)]
     impls += [UdpFloor(root, wake) for wake in udp_wakes] + [Hdds(root), Iceoryx2(root)]
     for impl in impls:
         family = impl.name.split("-")[0]

@@ -196,6 +196,15 @@ def _target_rows(scenarios, agg):
             elif case.spec.size >= 1 << 20:
                 rows.append((f"shm round trip p50, {case.label}", case.case_id, "p50", REFERENCE, 0.2, "le",
                              udp_case, udp_label))
+            if case.spec.size >= 1 << 20:
+                # Loaned fixed-size samples: 0.2x UDP too, and the round trip does not grow with
+                # the size (within 1.2x the loaned 32 B one, same placement, same run).
+                rows.append((f"loaned shm round trip p50, {case.label}", case.case_id, "p50", REFERENCE,
+                             0.2, "le", udp_case, udp_label, "tachyon-loan"))
+                small = f"{shm.id}-32-{case.placement.name}"
+                rows.append((f"loaned shm round trip p50 against 32 B, {case.label}", case.case_id, "p50",
+                             "tachyon-loan", 1.2, "le", small, "Tachyon (loaned), 32 B (same run)",
+                             "tachyon-loan"))
     iso = next((s for s in scenarios if s.id == "isolation"), None)
     if iso:
         for case in iso.cases:

@@ -604,9 +604,11 @@ class SameHostTest(unittest.TestCase):
         agg = {"shm-32-split": {"tachyon": dict(ok, medians={"p50": 10_000}),
                                 "tachyon-busy-poll": dict(ok, medians={"p50": 3_000}),
                                 "fastdds": dict(ok, medians={"p50": 50_000}),
-                                "iceoryx2": dict(ok, medians={"p50": 1_000})},
+                                "iceoryx2": dict(ok, medians={"p50": 1_000}),
+                                "tachyon-loan": dict(ok, medians={"p50": 10_000})},
                "shm-32-split-udp": {"tachyon": dict(ok, medians={"p50": 30_000})},
-               "shm-1048576-split": {"tachyon": dict(ok, medians={"p50": 1_000_000})},
+               "shm-1048576-split": {"tachyon": dict(ok, medians={"p50": 1_000_000}),
+                                     "tachyon-loan": dict(ok, medians={"p50": 11_000})},
                "shm-1048576-split-udp": {"tachyon": dict(ok, medians={"p50": 2_000_000})}}
         rows = [r for r in report.targets([scen], agg) if "two vCPUs" in r["target"]]
         by = {(r["target"], r["against"]): r for r in rows}
@@ -620,3 +622,10 @@ class SameHostTest(unittest.TestCase):
         big = by[("shm round trip p50, 1 MiB, two vCPUs", "Tachyon over UDP (same run)")]
         self.assertAlmostEqual(big["ratio"], 0.5)
         self.assertTrue(big["status"].startswith("missed"))
+        loaned = by[("loaned shm round trip p50, 1 MiB, two vCPUs", "Tachyon over UDP (same run)")]
+        self.assertEqual((loaned["of"], loaned["status"]), ("tachyon-loan", "met"))
+        self.assertAlmostEqual(loaned["ratio"], 11_000 / 2_000_000)
+        flat = by[("loaned shm round trip p50 against 32 B, 1 MiB, two vCPUs",
+                   "Tachyon (loaned), 32 B (same run)")]
+        self.assertAlmostEqual(flat["ratio"], 1.1)
+        self.assertEqual(flat["status"], "met")

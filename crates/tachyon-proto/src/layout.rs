@@ -44,21 +44,46 @@ pub(crate) const fn acknack(state: &SequenceNumberSet) -> usize {
 /// The inline QoS a change carries: the key hash for keyed topics, the status info for
 /// dispose/unregister, and the coherent-set parameters of a change in a set.
 pub(crate) fn inline_qos(keyed: bool, change: &CacheChange) -> Option<InlineQos> {
-    inline_qos_of(keyed, change, false)
+    inline_qos_of(keyed, change, ByRef::No)
+}
+
+/// How a DATA carries its sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ByRef<'a> {
+    /// In the datagram.
+    No,
+    /// By reference to readers of this process ([`crate::local`]).
+    Local,
+    /// By reference to a shared-memory slot ([`crate::shared`]); the reference.
+    Shared(&'a [u8]),
+}
+
+impl ByRef<'_> {
+    /// The sample is not in the datagram.
+    pub(crate) fn is_ref(self) -> bool {
+        self != ByRef::No
+    }
+
+    fn put(self, q: &mut InlineQos) {
+        match self {
+            ByRef::No => {}
+            ByRef::Local => q.raw(crate::local::PID_TACHYON_LOCAL_SAMPLE, &[0; 4]),
+            ByRef::Shared(r) => q.raw(crate::shared::PID_TACHYON_SHM_SAMPLE, r),
+        }
+    }
 }
 
 /// [`inline_qos`], and with `by_reference` the parameter saying the sample is handed by
-/// reference ([`crate::local`]).
+/// reference ([`crate::local`], [`crate::shared`]).
 pub(crate) fn inline_qos_of(
     keyed: bool,
     change: &CacheChange,
-    by_reference: bool,
+    by_reference: ByRef<'_>,
 ) -> Option<InlineQos> {
     use crate::history::coherent::{
         PID_COHERENT_SET, PID_GROUP_COHERENT_SET, PID_GROUP_SEQ_NUM, PID_TACHYON_COHERENT_GROUP,
     };
     use crate::history::Coherence;
-    use crate::local::PID_TACHYON_LOCAL_SAMPLE;
     match change.coherent {
         None => {}
         Some(Coherence::Member { set, group }) => {
@@ -68,9 +93,7 @@ pub(crate) fn inline_qos_of(
                 q.sequence_number(PID_GROUP_COHERENT_SET, g.set);
                 q.sequence_number(PID_GROUP_SEQ_NUM, g.sn);
             }
-            if by_reference {
-                q.raw(PID_TACHYON_LOCAL_SAMPLE, &[0; 4]);
-            }
+            by_reference.put(&mut q);
             q.close();
             return Some(q);
         }
@@ -90,9 +113,9 @@ pub(crate) fn inline_qos_of(
         }
     }
     let status = status_info(change);
-    if by_reference {
+    if by_reference.is_ref() {
         let mut q = InlineQos::open(keyed.then_some(change.instance.0), status);
-        q.raw(PID_TACHYON_LOCAL_SAMPLE, &[0; 4]);
+        by_reference.put(&mut q);
         q.close();
         return Some(q);
     }

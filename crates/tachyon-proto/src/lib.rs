@@ -39,6 +39,7 @@ pub mod participant;
 pub mod qos;
 pub mod quirks;
 mod reader;
+pub mod shared;
 pub mod time;
 pub mod transmit;
 mod writer;

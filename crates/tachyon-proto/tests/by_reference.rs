@@ -1,11 +1,19 @@
 //! Samples handed by reference between participants of one process (`tachyon_proto::local`):
 //! to in-process locators a large sample's DATA carries no payload, and the reader keeps the
 //! writer's buffer; the same DATA from anywhere else is refused and counted, and one whose
-//! sample the writer no longer keeps is not taken as received.
+//! sample the writer no longer keeps is not taken as received. And samples in shared memory
+//! (`tachyon_proto::shared`): to shared-memory locators a DATA carries the payload's reference,
+//! which the reader's resolver turns back into the bytes.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use tachyon_cdr::KeyHash;
-use tachyon_proto::history::{Durability, History, Payload, Query, WriterHistoryConfig};
+use tachyon_proto::history::{
+    Durability, History, Payload, Query, SharedBytes, WriterHistoryConfig,
+};
 use tachyon_proto::local::{BY_REFERENCE_MIN, MAX_SAMPLES};
+use tachyon_proto::shared::{Resolved, SampleResolver};
 use tachyon_proto::{
     Instant, Liveliness, Participant, ParticipantConfig, ReaderConfig, Reliability, RemoteReader,
     RemoteWriter, TxBuf, WriteRequest, WriterConfig,
@@ -21,6 +29,14 @@ fn in_process(participant: u8) -> Locator {
     }
 }
 
+/// A locator of the shared-memory transport.
+fn shm(participant: u8) -> Locator {
+    Locator {
+        kind: Locator::KIND_TACHYON_SHM,
+        ..in_process(participant)
+    }
+}
+
 struct Pair {
     a: Participant,
     b: Participant,
@@ -31,11 +47,16 @@ struct Pair {
 
 /// A best-effort writer (prefix `n`) and reader matched through in-process locators.
 fn pair(n: u8) -> Pair {
+    pair_on(n, in_process, Reliability::BestEffort)
+}
+
+/// A writer (prefix `n`) and reader of `reliability` matched through the locators `at` gives.
+fn pair_on(n: u8, at: fn(u8) -> Locator, reliability: Reliability) -> Pair {
     let mut a = Participant::new(GuidPrefix([n; 12]), ParticipantConfig::default());
     let mut b = Participant::new(GuidPrefix([n + 1; 12]), ParticipantConfig::default());
     let w = a
         .create_writer(WriterConfig {
-            reliability: Reliability::BestEffort,
+            reliability,
             history: WriterHistoryConfig {
                 history: History::KeepLast(1),
                 durability: Durability::Volatile,
@@ -46,7 +67,7 @@ fn pair(n: u8) -> Pair {
         .expect("writer");
     let r = b
         .create_reader(ReaderConfig {
-            reliability: Reliability::BestEffort,
+            reliability,
             ..ReaderConfig::default()
         })
         .expect("reader");
@@ -56,9 +77,9 @@ fn pair(n: u8) -> Pair {
         w,
         RemoteReader {
             guid: b.guid(r),
-            unicast_locators: vec![in_process(n + 1)],
+            unicast_locators: vec![at(n + 1)],
             multicast_locators: vec![],
-            reliability: Reliability::BestEffort,
+            reliability,
             durability: Durability::Volatile,
         },
     )
@@ -68,8 +89,8 @@ fn pair(n: u8) -> Pair {
         r,
         RemoteWriter {
             guid: a.guid(w),
-            unicast_locators: vec![in_process(n)],
-            reliability: Reliability::BestEffort,
+            unicast_locators: vec![at(n)],
+            reliability,
             durability: Durability::Volatile,
             liveliness: Liveliness::default(),
             ownership_strength: 0,
@@ -92,12 +113,18 @@ impl Pair {
     /// Writes a sample of `size` bytes (encapsulation header, then `fill`); returns its
     /// datagrams.
     fn write(&mut self, size: usize, fill: u8) -> Vec<Vec<u8>> {
-        let mut bytes = vec![fill; size];
-        bytes[..4].copy_from_slice(&[0, 1, 0, 0]);
-        let req = WriteRequest::data(KeyHash::default(), Time::ZERO, Payload::from(bytes));
+        self.write_payload(Payload::from(sample(size, fill)))
+    }
+
+    fn write_payload(&mut self, payload: Payload) -> Vec<Vec<u8>> {
+        let req = WriteRequest::data(KeyHash::default(), Time::ZERO, payload);
         self.a.write(Instant::ZERO, self.w, req).expect("write");
+        self.transmits(Instant::ZERO)
+    }
+
+    fn transmits(&mut self, now: Instant) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
-        while let Some(t) = self.a.poll_transmit(Instant::ZERO, &mut self.buf) {
+        while let Some(t) = self.a.poll_transmit(now, &mut self.buf) {
             out.push(self.buf.datagram(&t).to_vec());
         }
         out
@@ -162,6 +189,125 @@ fn a_sample_the_writer_no_longer_keeps_is_not_received() {
     }
     p.b.handle_datagram(Instant::ZERO, &in_process(30), &first[0]);
     assert!(p.take().is_empty());
+    let stats = p.b.reader_stats(p.r).expect("reader");
+    assert_eq!((stats.by_reference_missed, stats.malformed), (1, 0));
+}
+
+/// `size` bytes: an encapsulation header, then `fill`.
+fn sample(size: usize, fill: u8) -> Vec<u8> {
+    let mut bytes = vec![fill; size];
+    bytes[..4].copy_from_slice(&[0, 1, 0, 0]);
+    bytes
+}
+
+/// A sample "in shared memory": its bytes, and a reference naming it.
+struct InShm {
+    bytes: Vec<u8>,
+    reference: [u8; 8],
+}
+
+impl SharedBytes for InShm {
+    fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+    fn reference(&self) -> Option<&[u8]> {
+        Some(&self.reference)
+    }
+}
+
+/// Resolves the references it knows; counts what it was asked.
+#[derive(Default)]
+struct Resolver {
+    known: Mutex<HashMap<Vec<u8>, Payload>>,
+    asked: Mutex<Vec<Vec<u8>>>,
+}
+
+impl SampleResolver for Resolver {
+    fn resolve(&self, reference: &[u8]) -> Resolved {
+        self.asked.lock().unwrap().push(reference.to_vec());
+        match self.known.lock().unwrap().get(reference) {
+            Some(p) => Resolved::Sample(p.clone()),
+            None => Resolved::Missed("unknown"),
+        }
+    }
+}
+
+fn shared_payload(size: usize, fill: u8, id: u8) -> Payload {
+    Payload::from_shared(Box::new(InShm {
+        bytes: sample(size, fill),
+        reference: [id; 8],
+    }))
+}
+
+#[test]
+fn a_sample_in_shared_memory_goes_as_its_reference_to_shared_memory_readers() {
+    let mut p = pair_on(40, shm, Reliability::BestEffort);
+    let resolver = Arc::new(Resolver::default());
+    p.b.set_sample_resolver(resolver.clone());
+    let payload = shared_payload(1 << 20, 5, 1);
+    resolver
+        .known
+        .lock()
+        .unwrap()
+        .insert(vec![1; 8], payload.clone());
+    let datagrams = p.write_payload(payload.clone());
+    assert_eq!(datagrams.len(), 1, "one datagram, no fragments");
+    assert!(datagrams[0].len() < 200, "{} bytes", datagrams[0].len());
+    p.b.handle_datagram(Instant::ZERO, &shm(40), &datagrams[0]);
+    assert_eq!(*resolver.asked.lock().unwrap(), vec![vec![1u8; 8]]);
+    let mut got = Vec::new();
+    p.b.take(Instant::ZERO, p.r, &Query::ANY, &mut got)
+        .expect("take");
+    let held = got[0].data.as_ref().expect("data");
+    assert!(
+        held.ptr_eq(&payload),
+        "the resolver's payload itself, not a copy"
+    );
+    // A payload without a reference goes by value, whatever the transport; a small one too.
+    let plain = p.write(64 * 1024, 6);
+    assert!(plain.len() > 1, "fragmented by value");
+}
+
+#[test]
+fn a_shared_reference_elsewhere_is_malformed_and_a_miss_is_repaired_by_value() {
+    // Through the in-process transport or UDP, the parameter means nothing.
+    let mut p = pair_on(50, shm, Reliability::BestEffort);
+    let resolver = Arc::new(Resolver::default());
+    p.b.set_sample_resolver(resolver.clone());
+    for from in [in_process(50), Locator::udp(([127, 0, 0, 1], 7411).into())] {
+        let datagrams = p.write_payload(shared_payload(4096, 1, 2));
+        p.b.handle_datagram(Instant::ZERO, &from, &datagrams[0]);
+    }
+    assert!(p.take().is_empty());
+    assert_eq!(p.b.reader_stats(p.r).expect("reader").malformed, 2);
+    assert!(resolver.asked.lock().unwrap().is_empty());
+
+    // Reliable: a reference the resolver cannot resolve is not received; the repair the
+    // reader asks for comes by value.
+    let mut p = pair_on(60, shm, Reliability::Reliable);
+    let resolver = Arc::new(Resolver::default());
+    p.b.set_sample_resolver(resolver.clone());
+    let mut now = Instant::ZERO;
+    let mut to_b = p.write_payload(shared_payload(256, 9, 3));
+    let mut got = Vec::new();
+    for _ in 0..50 {
+        for d in to_b.drain(..) {
+            p.b.handle_datagram(now, &shm(60), &d);
+        }
+        got.extend(p.take());
+        if !got.is_empty() {
+            break;
+        }
+        now += tachyon_proto::Duration::from_millis(100);
+        p.a.handle_timeout(now);
+        p.b.handle_timeout(now);
+        let mut buf = TxBuf::new(65_536);
+        while let Some(t) = p.b.poll_transmit(now, &mut buf) {
+            p.a.handle_datagram(now, &shm(61), buf.datagram(&t));
+        }
+        to_b = p.transmits(now);
+    }
+    assert_eq!(got, vec![sample(256, 9)], "repaired by value");
     let stats = p.b.reader_stats(p.r).expect("reader");
     assert_eq!((stats.by_reference_missed, stats.malformed), (1, 0));
 }

@@ -329,9 +329,9 @@ pub struct InlineQos {
 
 impl InlineQos {
     /// The most bytes an inline QoS list holds (sentinel included): key hash, status info,
-    /// PID_COHERENT_SET, PID_GROUP_COHERENT_SET, PID_GROUP_SEQ_NUM and a 16-byte
+    /// PID_COHERENT_SET, PID_GROUP_COHERENT_SET, PID_GROUP_SEQ_NUM and a 40-byte
     /// vendor-specific parameter fit.
-    pub const CAPACITY: usize = 96;
+    pub const CAPACITY: usize = 128;
     /// PID_KEY_HASH.
     const PID_KEY_HASH: u16 = 0x0070;
     /// PID_STATUS_INFO.

@@ -600,6 +600,11 @@ impl DomainParticipant {
             transport,
             intra: sh.transports.intra().map(|t| t.stats()).unwrap_or_default(),
             shm: sh.transports.shm().map(|t| t.stats()).unwrap_or_default(),
+            loans: sh
+                .transports
+                .shm()
+                .map(|t| t.loans().stats())
+                .unwrap_or_default(),
             receive,
             discovery: p.discovery_stats(),
             readers,

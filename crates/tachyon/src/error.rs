@@ -47,6 +47,9 @@ pub enum Error {
     /// detaching a condition that is not attached.
     #[error("precondition not met: {0}")]
     PreconditionNotMet(&'static str),
+    /// Memory or another resource ran out (DDS OUT_OF_RESOURCES).
+    #[error("out of resources: {0}")]
+    OutOfResources(&'static str),
     /// The participant was closed (or its runtime stopped).
     #[error("the participant is closed")]
     AlreadyDeleted,

@@ -53,6 +53,7 @@ pub mod domain;
 pub mod error;
 mod group;
 pub mod listener;
+pub mod loan;
 pub mod publication;
 mod runtime;
 pub mod statistics;
@@ -76,6 +77,7 @@ pub use listener::{
     AnyDataReader, AnyDataWriter, AnyTopic, DataReaderListener, DataWriterListener,
     DomainParticipantListener, PublisherListener, SubscriberListener, TopicListener,
 };
+pub use loan::{Loan, Loanable, LoanedSample};
 pub use publication::{DataWriter, Publisher};
 pub use statistics::ParticipantStatistics;
 pub use status::{StatusKind, StatusMask};
@@ -90,6 +92,9 @@ pub use tachyon_proto::history::{
 pub use tachyon_proto::qos;
 pub use tachyon_transport::{MulticastMode, Peer, UdpConfig};
 pub use topic::Topic;
+/// The crate whose derives make a type [`Loanable`] (`FromBytes`, `IntoBytes`,
+/// `KnownLayout`, `Immutable`).
+pub use zerocopy;
 
 /// What most programs need: `use tachyon::prelude::*;`.
 pub mod prelude {

@@ -21,12 +21,14 @@ use crate::error::Error;
 use crate::group::{set_group_qos, Group};
 use crate::listener::{publisher_dispatch, PublisherListener, PUBLISHER_STATUSES};
 use crate::listener::{DataWriterListener, WRITER_STATUSES};
+use crate::loan::{in_place_header, Loan, Loanable, Store};
 use crate::runtime::{lock, Dispatch, Runtime, Shared, PUBLISHER_KIND};
 use crate::status::{
     DeadlineMissedStatus, IncompatibleQosStatus, LivelinessLostStatus, PublicationMatchedStatus,
     StatusMask,
 };
 use crate::topic::Topic;
+use tachyon_transport::shm::loan::LoanArea;
 
 /// Groups writers sharing PARTITION and PRESENTATION.
 ///
@@ -228,6 +230,7 @@ impl Publisher {
                 qos: Mutex::new(qos),
                 version,
                 pool: PayloadPool::new(),
+                loan_area: std::sync::OnceLock::new(),
                 condition: StatusCondition::new(Arc::clone(&self.runtime), id),
                 _type: PhantomData,
             }),
@@ -339,6 +342,8 @@ struct WriterInner<T> {
     max_blocking_time: tachyon_proto::Duration,
     version: XcdrVersion,
     pool: PayloadPool,
+    /// The loan area of `loan_sample` (made on the first; `None`: loans come from the heap).
+    loan_area: std::sync::OnceLock<Option<LoanArea>>,
     condition: StatusCondition,
     _type: PhantomData<fn(&T)>,
 }
@@ -667,6 +672,73 @@ impl<T: DdsType> DataWriter<T> {
                 Err(e) => return Err(e.into()),
             }
         }
+    }
+}
+
+impl<T: Loanable> DataWriter<T> {
+    /// Lends a sample to write in place, then publish with
+    /// [`write_loaned`](Self::write_loaned) ([`crate::loan`]). With shared memory on, it is
+    /// a slot of this writer's loan area, which readers of other processes of the host read
+    /// in place: nothing is serialized or copied. Without, or with every slot in use (held
+    /// by readers, or by the writer's history), it is heap memory. It holds what an earlier
+    /// sample left there (or zeros): write every member.
+    pub fn loan_sample(&self) -> Result<Loan<T>, Error> {
+        let inner = &self.inner;
+        if inner.runtime.shared.stopped() {
+            return Err(Error::AlreadyDeleted);
+        }
+        if in_place_header::<T>(inner.version).is_some() {
+            let area = inner.loan_area.get_or_init(|| {
+                let shm = inner.runtime.shared.transports.shm()?;
+                crate::loan::make_area::<T>(shm.loans())
+            });
+            if let Some(loan) = area.as_ref().and_then(|a| a.loan()).and_then(Loan::in_slot) {
+                return Ok(loan);
+            }
+        }
+        Loan::on_heap().ok_or(Error::OutOfResources("no memory for a loaned sample"))
+    }
+
+    /// Publishes a loaned sample, timestamped now.
+    pub fn write_loaned(&self, loan: Loan<T>) -> Result<(), Error> {
+        self.write_loaned_w_timestamp(loan, SystemTime::now())
+    }
+
+    /// Publishes a loaned sample with a given source timestamp: a sample in shared memory
+    /// as it lies (readers of other processes of this host are sent a reference to it,
+    /// others its bytes), one on the heap copied (not serialized) into a payload.
+    pub fn write_loaned_w_timestamp(
+        &self,
+        loan: Loan<T>,
+        timestamp: SystemTime,
+    ) -> Result<(), Error> {
+        let key = tachyon_cdr::key_hash(&*loan)?;
+        let size = std::mem::size_of::<T>();
+        let payload = match (in_place_header::<T>(self.inner.version), loan.store) {
+            (Some(h), Store::Shm(slot)) => crate::loan::publish::<T>(slot, h)
+                .ok_or(Error::BadParameter("a loan's slot cannot hold its sample"))?,
+            (Some(h), Store::Heap(value)) => {
+                let mut buf = self.inner.pool.alloc(4 + size);
+                let bytes = buf.as_mut_slice();
+                bytes[..4].copy_from_slice(&h);
+                bytes[4..].copy_from_slice(zerocopy::IntoBytes::as_bytes(&*value));
+                buf.freeze()
+            }
+            (None, store) => {
+                let loan = Loan { store };
+                let size = tachyon_cdr::serialized_size(&*loan, self.inner.version)?;
+                let mut buf = self.inner.pool.alloc(size);
+                let n = tachyon_cdr::serialize(
+                    &*loan,
+                    self.inner.version,
+                    Endianness::Little,
+                    buf.as_mut_slice(),
+                )?;
+                buf.truncate(n);
+                buf.freeze()
+            }
+        };
+        self.submit(WriteRequest::data(key, wire_time(timestamp), payload))
     }
 }
 

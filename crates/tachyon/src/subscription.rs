@@ -813,6 +813,28 @@ impl<T: Readable> DataReader<T> {
         take: bool,
         out: &mut Vec<Sample<T>>,
     ) -> Result<(), Error> {
+        // The samples as the protocol holds them, in this thread's reused vector (a take per
+        // sample allocates nothing for them).
+        let mut raw = RAW_SAMPLES.with(|r| std::mem::take(&mut *r.borrow_mut()));
+        let result = self
+            .collect_raw(query, take, &mut raw)
+            .map(|()| self.decode(&mut raw, out));
+        // A vector grown by one large take is not kept (its memory would stay with the thread).
+        if raw.capacity() <= 256 {
+            RAW_SAMPLES.with(|r| *r.borrow_mut() = raw);
+        }
+        result
+    }
+
+    /// Reads or takes what `query` selects into `raw` (cleared first), as the protocol holds
+    /// them.
+    fn collect_raw(
+        &self,
+        query: &Query,
+        take: bool,
+        raw: &mut Vec<tachyon_proto::history::Sample>,
+    ) -> Result<(), Error> {
+        raw.clear();
         let sh = &self.inner.runtime.shared;
         // A query of every sample (any states, any instance) of a reader found empty, with
         // nothing arrived since: empty still, without the lock (a polling loop).
@@ -821,26 +843,21 @@ impl<T: Readable> DataReader<T> {
         let seen = arrivals.map(|(a, empty_at)| (a.now(), empty_at));
         if let Some((now, empty_at)) = seen {
             if empty_at.load(Ordering::Relaxed) == now {
-                self.decode(&mut Vec::new(), out);
                 return Ok(());
             }
         }
-        // The samples as the protocol holds them, in this thread's reused vector (a take per
-        // sample allocates nothing for them).
-        let mut raw = RAW_SAMPLES.with(|r| std::mem::take(&mut *r.borrow_mut()));
-        raw.clear();
         let collected = (|| {
             let mut st = sh.lock_for(self.inner.id);
             if take {
                 let now = sh.now();
-                st.take(now, self.inner.id, query, &mut raw)?;
+                st.take(now, self.inner.id, query, raw)?;
                 // Taking may reopen a full cache: acknowledgements become due. Usually it
                 // leaves nothing to send and no event, and the flush is skipped.
                 if st.participant.has_output() {
                     st.flush(sh, now);
                 }
             } else {
-                st.read(self.inner.id, query, &mut raw)?;
+                st.read(self.inner.id, query, raw)?;
             }
             st.data_read(self.inner.id);
             Ok::<_, Error>(())
@@ -851,12 +868,7 @@ impl<T: Readable> DataReader<T> {
             // Empty at a time the count was at least `now`.
             empty_at.store(now, Ordering::Relaxed);
         }
-        let result = collected.map(|()| self.decode(&mut raw, out));
-        // A vector grown by one large take is not kept (its memory would stay with the thread).
-        if raw.capacity() <= 256 {
-            RAW_SAMPLES.with(|r| *r.borrow_mut() = raw);
-        }
-        result
+        collected
     }
 
     fn condition_query(&self, condition: &ReadCondition) -> Result<Query, Error> {
@@ -990,6 +1002,30 @@ impl<T: Readable> DataReader<T> {
 
     fn take_spare(&self) -> Option<T> {
         self.inner.spare.lock().ok()?.pop()
+    }
+}
+
+impl<T: crate::loan::Loanable> DataReader<T> {
+    /// Takes up to `max_samples` samples without copying or decoding them where it can
+    /// ([`crate::loan`]): a [`LoanedSample`](crate::LoanedSample) borrows the received
+    /// bytes — the writer's shared-memory slot, for a sample loaned by a writer of another
+    /// process of this host — until it is dropped. A sample whose bytes are not `T`'s memory
+    /// (another byte order, an XCDR2 header) is decoded into the heap instead.
+    pub fn take_loaned(&self, max_samples: usize) -> Result<Vec<crate::LoanedSample<T>>, Error> {
+        let mut raw = Vec::new();
+        self.collect_raw(&Query::ANY.max_samples(max_samples), true, &mut raw)?;
+        let mut out = Vec::with_capacity(raw.len());
+        for s in raw {
+            let payload = s.data.filter(|_| s.info.valid_data);
+            match crate::LoanedSample::new(s.info, payload) {
+                Ok(sample) => out.push(sample),
+                Err(e) => {
+                    self.inner.decode_errors.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(error = %e, "a received sample does not decode; dropped");
+                }
+            }
+        }
+        Ok(out)
     }
 }
 

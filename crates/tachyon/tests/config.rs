@@ -195,7 +195,7 @@ fn shared_memory_keys_apply() {
     let c = parse(
         "[transports]\nshm = false\n[shm]\ndir = \"/run/shm\"\nsmall_slots = 16\n\
          small_slot_size = \"4KiB\"\nlarge_slots = 8\nchannels = 4\nring = 64\nincoming = 9\n\
-         group = 1042\n",
+         group = 1042\nloan_bytes = \"8MiB\"\n",
     )
     .expect("parses");
     let s = c.settings(0);
@@ -209,6 +209,7 @@ fn shared_memory_keys_apply() {
         ring: 64,
         incoming: 9,
         group: Some(1042),
+        loan_bytes: 8 << 20,
     };
     assert_eq!(s.shm, want);
     let msg = error("[shm]\ngroup = \"no-such-group-here\"\n");

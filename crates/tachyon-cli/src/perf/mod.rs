@@ -6,6 +6,7 @@
 
 mod bulk;
 mod data;
+mod loan;
 mod node;
 mod options;
 mod ping;
@@ -101,6 +102,7 @@ pub fn run(a: &PerfArgs) -> Result<(), Failure> {
         }
     }
     let result = match a.type_kind {
+        TypeKind::Fixed => loan::run(a)?,
         TypeKind::Simple => run_with::<KeyedSeq>(a)?,
         TypeKind::Complex => run_with::<PerfComplex>(a)?,
         TypeKind::Unkeyed => run_with::<UnkeyedSeq>(a)?,

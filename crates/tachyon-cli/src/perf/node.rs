@@ -180,7 +180,7 @@ pub struct Critical {
 
 /// The participant's settings from the command line (and `TACHYON_CONFIG`), with `user_data`;
 /// with `--critical`, the critical threshold too.
-fn participant_settings(
+pub(super) fn participant_settings(
     a: &PerfArgs,
     user_data: Vec<u8>,
 ) -> Result<(ParticipantSettings, Option<Critical>), Box<dyn std::error::Error>> {

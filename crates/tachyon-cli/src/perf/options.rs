@@ -48,6 +48,9 @@ pub enum TypeKind {
     Complex,
     /// Sequence number and `size` − 8 octets, no key.
     Unkeyed,
+    /// A fixed-size type of exactly `size` bytes (32, 1024, 65536, 1048576 or 4194304):
+    /// sequence number, key, an array of octets. With `--loan` only.
+    Fixed,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -196,6 +199,10 @@ pub struct PerfArgs {
     pub busy_poll: Option<std::time::Duration>,
     #[arg(long, value_enum, default_value = "auto")]
     pub transport: TransportKind,
+    /// ping and pong: write loaned samples in place and take them in place (`--type
+    /// fixed`; between processes with `--transport shm`, nothing is copied or serialized).
+    #[arg(long)]
+    pub loan: bool,
     /// Write the result (bench/SCHEMA.md) to this file, `-` for standard output.
     #[arg(long)]
     pub json: Option<String>,
@@ -291,6 +298,7 @@ impl PerfArgs {
                 TypeKind::Simple => "simple",
                 TypeKind::Complex => "complex",
                 TypeKind::Unkeyed => "unkeyed",
+                TypeKind::Fixed => "fixed",
             }
             .to_owned(),
             reliability: match self.reliability {
@@ -345,6 +353,24 @@ impl PerfArgs {
                 "--size {}: too small for the sequence number and key (0, or 12 and more)",
                 self.size
             ));
+        }
+        if self.loan != (self.type_kind == TypeKind::Fixed) {
+            return Err("--loan and --type fixed go together".into());
+        }
+        if self.loan {
+            if !matches!(self.mode, Mode::Ping | Mode::Pong) {
+                return Err("--loan applies to ping and pong".into());
+            }
+            if !super::loan::SIZES.contains(&self.size) {
+                return Err(format!(
+                    "--type fixed --size {}: the fixed types are of {:?} bytes",
+                    self.size,
+                    super::loan::SIZES
+                ));
+            }
+            if self.delivery == Delivery::Waitset {
+                return Err("--loan: --delivery listener or poll".into());
+            }
         }
         if self.depth == Some(0) {
             return Err("--depth 0: a keep-last history holds at least 1 sample".into());

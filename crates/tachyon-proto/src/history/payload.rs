@@ -26,6 +26,21 @@ struct Inner {
     bytes: Vec<u8>,
     /// Where the buffer goes back when the last [`Payload`] referring to it is dropped.
     pool: Weak<Mutex<FreeList>>,
+    /// Bytes that live elsewhere (a shared-memory slot); `bytes` is then empty.
+    external: Option<Box<dyn SharedBytes>>,
+}
+
+/// Bytes of a [`Payload`] kept outside the process's heap: a sample in a shared-memory slot
+/// (a loaned sample a writer wrote in place, or one a reader holds in its writer's segment).
+/// Dropping it releases the storage.
+pub trait SharedBytes: Send + Sync + 'static {
+    /// The serialized sample, encapsulation header included; the same bytes every call.
+    fn bytes(&self) -> &[u8];
+    /// What another participant of this host resolves to the same bytes
+    /// ([`crate::local::PID_TACHYON_SHM_SAMPLE`]'s value), when it can.
+    fn reference(&self) -> Option<&[u8]> {
+        None
+    }
 }
 
 /// A cheaply clonable, immutable serialized payload (encapsulation header included).
@@ -41,9 +56,29 @@ impl Payload {
         Payload::from(bytes.to_vec())
     }
 
+    /// A payload whose bytes live in `shared` (released when the last clone goes).
+    pub fn from_shared(shared: Box<dyn SharedBytes>) -> Payload {
+        Payload(Some(Arc::new(Inner {
+            external: Some(shared),
+            ..Inner::default()
+        })))
+    }
+
     /// The serialized bytes.
     pub fn as_bytes(&self) -> &[u8] {
-        self.0.as_deref().map_or(&[], |i| &i.bytes)
+        match self.0.as_deref() {
+            Some(Inner {
+                external: Some(e), ..
+            }) => e.bytes(),
+            Some(i) => &i.bytes,
+            None => &[],
+        }
+    }
+
+    /// The reference to the bytes that another participant of this host can resolve
+    /// ([`SharedBytes::reference`]), if they live in shared memory.
+    pub fn shared_reference(&self) -> Option<&[u8]> {
+        self.0.as_deref()?.external.as_deref()?.reference()
     }
 
     /// Whether two payloads share the same buffer (no copy happened between them).
@@ -82,6 +117,7 @@ impl From<Vec<u8>> for Payload {
         Payload(Some(Arc::new(Inner {
             bytes,
             pool: Weak::new(),
+            external: None,
         })))
     }
 }
@@ -163,6 +199,7 @@ impl PayloadPool {
                 Arc::new(Inner {
                     bytes: vec![0; len],
                     pool: Arc::downgrade(&self.free),
+                    external: None,
                 })
             });
         if let Some(i) = Arc::get_mut(&mut inner) {

@@ -293,6 +293,8 @@ pub struct Participant {
     reader_ids: HashMap<EntityId, usize>,
     /// For each matched remote writer, the local readers (indices) matched with it.
     routes: HashMap<Guid, Vec<usize>>,
+    /// Resolves samples handed by reference through shared memory (`crate::shared`).
+    resolver: crate::shared::ResolverSlot,
     next_key: u32,
     /// Whether the transmit scan asks a reader next (writers and readers take turns).
     tx_reader_turn: bool,
@@ -343,15 +345,36 @@ impl Participant {
             publisher_sets: HashMap::default(),
             remote_sets: HashMap::default(),
             siblings: lanes::Siblings::default(),
+            resolver: crate::shared::ResolverSlot::default(),
         }
     }
 
     // ---- inputs ----------------------------------------------------------------------------
 
+    /// Gives this participant what resolves samples handed by reference through shared
+    /// memory ([`crate::shared`]); without one, such a DATA is not received (and repaired
+    /// by value when reliable).
+    pub fn set_sample_resolver(
+        &mut self,
+        resolver: std::sync::Arc<dyn crate::shared::SampleResolver>,
+    ) {
+        self.resolver = crate::shared::ResolverSlot(Some(resolver));
+    }
+
     /// A datagram arrived from `source`.
     pub fn handle_datagram(&mut self, now: Instant, source: &Locator, data: &[u8]) {
-        let in_process = source.kind == Locator::KIND_TACHYON_INTRA;
-        self.receive(now, data, in_process);
+        use crate::shared::Via;
+        let resolver = if source.kind == Locator::KIND_TACHYON_SHM {
+            self.resolver.clone()
+        } else {
+            crate::shared::ResolverSlot::default()
+        };
+        let via = match source.kind {
+            Locator::KIND_TACHYON_INTRA => Via::Intra,
+            Locator::KIND_TACHYON_SHM => Via::Shm(resolver.0.as_deref()),
+            _ => Via::Other,
+        };
+        self.receive(now, data, via);
         self.run_discovery(now);
     }
 

@@ -18,8 +18,8 @@ struct ReceiverState {
 impl Participant {
     /// Interprets one datagram. Anything malformed is counted and the rest of the message
     /// dropped (as the spec says); nothing panics.
-    /// `in_process`: it came through the in-process transport.
-    pub(super) fn receive(&mut self, now: Instant, data: &[u8], in_process: bool) {
+    /// `via`: the transport it came through (which references to samples resolve).
+    pub(super) fn receive(&mut self, now: Instant, data: &[u8], via: crate::shared::Via<'_>) {
         self.stats.datagrams_received += 1;
         let msg = match MessageView::new_checked(data) {
             Ok(m) => m,
@@ -69,7 +69,7 @@ impl Participant {
                     self.builtin_input |= d.writer_id().kind().is_builtin();
                     let writer = Guid::new(rx.source, d.writer_id());
                     self.for_readers(writer, d.reader_id(), |r| {
-                        r.handle_data(now, writer, rx.timestamp, &d, from_tachyon, in_process)
+                        r.handle_data(now, writer, rx.timestamp, &d, from_tachyon, via)
                     });
                 }
                 SubmessageView::DataFrag(d) => {

@@ -29,6 +29,7 @@ use crate::history::{
     ReaderHistory, Sample,
 };
 use crate::local::{LocalSamples, PID_TACHYON_LOCAL_SAMPLE};
+use crate::shared::{Resolved, Via, PID_TACHYON_SHM_SAMPLE};
 use crate::time::Instant;
 
 use coherent::{Finished, SetParam};
@@ -181,8 +182,8 @@ impl Reader {
 
     /// A DATA from `writer`; `timestamp` from the preceding INFO_TS; `from_tachyon`: the
     /// message came from a Tachyon participant (its vendor-specific parameters are read);
-    /// `in_process`: through the in-process transport (a sample by reference can be looked
-    /// up, `crate::local`).
+    /// `via`: the transport it came through (a sample by reference can be looked up through
+    /// the in-process one, `crate::local`, or resolved through shared memory, `crate::shared`).
     pub(crate) fn handle_data(
         &mut self,
         now: Instant,
@@ -190,7 +191,7 @@ impl Reader {
         timestamp: Option<Time>,
         d: &DataView<'_>,
         from_tachyon: bool,
-        in_process: bool,
+        via: Via<'_>,
     ) {
         let sn = d.writer_sn();
         let Some(pi) = self.admit(now, &writer, sn) else {
@@ -214,22 +215,40 @@ impl Reader {
             // Without coherent access the set parameters do not matter.
             SetParam::End(_) | SetParam::Malformed => None,
         };
-        let by_reference = from_tachyon
+        let local_ref = from_tachyon
             && d.inline_qos()
                 .is_some_and(|q| q.get(PID_TACHYON_LOCAL_SAMPLE).is_some());
-        let decoded = if !by_reference {
-            let payload = d.serialized_payload().unwrap_or(&[]);
-            self.decode(key_hash, status, payload, d.is_key(), timestamp)
-        } else if !in_process {
-            Err("a sample by reference from outside this process")
-        } else if let Some(p) = LocalSamples::find(&writer, sn) {
-            self.decode_owned(key_hash, status, p, false, timestamp)
+        let shared_ref = if from_tachyon {
+            d.inline_qos().and_then(|q| q.get(PID_TACHYON_SHM_SAMPLE))
         } else {
+            None
+        };
+        let missed = |me: &mut Reader, why: &str| {
             // Not received: a reliable reader asks for it again.
-            self.stats.by_reference_missed += 1;
-            tracing::debug!(reader = %self.guid, %writer, sn = sn.0,
-                "sample by reference no longer kept by its writer");
-            return;
+            me.stats.by_reference_missed += 1;
+            tracing::debug!(reader = %me.guid, %writer, sn = sn.0, why,
+                "sample by reference not available");
+        };
+        let decoded = match (local_ref, shared_ref, via) {
+            (false, None, _) => {
+                let payload = d.serialized_payload().unwrap_or(&[]);
+                self.decode(key_hash, status, payload, d.is_key(), timestamp)
+            }
+            (true, None, Via::Intra) => match LocalSamples::find(&writer, sn) {
+                Some(p) => self.decode_owned(key_hash, status, p, false, timestamp),
+                None => return missed(self, "no longer kept by its writer"),
+            },
+            (false, Some(reference), Via::Shm(resolver)) => {
+                match resolver.map(|r| r.resolve(reference)) {
+                    Some(Resolved::Sample(p)) => {
+                        self.decode_owned(key_hash, status, p, false, timestamp)
+                    }
+                    Some(Resolved::Missed(why)) => return missed(self, why),
+                    None => return missed(self, "no resolver for shared-memory samples"),
+                }
+            }
+            (true, None, _) => Err("a sample by reference from outside this process"),
+            _ => Err("a sample by reference not through shared memory"),
         };
         let item = match decoded.map(|r| Received { set, ..r }) {
             Ok(r) => self.content_filter(r),

@@ -10,6 +10,7 @@ use super::proxy::{FragRun, ReaderProxy};
 use super::{Writer, HEARTBEAT, HEARTBEAT_FRAG, INFO_DST, INFO_TS};
 use crate::history::{CacheChange, ChangeKind};
 use crate::layout;
+use crate::layout::ByRef;
 use crate::local::{LocalSamples, BY_REFERENCE_MIN};
 use crate::time::Instant;
 use crate::transmit::{Destination, Transmit};
@@ -96,7 +97,7 @@ impl Writer {
             return None;
         }
         let dest = self.fanout.clone()?;
-        let in_process = in_process(&dest);
+        let reach = reach(&dest);
         let mut mb = MessageBuilder::new(out, header).ok()?;
         let mut wrote = false;
         if !self.config.nack_suppression.is_zero()
@@ -131,7 +132,7 @@ impl Writer {
             if let Some(from) = gap_from.take() {
                 self.put_gap(&mut mb, from)?;
             }
-            let by_ref = in_process && by_reference(&change);
+            let by_ref = by_reference(reach, &change);
             let qos = layout::inline_qos_of(self.config.keyed, &change, by_ref);
             let qos_len = qos.as_ref().map_or(0, |q| q.as_bytes().len());
             let whole = INFO_TS + layout::data(qos_len, on_wire(&change, by_ref));
@@ -275,9 +276,15 @@ impl Writer {
                 wrote = true;
                 continue;
             };
-            let by_ref = dest.kind == Locator::KIND_TACHYON_INTRA
+            // Repairs go by value to shared memory: what a reader could not resolve once
+            // it may not resolve again.
+            let by_ref = if dest.kind == Locator::KIND_TACHYON_INTRA
                 && self.proxies[i].transcode.is_none()
-                && by_reference(&change);
+            {
+                by_reference(Reach::Intra, &change)
+            } else {
+                ByRef::No
+            };
             let qos = layout::inline_qos_of(self.config.keyed, &change, by_ref);
             let qos_len = qos.as_ref().map_or(0, |q| q.as_bytes().len());
             if INFO_TS + layout::data(qos_len, on_wire(&change, by_ref)) <= mb.remaining() {
@@ -458,14 +465,14 @@ impl Writer {
         Some(())
     }
 
-    /// A DATA of `change`; `by_ref`: the sample handed by reference (`crate::local`), kept
-    /// for the readers of this process to look up.
+    /// A DATA of `change`; `by_ref`: the sample handed by reference (`crate::local`: kept
+    /// for the readers of this process to look up; `crate::shared`: in a shared-memory slot).
     fn put_data(
         &mut self,
         mb: &mut MessageBuilder<'_>,
         reader: EntityId,
         change: &CacheChange,
-        by_ref: bool,
+        by_ref: ByRef<'_>,
     ) -> Result<(), tachyon_wire::EmitError> {
         let qos = layout::inline_qos_of(self.config.keyed, change, by_ref);
         mb.info_ts(Some(change.source_timestamp))?;
@@ -474,19 +481,25 @@ impl Writer {
             writer_id: self.guid.entity_id,
             writer_sn: change.sn,
             inline_qos: qos.as_ref().map(|q| q.as_bytes()),
-            kind: if by_ref {
+            kind: if by_ref.is_ref() {
                 PayloadKind::None
             } else {
                 layout::payload_kind(change)
             },
-            payload: if by_ref { &[] } else { &change.payload },
+            payload: if by_ref.is_ref() {
+                &[]
+            } else {
+                &change.payload
+            },
         })?;
-        if by_ref {
+        if by_ref.is_ref() {
+            self.stats.data_by_reference += 1;
+        }
+        if by_ref == ByRef::Local {
             let guid = self.guid;
             self.local
                 .get_or_insert_with(|| LocalSamples::register(guid))
                 .keep(change.sn, &change.payload);
-            self.stats.data_by_reference += 1;
         }
         Ok(())
     }
@@ -570,26 +583,51 @@ impl Writer {
 }
 
 /// Whether every locator of `dest` is in this process (the in-process transport's).
-fn in_process(dest: &Destination) -> bool {
-    let local = |l: &Locator| l.kind == Locator::KIND_TACHYON_INTRA;
+/// Which transport every locator of `dest` belongs to, when it is one for all.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    Intra,
+    Shm,
+    Mixed,
+}
+
+fn reach(dest: &Destination) -> Reach {
+    let of = |l: &Locator| match l.kind {
+        Locator::KIND_TACHYON_INTRA => Reach::Intra,
+        Locator::KIND_TACHYON_SHM => Reach::Shm,
+        _ => Reach::Mixed,
+    };
     match dest {
-        Destination::Unicast(l) => local(l),
-        Destination::Many(ls) => !ls.is_empty() && ls.iter().all(local),
-        Destination::Multicast(_) => false,
+        Destination::Unicast(l) => of(l),
+        Destination::Many(ls) => match ls.split_first() {
+            Some((first, rest)) if rest.iter().all(|l| of(l) == of(first)) => of(first),
+            _ => Reach::Mixed,
+        },
+        Destination::Multicast(_) => Reach::Mixed,
     }
 }
 
-/// Whether `change`, to readers of this process only, is handed by reference: samples of
-/// [`BY_REFERENCE_MIN`] bytes and more (smaller ones are copied faster than looked up).
-fn by_reference(change: &CacheChange) -> bool {
-    change.kind == ChangeKind::Alive
-        && !change.is_coherent_end()
-        && change.payload.len() >= BY_REFERENCE_MIN
+/// How `change`, to destinations that are all `reach`, is carried: to readers of this
+/// process, by reference when it has [`BY_REFERENCE_MIN`] bytes and more (smaller ones are
+/// copied faster than looked up); to readers of shared memory, by reference when it lies in
+/// a shared-memory slot (a loaned sample).
+fn by_reference(reach: Reach, change: &CacheChange) -> ByRef<'_> {
+    if change.kind != ChangeKind::Alive || change.is_coherent_end() {
+        return ByRef::No;
+    }
+    match reach {
+        Reach::Intra if change.payload.len() >= BY_REFERENCE_MIN => ByRef::Local,
+        Reach::Shm => change
+            .payload
+            .shared_reference()
+            .map_or(ByRef::No, ByRef::Shared),
+        _ => ByRef::No,
+    }
 }
 
 /// The payload bytes a DATA of `change` carries.
-fn on_wire(change: &CacheChange, by_ref: bool) -> usize {
-    if by_ref {
+fn on_wire(change: &CacheChange, by_ref: ByRef<'_>) -> usize {
+    if by_ref.is_ref() {
         0
     } else {
         change.payload.len()

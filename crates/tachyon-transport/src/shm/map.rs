@@ -3,9 +3,10 @@
 //!
 //! Everything else reaches shared memory through [`Mapping`]'s checked accessors: an offset
 //! outside the mapping, or misaligned, gives `None`; nothing outside this file ever holds a
-//! raw pointer into a segment, and no `&[u8]` into shared memory is ever formed (another
-//! process may change those bytes at any time: they are copied in and out with
-//! `copy_nonoverlapping` only).
+//! raw pointer into a segment. Datagrams are copied in and out with `copy_nonoverlapping`
+//! only (another process may change those bytes at any time); the one place a slice into
+//! shared memory is formed is a loan area's slot (`super::loan`), through the `unsafe`
+//! [`Mapping::bytes`] and [`Mapping::bytes_mut`], whose callers own the slot or hold it.
 
 use std::fs::File;
 use std::io;
@@ -180,6 +181,35 @@ impl Mapping {
         // SAFETY: the source range is inside the mapping (checked); `dst` is private memory.
         unsafe { std::ptr::copy_nonoverlapping(p.cast_const(), dst.as_mut_ptr(), dst.len()) };
         true
+    }
+
+    /// The bytes at `offset..offset + len`, if they lie inside.
+    ///
+    /// # Safety
+    ///
+    /// While the slice lives, nothing in this process writes those bytes (no slice of
+    /// [`bytes_mut`](Self::bytes_mut) overlaps them). Another process may still write them:
+    /// callers hand them only to code for which any bytes are valid and whose indexing is
+    /// bounds-checked (a decoder, a type every bit pattern of which is a value).
+    pub(crate) unsafe fn bytes(&self, offset: usize, len: usize) -> Option<&[u8]> {
+        let p = self.check(offset, len, 1)?;
+        // SAFETY: in bounds (checked), valid while `self` is mapped (the borrow ties it to
+        // `self`); the caller keeps this process from writing it meanwhile.
+        Some(unsafe { std::slice::from_raw_parts(p.cast_const(), len) })
+    }
+
+    /// The bytes at `offset..offset + len`, writable, if they lie inside.
+    ///
+    /// # Safety
+    ///
+    /// While the slice lives, nothing else in this process reads or writes those bytes (the
+    /// caller owns them exclusively, as a writer owns a slot it lent out).
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn bytes_mut(&self, offset: usize, len: usize) -> Option<&mut [u8]> {
+        let p = self.check(offset, len, 1)?;
+        // SAFETY: in bounds (checked), valid while `self` is mapped; exclusive by the
+        // caller's contract.
+        Some(unsafe { std::slice::from_raw_parts_mut(p, len) })
     }
 
     /// Whether the segment's owner is gone: takes a shared `flock` without waiting, which

@@ -18,6 +18,12 @@
 //! - an **incoming table**: tokens of the segments that hold channels for the owner, which
 //!   a writer enters itself into (one compare-and-swap) before its first datagram.
 //!
+//! # Loans
+//!
+//! Writers that loan samples ([`loan`]) have a *loan area* each, `tachyon-<token>-<n>`: slots
+//! the application writes samples into in place, which readers of other participants then
+//! hold and read in place (a reference to the slot goes in the DATA instead of the bytes).
+//!
 //! # Liveness and cleanup
 //!
 //! The owner holds an exclusive `flock` on its segment for as long as it lives; the kernel
@@ -48,6 +54,8 @@
 //! [`Transport::receive`] (busy polling).
 
 pub(crate) mod layout;
+#[allow(unsafe_code)]
+pub mod loan;
 #[allow(unsafe_code)]
 mod map;
 mod rx;
@@ -107,6 +115,9 @@ pub struct ShmConfig {
     /// A group whose members may open the segment too (mode 0660); `None`: its user only
     /// (0600). Only participants configured alike choose shared memory between them.
     pub group: Option<u32>,
+    /// Bytes of `/dev/shm` a writer's loan area takes at most (its slots: this divided by
+    /// a sample's size, 4 to 256). Default 64 MiB.
+    pub loan_bytes: u64,
 }
 
 impl Default for ShmConfig {
@@ -120,6 +131,7 @@ impl Default for ShmConfig {
             ring: 256,
             incoming: 256,
             group: None,
+            loan_bytes: 64 << 20,
         }
     }
 }
@@ -142,6 +154,8 @@ pub struct ShmTransport {
     stopped: AtomicBool,
     /// Tokens already warned about (a peer that cannot be reached is logged once).
     warned: Mutex<HashSet<u64>>,
+    /// Loan areas of our writers, and those of other participants we read from.
+    loans: Arc<loan::Loans>,
 }
 
 impl fmt::Debug for ShmTransport {
@@ -226,7 +240,11 @@ impl ShmTransport {
             ..TransportLocators::default()
         };
         let tx = Mutex::new(Tx::new(&own));
+        let mode = if config.group.is_some() { 0o660 } else { 0o600 };
+        let loans = Arc::new(loan::Loans::new(&config.dir, own.token, mode, config.group));
+        loans.set_budget(config.loan_bytes);
         ShmTransport {
+            loans,
             own: Arc::new(own),
             dir: config.dir.clone(),
             prefix,
@@ -246,6 +264,12 @@ impl ShmTransport {
     /// The path of this participant's segment.
     pub fn segment_path(&self) -> &Path {
         &self.own.path
+    }
+
+    /// This participant's loans: areas its writers lend samples from, and the resolution
+    /// of other participants' references ([`loan`]).
+    pub fn loans(&self) -> &Arc<loan::Loans> {
+        &self.loans
     }
 
     fn rx_of(&self, port: usize) -> io::Result<&Mutex<Rx>> {
@@ -284,6 +308,7 @@ impl ShmTransport {
                 tracing::debug!(segment = %seg.path.display(),
                     "shm: deleted the segment of a participant that is gone");
             }
+            self.loans.forget(seg.token);
         }
     }
 
@@ -1026,8 +1051,9 @@ fn random_token() -> io::Result<u64> {
     Ok(if t == 0 { 1 } else { t })
 }
 
-/// Deletes the segments in `dir` of this user whose owner is gone.
+/// Deletes the segments and loan areas in `dir` of this user whose owner is gone.
 fn sweep(dir: &Path) {
+    loan::delete_dead_areas(dir, None);
     use std::os::unix::fs::MetadataExt;
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;

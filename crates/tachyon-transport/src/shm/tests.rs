@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 use super::*;
 
 /// A private directory of `/dev/shm`, deleted with everything in it when dropped.
-struct Dir(PathBuf);
+pub(super) struct Dir(pub(super) PathBuf);
 
 impl Dir {
-    fn new() -> Dir {
+    pub(super) fn new() -> Dir {
         static N: AtomicUsize = AtomicUsize::new(0);
         let n = N.fetch_add(1, Ordering::Relaxed);
         let base = if Path::new("/dev/shm").is_dir() {
@@ -37,7 +37,7 @@ impl Dir {
         }
     }
 
-    fn segments(&self) -> usize {
+    pub(super) fn segments(&self) -> usize {
         std::fs::read_dir(&self.0).map(|d| d.count()).unwrap_or(0)
     }
 }

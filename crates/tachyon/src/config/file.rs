@@ -124,6 +124,7 @@ struct ShmRepr {
     ring: Option<u32>,
     incoming: Option<u32>,
     group: Option<UnixGroupValue>,
+    loan_bytes: Option<SizeValue>,
 }
 
 impl ShmRepr {
@@ -141,6 +142,7 @@ impl ShmRepr {
         set(&mut c.ring, self.ring);
         set(&mut c.incoming, self.incoming);
         set(&mut c.group, self.group.map(|g| Some(g.0)));
+        set(&mut c.loan_bytes, self.loan_bytes.map(|v| v.0 as u64));
     }
 }
 

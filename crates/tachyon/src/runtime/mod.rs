@@ -241,7 +241,7 @@ impl Runtime {
     /// Starts the runtime of `participant` on `transport`: its driver thread, scheduled as
     /// `threads.driver` says, or, in single-thread mode, a driver for the application to run.
     pub(crate) fn start(
-        participant: Participant,
+        mut participant: Participant,
         transports: Transports,
         epoch: std::time::Instant,
         threads: &ThreadRoles,
@@ -251,6 +251,14 @@ impl Runtime {
         let waker = mio::Waker::new(poll.registry(), driver::WAKE).map_err(Error::Thread)?;
         let builtin = builtin::BuiltinTopics::new().map_err(tachyon_proto::Error::Qos)?;
         let max_datagram = transports.max_datagram();
+        // Samples loaned by writers of other processes resolve through shared memory.
+        let resolver = transports.shm().map(|shm| {
+            Arc::new(crate::loan::ShmResolver(Arc::clone(shm.loans())))
+                as Arc<dyn tachyon_proto::shared::SampleResolver>
+        });
+        if let Some(r) = &resolver {
+            participant.set_sample_resolver(Arc::clone(r));
+        }
         let mut lanes = vec![Lane::new(State::new(MAIN, participant, builtin))];
         if threads.critical_priority.is_some() {
             let prefix = lanes[MAIN]
@@ -262,6 +270,9 @@ impl Runtime {
             let mut lane =
                 Participant::new_lane(prefix, tachyon_proto::ParticipantConfig::default());
             lane.set_critical_priority(threads.critical_priority);
+            if let Some(r) = &resolver {
+                lane.set_sample_resolver(Arc::clone(r));
+            }
             let builtin = builtin::BuiltinTopics::new().map_err(tachyon_proto::Error::Qos)?;
             lanes.push(Lane::new(State::new(CRITICAL, lane, builtin)));
         }
