@@ -213,6 +213,10 @@ impl SharedBytes for InShm {
     fn reference(&self) -> Option<&[u8]> {
         Some(&self.reference)
     }
+    fn release(&mut self) {}
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
 }
 
 /// Resolves the references it knows; counts what it was asked.

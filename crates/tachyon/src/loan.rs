@@ -28,7 +28,7 @@ use std::ops::{Deref, DerefMut};
 use std::sync::{Mutex, OnceLock};
 
 use tachyon_cdr::{DdsType, Decode, Endianness, XcdrVersion};
-use tachyon_proto::history::{Payload, SampleInfo, SharedBytes};
+use tachyon_proto::history::{Payload, SampleInfo, SharedBytes, SharedPool};
 use tachyon_proto::shared::{Resolved, SampleResolver};
 use tachyon_transport::shm::loan::{self, LoanArea, LoanSlot, Loans, Published};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
@@ -183,13 +183,18 @@ impl<T: Loanable> std::fmt::Debug for Loan<T> {
     }
 }
 
-/// The slot of a loan, published under encapsulation `header`: the payload of its sample.
-pub(crate) fn publish<T: Loanable>(mut slot: LoanSlot, header: [u8; 4]) -> Option<Payload> {
+/// The slot of a loan, published under encapsulation `header`: the payload of its sample
+/// (its holder from `pool`).
+pub(crate) fn publish<T: Loanable>(
+    mut slot: LoanSlot,
+    header: [u8; 4],
+    pool: &SharedPool,
+) -> Option<Payload> {
     slot.bytes_mut()
         .get_mut(HEADER_AT..VALUE_AT)?
         .copy_from_slice(&header);
     let published = slot.publish(HEADER_AT, 4 + size_of::<T>())?;
-    Some(Payload::from_shared(Box::new(PublishedBytes(published))))
+    Some(pool.payload(PublishedBytes(published)))
 }
 
 /// The bytes of a loan area's slot a writer published.
@@ -202,6 +207,12 @@ impl SharedBytes for PublishedBytes {
     fn reference(&self) -> Option<&[u8]> {
         Some(self.0.reference())
     }
+    fn release(&mut self) {
+        self.0.release();
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
 }
 
 /// A sample held in place in another participant's loan area.
@@ -211,17 +222,34 @@ impl SharedBytes for HeldBytes {
     fn bytes(&self) -> &[u8] {
         self.0.bytes()
     }
+    fn release(&mut self) {
+        self.0.release();
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
 }
 
-/// Resolves references to loaned samples through a participant's shared-memory transport.
-pub(crate) struct ShmResolver(pub(crate) std::sync::Arc<Loans>);
+/// Resolves references to loaned samples through a participant's shared-memory transport
+/// (the holders of what it resolves recycled: no allocation per sample).
+pub(crate) struct ShmResolver {
+    loans: std::sync::Arc<Loans>,
+    pool: SharedPool,
+}
+
+impl ShmResolver {
+    pub(crate) fn new(loans: std::sync::Arc<Loans>) -> ShmResolver {
+        ShmResolver {
+            loans,
+            pool: SharedPool::new(),
+        }
+    }
+}
 
 impl SampleResolver for ShmResolver {
     fn resolve(&self, reference: &[u8]) -> Resolved {
-        match self.0.resolve(reference) {
-            Ok(loan::Resolved::Held(h)) => {
-                Resolved::Sample(Payload::from_shared(Box::new(HeldBytes(h))))
-            }
+        match self.loans.resolve(reference) {
+            Ok(loan::Resolved::Held(h)) => Resolved::Sample(self.pool.payload(HeldBytes(h))),
             Ok(loan::Resolved::Copied(v)) => Resolved::Sample(Payload::from(v)),
             Err(why) => Resolved::Missed(why),
         }

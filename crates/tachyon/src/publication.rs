@@ -28,6 +28,7 @@ use crate::status::{
     StatusMask,
 };
 use crate::topic::Topic;
+use tachyon_proto::history::SharedPool;
 use tachyon_transport::shm::loan::LoanArea;
 
 /// Groups writers sharing PARTITION and PRESENTATION.
@@ -231,6 +232,7 @@ impl Publisher {
                 version,
                 pool: PayloadPool::new(),
                 loan_area: std::sync::OnceLock::new(),
+                loan_payloads: SharedPool::new(),
                 condition: StatusCondition::new(Arc::clone(&self.runtime), id),
                 _type: PhantomData,
             }),
@@ -344,6 +346,8 @@ struct WriterInner<T> {
     pool: PayloadPool,
     /// The loan area of `loan_sample` (made on the first; `None`: loans come from the heap).
     loan_area: std::sync::OnceLock<Option<LoanArea>>,
+    /// Holders of the payloads of published loans (recycled: none allocated per sample).
+    loan_payloads: SharedPool,
     condition: StatusCondition,
     _type: PhantomData<fn(&T)>,
 }
@@ -715,8 +719,10 @@ impl<T: Loanable> DataWriter<T> {
         let key = tachyon_cdr::key_hash(&*loan)?;
         let size = std::mem::size_of::<T>();
         let payload = match (in_place_header::<T>(self.inner.version), loan.store) {
-            (Some(h), Store::Shm(slot)) => crate::loan::publish::<T>(slot, h)
-                .ok_or(Error::BadParameter("a loan's slot cannot hold its sample"))?,
+            (Some(h), Store::Shm(slot)) => {
+                crate::loan::publish::<T>(slot, h, &self.inner.loan_payloads)
+                    .ok_or(Error::BadParameter("a loan's slot cannot hold its sample"))?
+            }
             (Some(h), Store::Heap(value)) => {
                 let mut buf = self.inner.pool.alloc(4 + size);
                 let bytes = buf.as_mut_slice();

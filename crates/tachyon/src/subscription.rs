@@ -1012,20 +1012,36 @@ impl<T: crate::loan::Loanable> DataReader<T> {
     /// process of this host — until it is dropped. A sample whose bytes are not `T`'s memory
     /// (another byte order, an XCDR2 header) is decoded into the heap instead.
     pub fn take_loaned(&self, max_samples: usize) -> Result<Vec<crate::LoanedSample<T>>, Error> {
-        let mut raw = Vec::new();
-        self.collect_raw(&Query::ANY.max_samples(max_samples), true, &mut raw)?;
-        let mut out = Vec::with_capacity(raw.len());
-        for s in raw {
+        let mut out = Vec::new();
+        self.take_loaned_into(&mut out, max_samples)?;
+        Ok(out)
+    }
+
+    /// [`take_loaned`](Self::take_loaned) into `samples` (cleared first, its capacity
+    /// reused); returns how many. With samples in place, a loop that takes into the same
+    /// vector allocates nothing.
+    pub fn take_loaned_into(
+        &self,
+        samples: &mut Vec<crate::LoanedSample<T>>,
+        max_samples: usize,
+    ) -> Result<usize, Error> {
+        samples.clear();
+        let mut raw = RAW_SAMPLES.with(|r| std::mem::take(&mut *r.borrow_mut()));
+        let result = self.collect_raw(&Query::ANY.max_samples(max_samples), true, &mut raw);
+        for s in raw.drain(..) {
             let payload = s.data.filter(|_| s.info.valid_data);
             match crate::LoanedSample::new(s.info, payload) {
-                Ok(sample) => out.push(sample),
+                Ok(sample) => samples.push(sample),
                 Err(e) => {
                     self.inner.decode_errors.fetch_add(1, Ordering::Relaxed);
                     tracing::warn!(error = %e, "a received sample does not decode; dropped");
                 }
             }
         }
-        Ok(out)
+        if raw.capacity() <= 256 {
+            RAW_SAMPLES.with(|r| *r.borrow_mut() = raw);
+        }
+        result.map(|()| samples.len())
     }
 }
 

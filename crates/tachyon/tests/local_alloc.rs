@@ -3,7 +3,8 @@
 //! threads allocate in it): `write` → `take_into` on one thread between two participants,
 //! through the in-process transport and through shared memory, polling the reader with
 //! `take_into` until the sample is there. 8 KiB samples go by reference in process
-//! (`tachyon_proto::local`).
+//! (`tachyon_proto::local`). And loans through shared memory: `loan_sample` →
+//! `write_loaned` → `take_loaned_into`, in place.
 
 mod common;
 
@@ -12,6 +13,7 @@ use std::time::Duration;
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use std::alloc::System;
 use tachyon::prelude::*;
+use tachyon::zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 use tachyon::{ParticipantSettings, TransportSettings};
 
 #[global_allocator]
@@ -48,6 +50,70 @@ fn write_then_take_into_allocates_nothing_per_sample() {
     write_then_take(0, false);
     tachyon_transport::testing::require_isolated_network();
     write_then_take(91, true);
+    loan_then_take_loaned(92);
+}
+
+#[derive(DdsType, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
+#[dds(name = "test::Frame")]
+struct Frame {
+    seq: u64,
+    body: [u8; 8192],
+}
+
+fn loan_then_take_loaned(domain: u32) {
+    let created = std::time::Instant::now();
+    let (a, b) = (participant(domain, true), participant(domain, true));
+    let w = a
+        .create_publisher()
+        .expect("publisher")
+        .create_datawriter(
+            &a.create_topic::<Frame>("frames").expect("topic"),
+            DataWriterQos::default().best_effort().keep_last(1),
+        )
+        .expect("writer");
+    let r = b
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(
+            &b.create_topic::<Frame>("frames").expect("topic"),
+            DataReaderQos::default().best_effort().keep_last(1),
+        )
+        .expect("reader");
+    common::wait_matched(&w, &r);
+    let mut taken = Vec::new();
+    let mut seq = 0;
+    let mut step = || {
+        seq += 1;
+        let mut loan = w.loan_sample().expect("loan");
+        assert!(loan.is_shared_memory());
+        loan.seq = seq;
+        w.write_loaned(loan).expect("write_loaned");
+        loop {
+            r.take_loaned_into(&mut taken, usize::MAX).expect("take");
+            if taken.iter().any(|s| s.data().is_some_and(|f| f.seq == seq)) {
+                break;
+            }
+            std::hint::spin_loop();
+        }
+        assert!(taken.iter().all(|s| s.is_in_place()));
+        taken.clear(); // the slots go back
+    };
+    let mut warm = 0;
+    while warm < 2_000 || created.elapsed() < Duration::from_millis(1500) {
+        step();
+        warm += 1;
+    }
+    let n = 10_000;
+    let region = Region::new(GLOBAL);
+    for _ in 0..n {
+        step();
+    }
+    let c = region.change();
+    let allocs = c.allocations + c.reallocations;
+    assert_eq!(allocs, 0, "loans: {allocs} allocations over {n} samples");
+    let s = b.statistics().loans;
+    assert!(s.held >= 12_000 && s.copied == 0, "{s:?}");
 }
 
 fn write_then_take(domain: u32, shm: bool) {

@@ -17,7 +17,7 @@ mod sample_info;
 mod writer;
 
 pub use coherent::{Coherence, GroupMember, PublisherSet};
-pub use payload::{Payload, PayloadMut, PayloadPool, SharedBytes};
+pub use payload::{Payload, PayloadMut, PayloadPool, SharedBytes, SharedPool};
 pub use qos::{Durability, History, QosError, ReaderDataLifecycle, ResourceLimits};
 pub use reader::{
     InstanceSelector, Query, ReadError, ReaderHistory, ReaderHistoryConfig, RejectReason, Rejected,

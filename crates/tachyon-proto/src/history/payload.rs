@@ -32,15 +32,22 @@ struct Inner {
 
 /// Bytes of a [`Payload`] kept outside the process's heap: a sample in a shared-memory slot
 /// (a loaned sample a writer wrote in place, or one a reader holds in its writer's segment).
-/// Dropping it releases the storage.
+/// [`release`](Self::release) (or dropping it) gives the storage back; a [`SharedPool`]
+/// keeps released holders to reuse them, so that a payload of shared bytes allocates nothing.
 pub trait SharedBytes: Send + Sync + 'static {
-    /// The serialized sample, encapsulation header included; the same bytes every call.
+    /// The serialized sample, encapsulation header included; the same bytes every call
+    /// until it is released.
     fn bytes(&self) -> &[u8];
     /// What another participant of this host resolves to the same bytes
-    /// ([`crate::local::PID_TACHYON_SHM_SAMPLE`]'s value), when it can.
+    /// ([`crate::shared::PID_TACHYON_SHM_SAMPLE`]'s value), when it can.
     fn reference(&self) -> Option<&[u8]> {
         None
     }
+    /// The last payload referring to it is gone: give the storage back (dropping it must
+    /// then do nothing more).
+    fn release(&mut self);
+    /// Itself, to be re-targeted by a [`SharedPool`] of its type.
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
 }
 
 /// A cheaply clonable, immutable serialized payload (encapsulation header included).
@@ -99,6 +106,11 @@ impl Drop for Payload {
         // The last reference to a pooled buffer hands it back (a race between two last
         // clones on two threads at worst frees it: never unsound, only not recycled).
         if Arc::strong_count(&inner) == 1 {
+            let mut inner = inner;
+            // Shared bytes go back to their owner now, whether or not the holder is kept.
+            if let Some(e) = Arc::get_mut(&mut inner).and_then(|i| i.external.as_mut()) {
+                e.release();
+            }
             if let Some(pool) = inner.pool.upgrade() {
                 let cap = inner.bytes.capacity();
                 if let Ok(mut free) = pool.lock() {
@@ -224,6 +236,50 @@ impl fmt::Debug for PayloadPool {
     }
 }
 
+/// Recycles the holders of [`SharedBytes`] payloads: after warm-up, making a payload of
+/// shared bytes and dropping every clone of it allocates nothing. Cloning the pool shares it.
+#[derive(Clone, Default)]
+pub struct SharedPool {
+    free: Arc<Mutex<FreeList>>,
+}
+
+impl SharedPool {
+    /// An empty pool.
+    pub fn new() -> SharedPool {
+        SharedPool::default()
+    }
+
+    /// A payload of `shared`, in a recycled holder of its type when one is free.
+    pub fn payload<S: SharedBytes>(&self, shared: S) -> Payload {
+        let recycled = self.free.lock().ok().and_then(|mut f| f.buffers.pop());
+        if let Some(mut inner) = recycled {
+            let slot = Arc::get_mut(&mut inner)
+                .and_then(|i| i.external.as_mut())
+                .and_then(|e| e.as_any_mut().downcast_mut::<S>());
+            if let Some(slot) = slot {
+                *slot = shared;
+                return Payload(Some(inner));
+            }
+        }
+        Payload(Some(Arc::new(Inner {
+            bytes: Vec::new(),
+            pool: Arc::downgrade(&self.free),
+            external: Some(Box::new(shared)),
+        })))
+    }
+
+    /// Holders waiting for reuse.
+    pub fn free_holders(&self) -> usize {
+        self.free.lock().map_or(0, |f| f.buffers.len())
+    }
+}
+
+impl fmt::Debug for SharedPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SharedPool({} free)", self.free_holders())
+    }
+}
+
 /// A payload being written; [`freeze`](PayloadMut::freeze) makes it a shareable [`Payload`].
 pub struct PayloadMut(Arc<Inner>);
 
@@ -286,6 +342,54 @@ mod tests {
         assert_eq!(c.as_bytes(), &[1, 2]);
         drop(pool);
         drop(c); // the pool is gone: the buffer is simply freed
+    }
+
+    /// Shared bytes that count their releases.
+    struct Counted {
+        bytes: Vec<u8>,
+        released: Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl SharedBytes for Counted {
+        fn bytes(&self) -> &[u8] {
+            &self.bytes
+        }
+        fn release(&mut self) {
+            self.released
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+            self
+        }
+    }
+
+    #[test]
+    fn shared_holders_are_released_with_their_last_payload_and_reused() {
+        let pool = SharedPool::new();
+        let released = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = |b: u8| Counted {
+            bytes: vec![b; 4],
+            released: released.clone(),
+        };
+        let p = pool.payload(counted(1));
+        let q = p.clone();
+        assert_eq!(q.as_bytes(), &[1; 4]);
+        assert!(p.shared_reference().is_none());
+        drop(p);
+        assert_eq!(released.load(std::sync::atomic::Ordering::Relaxed), 0);
+        drop(q);
+        assert_eq!(released.load(std::sync::atomic::Ordering::Relaxed), 1);
+        assert_eq!(pool.free_holders(), 1);
+        let r = pool.payload(counted(2));
+        assert_eq!((r.as_bytes(), pool.free_holders()), (&[2u8; 4][..], 0));
+        drop(r);
+        drop(pool);
+        // The pool is gone: a payload still out is released when dropped, not kept.
+        let pool = SharedPool::new();
+        let s = pool.payload(counted(3));
+        drop(pool);
+        drop(s);
+        assert_eq!(released.load(std::sync::atomic::Ordering::Relaxed), 3);
     }
 
     #[test]

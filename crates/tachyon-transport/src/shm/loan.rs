@@ -421,7 +421,7 @@ impl LoanSlot {
         reference[24..28].copy_from_slice(&(start as u32).to_le_bytes());
         reference[28..32].copy_from_slice(&(len as u32).to_le_bytes());
         Some(Published {
-            slot: self,
+            slot: Some(self),
             start,
             len,
             reference,
@@ -442,26 +442,30 @@ impl Drop for LoanSlot {
 /// Bytes of a reference: token, area, slot, generation, start, length.
 pub const REFERENCE_LEN: usize = 32;
 
-/// A published sample in a slot of the writer's area.
+/// A published sample in a slot of the writer's area (until [released](Self::release)).
 #[derive(Debug)]
 pub struct Published {
-    slot: LoanSlot,
+    slot: Option<LoanSlot>,
     start: usize,
     len: usize,
     reference: [u8; REFERENCE_LEN],
 }
 
 impl Published {
-    /// The sample's bytes.
+    /// The sample's bytes (none once released).
     pub fn bytes(&self) -> &[u8] {
-        let a = &self.slot.area;
+        let Some(slot) = &self.slot else {
+            return &[];
+        };
+        let a = &slot.area;
         // SAFETY: published, the slot is only read in this process (the `LoanSlot` inside
         // gives no more writable access); it stays out of the free list while this lives.
-        unsafe {
-            a.map
-                .bytes(a.geo.slot(self.slot.slot) + self.start, self.len)
-        }
-        .unwrap_or_default()
+        unsafe { a.map.bytes(a.geo.slot(slot.slot) + self.start, self.len) }.unwrap_or_default()
+    }
+
+    /// Gives the slot back to its area (to be reused once no reader holds it).
+    pub fn release(&mut self) {
+        self.slot = None;
     }
 
     /// What a reader of this host resolves ([`Loans::resolve`]) to the same bytes.
@@ -500,30 +504,41 @@ impl Drop for Opened {
     }
 }
 
-/// A sample of another participant's area held in place; dropping it releases the hold.
+/// A sample of another participant's area held in place; [releasing](Self::release) or
+/// dropping it releases the hold.
 #[derive(Debug)]
 pub struct Held {
-    area: Arc<Opened>,
+    area: Option<Arc<Opened>>,
     entry: usize,
     at: usize,
     len: usize,
 }
 
 impl Held {
-    /// The sample's bytes.
+    /// The sample's bytes (none once released).
     pub fn bytes(&self) -> &[u8] {
+        let Some(area) = &self.area else {
+            return &[];
+        };
         // SAFETY: nothing in this process writes another participant's area (we only ever
         // write our hold entries and row, apart from this range); the writer does not
         // reuse the slot while our hold entry names it. A writer breaking that makes the
         // bytes change under us: readers get garbage values of types every bit pattern of
         // which is valid, never bytes outside the slot (the range was checked).
-        unsafe { self.area.map.bytes(self.at, self.len) }.unwrap_or_default()
+        unsafe { area.map.bytes(self.at, self.len) }.unwrap_or_default()
+    }
+
+    /// Releases the hold (the writer may reuse the slot) and the area.
+    pub fn release(&mut self) {
+        if let Some(area) = self.area.take() {
+            area.u64(self.entry).store(0, Ordering::SeqCst);
+        }
     }
 }
 
 impl Drop for Held {
     fn drop(&mut self) {
-        self.area.u64(self.entry).store(0, Ordering::SeqCst);
+        self.release();
     }
 }
 
@@ -695,7 +710,7 @@ impl Loans {
                     return Err(Miss::Missed("the writer reused the slot"));
                 }
                 return Ok(Resolved::Held(Held {
-                    area,
+                    area: Some(area),
                     entry,
                     at,
                     len,

@@ -253,7 +253,7 @@ impl Runtime {
         let max_datagram = transports.max_datagram();
         // Samples loaned by writers of other processes resolve through shared memory.
         let resolver = transports.shm().map(|shm| {
-            Arc::new(crate::loan::ShmResolver(Arc::clone(shm.loans())))
+            Arc::new(crate::loan::ShmResolver::new(Arc::clone(shm.loans())))
                 as Arc<dyn tachyon_proto::shared::SampleResolver>
         });
         if let Some(r) = &resolver {
