@@ -15,8 +15,8 @@ use tachyon_proto::history::{
 use tachyon_proto::local::{BY_REFERENCE_MIN, MAX_SAMPLES};
 use tachyon_proto::shared::{Resolved, SampleResolver};
 use tachyon_proto::{
-    Instant, Liveliness, Participant, ParticipantConfig, ReaderConfig, Reliability, RemoteReader,
-    RemoteWriter, TxBuf, WriteRequest, WriterConfig,
+    Destination, Instant, Liveliness, Participant, ParticipantConfig, ReaderConfig, Reliability,
+    RemoteReader, RemoteWriter, TxBuf, WriteRequest, WriterConfig,
 };
 use tachyon_wire::{EntityId, GuidPrefix, Locator, Time};
 
@@ -53,7 +53,6 @@ fn pair(n: u8) -> Pair {
 /// A writer (prefix `n`) and reader of `reliability` matched through the locators `at` gives.
 fn pair_on(n: u8, at: fn(u8) -> Locator, reliability: Reliability) -> Pair {
     let mut a = Participant::new(GuidPrefix([n; 12]), ParticipantConfig::default());
-    let mut b = Participant::new(GuidPrefix([n + 1; 12]), ParticipantConfig::default());
     let w = a
         .create_writer(WriterConfig {
             reliability,
@@ -65,6 +64,27 @@ fn pair_on(n: u8, at: fn(u8) -> Locator, reliability: Reliability) -> Pair {
             ..WriterConfig::default()
         })
         .expect("writer");
+    let (b, r) = reader_of(&mut a, w, n, n + 1, at, reliability);
+    Pair {
+        a,
+        b,
+        w,
+        r,
+        buf: TxBuf::new(65_536),
+    }
+}
+
+/// A participant of prefix `m` with a reader of `reliability` matched with writer `w` of `a`
+/// (prefix `n`) through the locators `at` gives.
+fn reader_of(
+    a: &mut Participant,
+    w: EntityId,
+    n: u8,
+    m: u8,
+    at: fn(u8) -> Locator,
+    reliability: Reliability,
+) -> (Participant, EntityId) {
+    let mut b = Participant::new(GuidPrefix([m; 12]), ParticipantConfig::default());
     let r = b
         .create_reader(ReaderConfig {
             reliability,
@@ -77,7 +97,7 @@ fn pair_on(n: u8, at: fn(u8) -> Locator, reliability: Reliability) -> Pair {
         w,
         RemoteReader {
             guid: b.guid(r),
-            unicast_locators: vec![at(n + 1)],
+            unicast_locators: vec![at(m)],
             multicast_locators: vec![],
             reliability,
             durability: Durability::Volatile,
@@ -100,13 +120,7 @@ fn pair_on(n: u8, at: fn(u8) -> Locator, reliability: Reliability) -> Pair {
         },
     )
     .expect("match writer");
-    Pair {
-        a,
-        b,
-        w,
-        r,
-        buf: TxBuf::new(65_536),
-    }
+    (b, r)
 }
 
 impl Pair {
@@ -123,9 +137,14 @@ impl Pair {
     }
 
     fn transmits(&mut self, now: Instant) -> Vec<Vec<u8>> {
+        self.transmits_to(now).into_iter().map(|(_, d)| d).collect()
+    }
+
+    /// The datagrams the writer sends now, with their destinations.
+    fn transmits_to(&mut self, now: Instant) -> Vec<(Destination, Vec<u8>)> {
         let mut out = Vec::new();
         while let Some(t) = self.a.poll_transmit(now, &mut self.buf) {
-            out.push(self.buf.datagram(&t).to_vec());
+            out.push((t.destination.clone(), self.buf.datagram(&t).to_vec()));
         }
         out
     }
@@ -314,4 +333,80 @@ fn a_shared_reference_elsewhere_is_malformed_and_a_miss_is_repaired_by_value() {
     assert_eq!(got, vec![sample(256, 9)], "repaired by value");
     let stats = p.b.reader_stats(p.r).expect("reader");
     assert_eq!((stats.by_reference_missed, stats.malformed), (1, 0));
+}
+
+/// A UDP locator of participant `n`.
+fn udp(n: u8) -> Locator {
+    Locator::udp(([127, 0, 0, n], 7411).into())
+}
+
+#[test]
+fn shared_memory_readers_get_the_reference_while_others_get_the_bytes() {
+    let mut p = pair_on(70, shm, Reliability::BestEffort);
+    let (mut c, rc) = reader_of(&mut p.a, p.w, 70, 72, udp, Reliability::BestEffort);
+    let resolver = Arc::new(Resolver::default());
+    p.b.set_sample_resolver(resolver.clone());
+    let payload = shared_payload(64 * 1024, 4, 7);
+    resolver
+        .known
+        .lock()
+        .unwrap()
+        .insert(vec![7; 8], payload.clone());
+    let goes_to = |d: &Destination, l: Locator| match d {
+        Destination::Unicast(u) => *u == l,
+        Destination::Many(ls) => ls.contains(&l),
+        Destination::Multicast(_) => false,
+    };
+    // A sample not in shared memory: one datagram to both; then one in shared memory: in
+    // fragments to UDP only, then its reference, small, to shared memory only.
+    for (payload, size, to_udp_n) in [
+        (Payload::from(sample(100, 2)), 100, 1),
+        (payload, 64 * 1024, 2),
+    ] {
+        let req = WriteRequest::data(KeyHash::default(), Time::ZERO, payload);
+        p.a.write(Instant::ZERO, p.w, req).expect("write");
+        let sent = p.transmits_to(Instant::ZERO);
+        let to_udp: Vec<&Vec<u8>> = sent
+            .iter()
+            .filter(|(d, _)| goes_to(d, udp(72)))
+            .map(|(_, d)| d)
+            .collect();
+        let to_shm: Vec<&Vec<u8>> = sent
+            .iter()
+            .filter(|(d, _)| goes_to(d, shm(71)))
+            .map(|(_, d)| d)
+            .collect();
+        assert!(
+            to_udp.len() >= to_udp_n,
+            "{size} B: {} datagrams to UDP",
+            to_udp.len()
+        );
+        assert_eq!(to_shm.len(), 1, "{size} B: one datagram to shared memory");
+        assert!(
+            to_shm[0].len() < 200,
+            "{size} B: {} bytes to shared memory",
+            to_shm[0].len()
+        );
+        for d in &to_udp {
+            c.handle_datagram(Instant::ZERO, &udp(70), d);
+        }
+        p.b.handle_datagram(Instant::ZERO, &shm(70), to_shm[0]);
+        let mut got_c = Vec::new();
+        c.take(Instant::ZERO, rc, &Query::ANY, &mut got_c)
+            .expect("take");
+        let got_c: Vec<usize> = got_c
+            .iter()
+            .filter_map(|s| s.data.as_ref().map(|p| p.len()))
+            .collect();
+        assert_eq!(got_c, vec![size], "by value over UDP");
+        assert_eq!(
+            p.take().iter().map(Vec::len).collect::<Vec<_>>(),
+            vec![size]
+        );
+    }
+    assert_eq!(
+        *resolver.asked.lock().unwrap(),
+        vec![vec![7u8; 8]],
+        "one reference resolved"
+    );
 }

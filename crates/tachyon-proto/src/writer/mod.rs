@@ -155,6 +155,9 @@ pub(crate) struct Writer {
     largest_payload: usize,
     /// A heartbeat to every reader is due at the next poll (and whether it asserts liveliness).
     heartbeat_now: bool,
+    /// A sample in shared memory sent by value to readers of other transports, whose
+    /// reference is still to go to the shared-memory readers (`send::send_shm_echo`).
+    shm_echo: Option<(Destination, SequenceNumber)>,
     /// Where the next search for a reader that needs its own heartbeat starts (a burst of N
     /// of them costs N steps, not N²).
     hb_cursor: usize,
@@ -216,6 +219,7 @@ impl Writer {
             batch_until: None,
             largest_payload: 0,
             heartbeat_now: false,
+            shm_echo: None,
             hb_cursor: 0,
             silent_heartbeats: 0,
             heartbeat_liveliness: false,
@@ -696,6 +700,7 @@ impl Writer {
     pub(crate) fn wants_to_send(&mut self, now: Instant) -> bool {
         if (self.next_new <= self.history.last_sn() && self.fanout.is_some() && !self.holding(now))
             || self.heartbeat_now
+            || self.shm_echo.is_some()
         {
             return true;
         }
@@ -880,6 +885,11 @@ impl Writer {
             .min();
         let sent = SequenceNumber(self.next_new.0 - 1);
         let sent = queued_alone.map_or(sent, |sn| sent.min(SequenceNumber(sn.0 - 1)));
+        // A reference still to go to shared-memory readers keeps its sample.
+        let sent = self
+            .shm_echo
+            .as_ref()
+            .map_or(sent, |(_, sn)| sent.min(SequenceNumber(sn.0 - 1)));
         let acked = self
             .proxies
             .iter()

@@ -72,6 +72,9 @@ impl Writer {
     ) -> Option<Transmit> {
         let max = self.config.max_datagram.min(buf.len());
         let out = &mut buf[..max];
+        if let Some(t) = self.send_shm_echo(header, out) {
+            return Some(t);
+        }
         if let Some(t) = self.send_new(now, header, out) {
             return Some(t);
         }
@@ -96,8 +99,11 @@ impl Writer {
         if self.holding(now) {
             return None;
         }
-        let dest = self.fanout.clone()?;
+        let mut dest = self.fanout.clone()?;
         let reach = reach(&dest);
+        // Readers of shared memory among others: a sample in shared memory goes to the
+        // others by value, then to them as its reference (`send_shm_echo`).
+        let split = split_shm(&dest);
         let mut mb = MessageBuilder::new(out, header).ok()?;
         let mut wrote = false;
         if !self.config.nack_suppression.is_zero()
@@ -129,6 +135,15 @@ impl Writer {
                 wrote = true;
                 continue;
             }
+            let echo = split
+                .as_ref()
+                .filter(|_| by_reference(Reach::Shm, &change).is_ref());
+            if let Some((others, _)) = echo {
+                if wrote || gap_from.is_some() {
+                    break; // alone in its datagram, which goes to the others only
+                }
+                dest = others.clone();
+            }
             if let Some(from) = gap_from.take() {
                 self.put_gap(&mut mb, from)?;
             }
@@ -142,6 +157,10 @@ impl Writer {
                 self.stats.data_sent += 1;
                 self.next_new = SequenceNumber(change.sn.0 + 1);
                 wrote = true;
+                if let Some((_, shm)) = echo {
+                    self.shm_echo = Some((shm.clone(), change.sn));
+                    break;
+                }
                 continue;
             }
             if wrote {
@@ -160,6 +179,10 @@ impl Writer {
             if next > total {
                 self.next_fragment = 0;
                 self.next_new = SequenceNumber(change.sn.0 + 1);
+                // Its last fragment: the reference follows.
+                if let Some((_, shm)) = echo {
+                    self.shm_echo = Some((shm.clone(), change.sn));
+                }
             } else {
                 self.next_fragment = next;
                 let every = self.config.heartbeat_frag_interval;
@@ -211,6 +234,41 @@ impl Writer {
             len: mb.finish(),
             priority: self.config.priority,
         })
+    }
+
+    /// The reference of a sample in shared memory to the shared-memory readers, after its
+    /// bytes went to the others (`send_new`); nothing when it is no longer kept (a reliable
+    /// reader then gets it repaired by value).
+    fn send_shm_echo(&mut self, header: &Header, out: &mut [u8]) -> Option<Transmit> {
+        let (to, sn) = self.shm_echo.take()?;
+        let change = self.history.get(sn).cloned();
+        let result = (|| {
+            let change = change?;
+            let by_ref = by_reference(Reach::Shm, &change);
+            if !by_ref.is_ref() {
+                return None;
+            }
+            let mut mb = MessageBuilder::new(out, header).ok()?;
+            self.put_data(&mut mb, EntityId::UNKNOWN, &change, by_ref)
+                .ok()?;
+            self.stats.data_sent += 1;
+            if self.next_new > self.history.last_sn()
+                && self.has_reliable()
+                && mb.remaining() >= HEARTBEAT
+            {
+                self.put_heartbeat_asking(&mut mb, EntityId::UNKNOWN, None, false, false)
+                    .ok()?;
+            }
+            Some(Transmit {
+                destination: to,
+                len: mb.finish(),
+                priority: self.config.priority,
+            })
+        })();
+        if !self.has_reliable() {
+            self.release();
+        }
+        result
     }
 
     /// Answers the requests of the first reader whose repair is due: data it lacks, GAPs for
@@ -605,6 +663,24 @@ fn reach(dest: &Destination) -> Reach {
         },
         Destination::Multicast(_) => Reach::Mixed,
     }
+}
+
+/// `dest` split into the locators of other transports and those of shared memory, when it
+/// has both.
+fn split_shm(dest: &Destination) -> Option<(Destination, Destination)> {
+    let Destination::Many(ls) = dest else {
+        return None;
+    };
+    let (shm, others): (Vec<Locator>, Vec<Locator>) =
+        ls.iter().partition(|l| l.kind == Locator::KIND_TACHYON_SHM);
+    let many = |mut v: Vec<Locator>| match v.len() {
+        1 => v.pop().map(Destination::Unicast),
+        _ => Some(Destination::Many(v)),
+    };
+    if shm.is_empty() || others.is_empty() {
+        return None;
+    }
+    Some((many(others)?, many(shm)?))
 }
 
 /// How `change`, to destinations that are all `reach`, is carried: to readers of this
