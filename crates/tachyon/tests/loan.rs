@@ -6,12 +6,11 @@
 mod common;
 
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::io::BufRead;
 use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
-use common::{wait_matched, wait_until, wait_until_within};
+use common::{wait_matched, wait_until, wait_until_within, Kid};
 use tachyon::prelude::*;
 use tachyon::zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 use tachyon::{LoanedSample, ParticipantSettings, TransportSettings};
@@ -256,27 +255,10 @@ fn child() {
     }
 }
 
-/// A child process, killed and reaped when dropped (a failing test leaves none running).
-struct Kid(Child);
-
-impl Drop for Kid {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// A child process of `role` in `domain`, once it printed that it matched, and its further
 /// lines (read by a thread of their own, so a test waits for one with a time limit).
 fn spawn(role: &str, domain: u32) -> (Kid, Receiver<String>) {
-    let exe = std::env::current_exe().expect("test binary");
-    let mut child = Kid(Command::new(exe)
-        .args(["--exact", "child", "--nocapture", "--test-threads=1"])
-        .env(CHILD, format!("{role}:{domain}"))
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawn"));
-    let out = BufReader::new(child.0.stdout.take().expect("stdout"));
+    let (child, out) = common::spawn_child(CHILD, role, domain);
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in out.lines().map_while(Result::ok) {
@@ -285,7 +267,6 @@ fn spawn(role: &str, domain: u32) -> (Kid, Receiver<String>) {
             }
         }
     });
-    expect_line(&rx, |l| l.ends_with("matched"));
     (child, rx)
 }
 

@@ -45,6 +45,31 @@ fn participant(domain: u32, shm: bool) -> DomainParticipant {
     DomainParticipant::with_settings(domain, &settings).expect("participant")
 }
 
+/// A best-effort keep-last 1 writer of `a` and reader of `b` on topic "t", matched.
+fn best_effort_pair<T: DdsType + for<'de> tachyon::Decode<'de>>(
+    a: &DomainParticipant,
+    b: &DomainParticipant,
+) -> (DataWriter<T>, DataReader<T>) {
+    let w = a
+        .create_publisher()
+        .expect("publisher")
+        .create_datawriter(
+            &a.create_topic::<T>("t").expect("topic"),
+            DataWriterQos::default().best_effort().keep_last(1),
+        )
+        .expect("writer");
+    let r = b
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(
+            &b.create_topic::<T>("t").expect("topic"),
+            DataReaderQos::default().best_effort().keep_last(1),
+        )
+        .expect("reader");
+    common::wait_matched(&w, &r);
+    (w, r)
+}
+
 #[test]
 fn write_then_take_into_allocates_nothing_per_sample() {
     write_then_take(0, false);
@@ -64,23 +89,7 @@ struct Frame {
 fn loan_then_take_loaned(domain: u32) {
     let created = std::time::Instant::now();
     let (a, b) = (participant(domain, true), participant(domain, true));
-    let w = a
-        .create_publisher()
-        .expect("publisher")
-        .create_datawriter(
-            &a.create_topic::<Frame>("frames").expect("topic"),
-            DataWriterQos::default().best_effort().keep_last(1),
-        )
-        .expect("writer");
-    let r = b
-        .create_subscriber()
-        .expect("subscriber")
-        .create_datareader(
-            &b.create_topic::<Frame>("frames").expect("topic"),
-            DataReaderQos::default().best_effort().keep_last(1),
-        )
-        .expect("reader");
-    common::wait_matched(&w, &r);
+    let (w, r) = best_effort_pair::<Frame>(&a, &b);
     let mut taken = Vec::new();
     let mut seq = 0;
     let mut step = || {
@@ -120,23 +129,7 @@ fn write_then_take(domain: u32, shm: bool) {
     let path = if shm { "shared memory" } else { "in process" };
     let created = std::time::Instant::now();
     let (a, b) = (participant(domain, shm), participant(domain, shm));
-    let w = a
-        .create_publisher()
-        .expect("publisher")
-        .create_datawriter(
-            &a.create_topic::<Octets>("octets").expect("topic"),
-            DataWriterQos::default().best_effort().keep_last(1),
-        )
-        .expect("writer");
-    let r = b
-        .create_subscriber()
-        .expect("subscriber")
-        .create_datareader(
-            &b.create_topic::<Octets>("octets").expect("topic"),
-            DataReaderQos::default().best_effort().keep_last(1),
-        )
-        .expect("reader");
-    common::wait_matched(&w, &r);
+    let (w, r) = best_effort_pair::<Octets>(&a, &b);
     for size in [32usize, 1024, 8192] {
         let mut sample = Octets {
             seq: 0,

@@ -10,10 +10,10 @@ mod common;
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::ChildStdout;
 use std::time::{Duration, Instant};
 
-use common::{wait_matched, wait_until, wait_until_within, PATIENCE};
+use common::{wait_matched, wait_until, wait_until_within, Kid, PATIENCE};
 use tachyon::prelude::*;
 use tachyon::{ParticipantSettings, TransportSettings};
 
@@ -104,36 +104,9 @@ fn child() {
     }
 }
 
-/// A child process, killed and reaped when dropped (a failing test leaves none running).
-struct Kid(Child);
-
-impl Drop for Kid {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// A child process of `role` in `domain`, once it printed that it matched.
 fn spawn(role: &str, domain: u32) -> (Kid, BufReader<ChildStdout>) {
-    let exe = std::env::current_exe().expect("test binary");
-    let mut child = Kid(Command::new(exe)
-        .args(["--exact", "child", "--nocapture", "--test-threads=1"])
-        .env(CHILD, format!("{role}:{domain}"))
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawn"));
-    let mut out = BufReader::new(child.0.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    loop {
-        line.clear();
-        let n = out.read_line(&mut line).expect("child output");
-        assert!(n > 0, "the {role} child ended before it matched");
-        // After the harness's "test child ... ", which has no line end.
-        if line.trim_end().ends_with("matched") {
-            return (child, out);
-        }
-    }
+    common::spawn_child(CHILD, role, domain)
 }
 
 /// The segments in `/dev/shm` whose header names process `pid` as their owner.

@@ -165,3 +165,42 @@ pub fn reliable_pair<T: DdsType + for<'de> tachyon::Decode<'de>>(
         .expect("reader");
     (w, r)
 }
+
+/// A child process (this test binary run again as `role`), killed and reaped when dropped:
+/// a failing test leaves none running.
+pub struct Kid(pub std::process::Child);
+
+impl Drop for Kid {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// This test binary run again as its `child` test, with `var` set to `role:domain`, once it
+/// printed a line ending in "matched"; and its standard output, to read further lines.
+pub fn spawn_child(
+    var: &str,
+    role: &str,
+    domain: u32,
+) -> (Kid, std::io::BufReader<std::process::ChildStdout>) {
+    use std::io::BufRead;
+    let exe = std::env::current_exe().expect("test binary");
+    let mut child = Kid(std::process::Command::new(exe)
+        .args(["--exact", "child", "--nocapture", "--test-threads=1"])
+        .env(var, format!("{role}:{domain}"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn"));
+    let mut out = std::io::BufReader::new(child.0.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let n = out.read_line(&mut line).expect("child output");
+        assert!(n > 0, "the {role} child ended before it matched");
+        // After the harness's "test child ... ", which has no line end.
+        if line.trim_end().ends_with("matched") {
+            return (child, out);
+        }
+    }
+}
