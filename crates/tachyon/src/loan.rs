@@ -285,12 +285,15 @@ enum Data<T> {
 impl<T: Loanable> LoanedSample<T> {
     /// A sample of `payload` (none for a dispose or unregister): borrowed when its bytes are
     /// `T`'s memory, else decoded (`Err`: it does not decode).
-    pub(crate) fn new(info: SampleInfo, payload: Option<Payload>) -> Result<Self, String> {
+    /// (`headers`: [`in_place_headers`] of `T`, looked up once per take.)
+    pub(crate) fn new(
+        info: SampleInfo,
+        payload: Option<Payload>,
+        headers: &Headers,
+    ) -> Result<Self, String> {
         let data = match payload {
             None => None,
-            Some(p) if in_place::<T>(&p, &in_place_headers::<T>()).is_some() => {
-                Some(Data::InPlace(p))
-            }
+            Some(p) if in_place::<T>(&p, headers).is_some() => Some(Data::InPlace(p)),
             Some(p) => {
                 // Decoded into the heap (a large value never sits on the stack).
                 let mut value = T::new_box_zeroed().map_err(|_| "out of memory".to_string())?;
@@ -306,7 +309,8 @@ impl<T: Loanable> LoanedSample<T> {
     pub fn data(&self) -> Option<&T> {
         match self.data.as_ref()? {
             Data::Decoded(b) => Some(b),
-            Data::InPlace(p) => in_place::<T>(p, &in_place_headers::<T>()),
+            // Its header was checked when it was taken: only the cast is left.
+            Data::InPlace(p) => T::ref_from_bytes(p.as_bytes().get(4..)?).ok(),
         }
     }
 

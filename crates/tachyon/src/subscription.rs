@@ -1028,9 +1028,10 @@ impl<T: crate::loan::Loanable> DataReader<T> {
         samples.clear();
         let mut raw = RAW_SAMPLES.with(|r| std::mem::take(&mut *r.borrow_mut()));
         let result = self.collect_raw(&Query::ANY.max_samples(max_samples), true, &mut raw);
+        let headers = crate::loan::in_place_headers::<T>();
         for s in raw.drain(..) {
             let payload = s.data.filter(|_| s.info.valid_data);
-            match crate::LoanedSample::new(s.info, payload) {
+            match crate::LoanedSample::new(s.info, payload, &headers) {
                 Ok(sample) => samples.push(sample),
                 Err(e) => {
                     self.inner.decode_errors.fetch_add(1, Ordering::Relaxed);

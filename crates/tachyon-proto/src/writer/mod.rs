@@ -158,6 +158,9 @@ pub(crate) struct Writer {
     /// A sample in shared memory sent by value to readers of other transports, whose
     /// reference is still to go to the shared-memory readers (`send::send_shm_echo`).
     shm_echo: Option<(Destination, SequenceNumber)>,
+    /// `fanout` split into the locators of other transports and those of shared memory,
+    /// when it has both (kept with it, so a send allocates nothing to split it).
+    fanout_split: Option<(Destination, Destination)>,
     /// Where the next search for a reader that needs its own heartbeat starts (a burst of N
     /// of them costs N steps, not N²).
     hb_cursor: usize,
@@ -220,6 +223,7 @@ impl Writer {
             largest_payload: 0,
             heartbeat_now: false,
             shm_echo: None,
+            fanout_split: None,
             hb_cursor: 0,
             silent_heartbeats: 0,
             heartbeat_liveliness: false,
@@ -555,7 +559,7 @@ impl Writer {
         if let Some(p) = self.proxy_mut(&remote.guid) {
             p.dest = remote.unicast_locators.first().copied();
             p.remote = remote;
-            self.fanout = send::fanout(&self.proxies);
+            self.refresh_fanout();
             return;
         }
         let wants_history = remote.reliability == Reliability::Reliable
@@ -573,7 +577,7 @@ impl Writer {
             p.needs_heartbeat = true;
         }
         self.proxies.push(p);
-        self.fanout = send::fanout(&self.proxies);
+        self.refresh_fanout();
         self.update_all_filtered();
         if self.wants_heartbeats() && self.heartbeat_at.is_none() {
             self.heartbeat_at = Some(now + self.config.heartbeat_period);
@@ -593,7 +597,7 @@ impl Writer {
             return false;
         };
         self.proxies.swap_remove(i);
-        self.fanout = send::fanout(&self.proxies);
+        self.refresh_fanout();
         self.update_all_filtered();
         if self.fanout.is_none() {
             self.fanout_emptied();
@@ -610,6 +614,12 @@ impl Writer {
 
     /// Nobody is left in the fan-out: what it had not sent is "sent" (a reader served alone
     /// has it queued), and the next new sample starts afresh.
+    /// Recomputes where new data goes (after the readers changed).
+    fn refresh_fanout(&mut self) {
+        self.fanout = send::fanout(&self.proxies);
+        self.fanout_split = self.fanout.as_ref().and_then(send::split_shm);
+    }
+
     fn fanout_emptied(&mut self) {
         self.next_new = SequenceNumber(self.history.last_sn().0 + 1);
         self.next_fragment = 0;

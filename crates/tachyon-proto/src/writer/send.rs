@@ -103,7 +103,7 @@ impl Writer {
         let reach = reach(&dest);
         // Readers of shared memory among others: a sample in shared memory goes to the
         // others by value, then to them as its reference (`send_shm_echo`).
-        let split = split_shm(&dest);
+        let split = self.fanout_split.clone();
         let mut mb = MessageBuilder::new(out, header).ok()?;
         let mut wrote = false;
         if !self.config.nack_suppression.is_zero()
@@ -667,7 +667,7 @@ fn reach(dest: &Destination) -> Reach {
 
 /// `dest` split into the locators of other transports and those of shared memory, when it
 /// has both.
-fn split_shm(dest: &Destination) -> Option<(Destination, Destination)> {
+pub(super) fn split_shm(dest: &Destination) -> Option<(Destination, Destination)> {
     let Destination::Many(ls) = dest else {
         return None;
     };

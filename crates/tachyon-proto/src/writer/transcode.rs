@@ -78,7 +78,7 @@ impl Writer {
                      locator to send it converted samples to: it gets nothing");
             }
         }
-        self.fanout = super::send::fanout(&self.proxies);
+        self.refresh_fanout();
         if self.fanout.is_none() {
             self.fanout_emptied();
         }
