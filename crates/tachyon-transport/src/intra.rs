@@ -23,7 +23,10 @@
 //!   runs on this thread (an ACKNACK the reader answers with, a listener that writes back)
 //!   goes into the receiving participant's queue instead and is handled by its own threads:
 //!   a ping-pong of listeners never recurses, and a `write` returns once its own delivery is
-//!   done.
+//!   done. A later send hands over on its thread whatever waits in that queue before its own
+//!   datagram, in order, unless a thread of the receiving participant is handling a batch of
+//!   it ([`Queue::claim`]): a receive thread that is not scheduled for a while (a loaded
+//!   machine) holds up no delivery, and nothing is overtaken.
 //! - **Discovery is always queued**, for the receiving participant's discovery thread, so
 //!   announcing an endpoint never runs another participant's matching on a user thread.
 //!   SPDP goes to every other participant of the same domain in the process.
@@ -42,7 +45,7 @@ use tachyon_wire::Locator;
 
 use crate::batch::RecvBatch;
 use crate::error::TransportError;
-use crate::queue::Queue;
+use crate::queue::{Claim, Queue};
 use crate::stats::{Counters, TransportStats};
 use crate::transport::{Reach, RxSource, Traffic, Transport, TransportLocators, TxBuffer, TxPool};
 
@@ -265,39 +268,36 @@ impl IntraTransport {
             CRITICAL_PORT => Traffic::Critical,
             _ => Traffic::UserData,
         };
-        // Not past datagrams of an earlier send still queued or being handled there: they
-        // would be overtaken (a best-effort reader drops an older sample after a newer one).
-        let busy = || target.queue(port).is_some_and(Queue::busy);
-        if port != META_PORT && DEPTH.with(Cell::get) == 0 && !busy() {
-            if let Some(sink) = target.sink.get().and_then(Weak::upgrade) {
-                let handled = {
-                    let _delivering = Delivering::enter();
-                    sink.deliver(traffic, &source, data)
-                };
-                if handled {
-                    self.count_sent(data.len());
-                    if SCOPES.with(Cell::get) > 0 {
-                        DUE.with(|d| {
-                            let mut d = d.borrow_mut();
-                            let known = d
-                                .iter()
-                                .any(|(s, t)| *t == traffic && Arc::ptr_eq(s, &sink));
-                            if !known {
-                                d.push((sink, traffic));
-                            }
-                        });
-                    } else {
-                        let _delivering = Delivering::enter();
-                        sink.after_delivery(traffic);
-                    }
-                    return;
-                }
-            }
-        }
         let Some(queue) = target.queue(port) else {
             Counters::add(&self.counters.skipped_locators, 1);
             return;
         };
+        if port != META_PORT && DEPTH.with(Cell::get) == 0 {
+            if let Some(sink) = target.sink.get().and_then(Weak::upgrade) {
+                // Not past datagrams of an earlier send still queued or being handled there:
+                // they would be overtaken (a best-effort reader drops an older sample after a
+                // newer one). Queued ones nobody handles yet this thread hands over first.
+                let handled = match queue.claim() {
+                    Claim::Busy => false,
+                    Claim::Idle => hand_over(&sink, traffic, &source, data),
+                    Claim::Taken(mut earlier) => {
+                        while let Some((from, bytes)) = earlier.front() {
+                            if !hand_over(&sink, traffic, from, bytes) {
+                                break;
+                            }
+                            earlier.pop_front();
+                        }
+                        let all = earlier.is_empty() && hand_over(&sink, traffic, &source, data);
+                        queue.release(earlier);
+                        all
+                    }
+                };
+                if handled {
+                    self.count_sent(data.len());
+                    return;
+                }
+            }
+        }
         if queue.push(source, data, 1, false, QUEUE_MAX_DATAGRAMS) {
             self.count_sent(data.len());
         } else {
@@ -309,6 +309,31 @@ impl IntraTransport {
         Counters::add(&self.counters.datagrams_sent, 1);
         Counters::add(&self.counters.bytes_sent, len as u64);
     }
+}
+
+/// Has `sink` handle a datagram of `traffic` from `from` on this thread, its listeners then
+/// called, or left to the outermost [`ListenerScope`]; `false` when the sink cannot now.
+fn hand_over(sink: &Arc<dyn Sink>, traffic: Traffic, from: &Locator, data: &[u8]) -> bool {
+    let handled = {
+        let _delivering = Delivering::enter();
+        sink.deliver(traffic, from, data)
+    };
+    if !handled {
+        return false;
+    }
+    if SCOPES.with(Cell::get) > 0 {
+        DUE.with(|d| {
+            let mut d = d.borrow_mut();
+            let known = d.iter().any(|(s, t)| *t == traffic && Arc::ptr_eq(s, sink));
+            if !known {
+                d.push((Arc::clone(sink), traffic));
+            }
+        });
+    } else {
+        let _delivering = Delivering::enter();
+        sink.after_delivery(traffic);
+    }
+    true
 }
 
 impl Drop for IntraTransport {
@@ -563,32 +588,40 @@ mod tests {
             "called once for both deliveries, when the outer scope closed"
         );
         // A send while a delivery runs on this thread is queued.
+        let to = &b.locators().default_unicast[0];
         {
             let _delivering = Delivering::enter();
-            send(&a, &b.locators().default_unicast[0], b"nested");
+            send(&a, to, b"nested");
         }
-        // Later datagrams do not overtake it: queued behind it, and while the batch that took
-        // them out is being handled.
-        send(&a, &b.locators().default_unicast[0], b"behind");
+        let got = |from: usize| -> Vec<Vec<u8>> {
+            let got = sink.got.lock().expect("got");
+            got[from..].iter().map(|(_, d, _)| d.clone()).collect()
+        };
+        assert_eq!(got(2), Vec::<Vec<u8>>::new(), "queued, not handed over");
+        // The next send on a thread that is not delivering hands it over first, then its own.
+        send(&a, to, b"behind");
+        assert_eq!(got(2), vec![b"nested".to_vec(), b"behind".to_vec()]);
+        assert!(queued(&b, USER_PORT as usize).is_empty(), "nothing left");
+        // While a batch taken out by the participant's thread is being handled, a send
+        // queues behind it rather than overtake it.
+        {
+            let _delivering = Delivering::enter();
+            send(&a, to, b"in a batch");
+        }
+        assert_eq!(queued(&b, USER_PORT as usize), vec![b"in a batch".to_vec()]);
+        send(&a, to, b"while handled");
         assert_eq!(
-            sink.got.lock().expect("got").len(),
-            2,
-            "queued, not handed over"
-        );
-        assert_eq!(
-            queued(&b, USER_PORT as usize),
-            vec![b"nested".to_vec(), b"behind".to_vec()]
-        );
-        send(&a, &b.locators().default_unicast[0], b"while handled");
-        assert_eq!(
-            sink.got.lock().expect("got").len(),
-            2,
+            got(4),
+            Vec::<Vec<u8>>::new(),
             "the batch is not handled yet"
         );
-        assert_eq!(queued(&b, USER_PORT as usize).len(), 1);
         b.handled(USER_PORT as usize);
-        send(&a, &b.locators().default_unicast[0], b"inline again");
-        assert_eq!(sink.got.lock().expect("got").len(), 3);
+        send(&a, to, b"after");
+        assert_eq!(
+            got(4),
+            vec![b"while handled".to_vec(), b"after".to_vec()],
+            "once it is, the next send hands over what waits, then its own"
+        );
     }
 
     #[test]

@@ -41,6 +41,26 @@ struct Pending {
     queue: VecDeque<(Locator, Vec<u8>)>,
     /// A datagram held back, delivered after the next one.
     held: Option<(Locator, Vec<u8>)>,
+    /// A sender took the waiting datagrams out to hand them over itself ([`Queue::claim`]):
+    /// readers take nothing until it [releases](Queue::release) the queue.
+    claimed: bool,
+}
+
+/// The datagrams waiting in a queue, in order.
+pub(crate) type Waiting = VecDeque<(Locator, Vec<u8>)>;
+
+/// What [`Queue::claim`] found.
+#[derive(Debug)]
+pub(crate) enum Claim {
+    /// Nothing waits and nothing taken out is being handled: a datagram handed over now
+    /// overtakes nothing.
+    Idle,
+    /// Another thread handles datagrams taken out of the queue (or one is held back): a
+    /// datagram handed over now could overtake them, so it is queued behind them.
+    Busy,
+    /// The waiting datagrams, taken out for the caller, who hands them over in order before
+    /// its own, then calls [`Queue::release`].
+    Taken(Waiting),
 }
 
 impl Queue {
@@ -114,6 +134,10 @@ impl Queue {
         }
         batch.begin();
         let mut p = lock(&self.items);
+        if p.claimed {
+            // A sender hands the waiting datagrams over; it signals when it is done.
+            return 0;
+        }
         // Set under the items' lock: a sender that finds the queue empty finds this set.
         self.in_flight.store(!p.queue.is_empty(), Ordering::SeqCst);
         while !batch.is_full() {
@@ -144,7 +168,11 @@ impl Queue {
             }
             // Say so, then look once more: a push from now on signals.
             self.sleeping.store(true, Ordering::SeqCst);
-            if !lock(&self.items).queue.is_empty() {
+            let waiting = {
+                let p = lock(&self.items);
+                !p.queue.is_empty() && !p.claimed
+            };
+            if waiting {
                 self.sleeping.store(false, Ordering::SeqCst);
                 continue;
             }
@@ -175,11 +203,37 @@ impl Queue {
         self.in_flight.store(false, Ordering::SeqCst);
     }
 
-    /// Whether datagrams wait in the queue or were taken out and are not handled yet: a
-    /// datagram handed over past them would overtake them.
-    pub(crate) fn busy(&self) -> bool {
-        let p = lock(&self.items);
-        !p.queue.is_empty() || p.held.is_some() || self.in_flight.load(Ordering::SeqCst)
+    /// For a sender about to hand a datagram over on its own thread: whether it can, and the
+    /// datagrams waiting before it when no thread handles this queue's datagrams now. Those
+    /// the sender then hands over first (a receive thread that is not scheduled holds
+    /// nothing up), and readers take nothing until [`release`](Self::release).
+    pub(crate) fn claim(&self) -> Claim {
+        let mut p = lock(&self.items);
+        if p.claimed || p.held.is_some() || self.in_flight.load(Ordering::SeqCst) {
+            return Claim::Busy;
+        }
+        if p.queue.is_empty() {
+            return Claim::Idle;
+        }
+        p.claimed = true;
+        Claim::Taken(std::mem::take(&mut p.queue))
+    }
+
+    /// Ends a [`claim`](Self::claim): `rest`, what the sender could not hand over, goes back
+    /// to the front of the queue, and a reader is signalled when datagrams wait.
+    pub(crate) fn release(&self, rest: Waiting) {
+        let mut p = lock(&self.items);
+        for item in rest.into_iter().rev() {
+            p.queue.push_front(item);
+        }
+        p.claimed = false;
+        let waiting = !p.queue.is_empty();
+        drop(p);
+        if waiting {
+            // A reader that found the queue claimed, asleep or waiting for an edge, looks
+            // again (an awake one reads this signal later, and looks once more).
+            let _ = (&self.signal).write(&[1]);
+        }
     }
 
     /// Wakes the threads blocked in [`wait_into`](Self::wait_into), for good.
@@ -244,5 +298,61 @@ mod tests {
         // Interrupting ends a wait for good.
         q.interrupt();
         assert_eq!(q.wait_into(&mut batch, &counters).expect("wait"), 0);
+    }
+
+    #[test]
+    fn a_claiming_sender_takes_what_waits_and_readers_wait_for_its_release() {
+        let q = Queue::new().expect("queue");
+        let counters = Counters::default();
+        let mut batch = RecvBatch::new(4, 64);
+        let taken = |c: Claim| match c {
+            Claim::Taken(w) => w.into_iter().map(|(_, d)| d).collect::<Vec<_>>(),
+            other => panic!("not taken: {other:?}"),
+        };
+        assert!(matches!(q.claim(), Claim::Idle), "nothing waits");
+        assert!(q.push(locator(), b"one", 1, false, 8));
+        assert!(q.push(locator(), b"two", 1, false, 8));
+        assert_eq!(taken(q.claim()), vec![b"one".to_vec(), b"two".to_vec()]);
+        // Claimed: another sender queues, a reader takes nothing.
+        assert!(matches!(q.claim(), Claim::Busy));
+        assert!(q.push(locator(), b"three", 1, false, 8));
+        assert_eq!(q.pop_into(&mut batch, &counters), 0);
+        // What the sender could not hand over goes back before what came meanwhile, and the
+        // reader is signalled.
+        let mut rest = VecDeque::new();
+        rest.push_back((locator(), b"two".to_vec()));
+        q.release(rest);
+        assert!(q.readable(), "signalled at release");
+        assert_eq!(q.pop_into(&mut batch, &counters), 2);
+        let got: Vec<_> = batch.iter().map(|(_, b)| b.to_vec()).collect();
+        assert_eq!(got, vec![b"two".to_vec(), b"three".to_vec()]);
+        // A batch taken out by the reader and not handled yet: nothing to claim.
+        assert!(q.push(locator(), b"four", 1, false, 8));
+        assert!(matches!(q.claim(), Claim::Busy), "in flight");
+        q.handled();
+        assert_eq!(taken(q.claim()), vec![b"four".to_vec()]);
+        q.release(VecDeque::new());
+        assert!(matches!(q.claim(), Claim::Idle));
+    }
+
+    #[test]
+    fn a_blocked_reader_sleeps_through_a_claim_and_wakes_at_its_release() {
+        let q = Arc::new(Queue::new().expect("queue"));
+        assert!(q.push(locator(), b"one", 1, false, 8));
+        assert!(matches!(q.claim(), Claim::Taken(_)));
+        assert!(q.push(locator(), b"two", 1, false, 8));
+        let reader = {
+            let q = Arc::clone(&q);
+            std::thread::spawn(move || {
+                let mut batch = RecvBatch::new(4, 64);
+                let n = q.wait_into(&mut batch, &Counters::default()).expect("wait");
+                (n, batch.iter().map(|(_, b)| b.to_vec()).collect::<Vec<_>>())
+            })
+        };
+        while !q.sleeping.load(Ordering::SeqCst) {
+            std::thread::yield_now();
+        }
+        q.release(VecDeque::new());
+        assert_eq!(reader.join().expect("reader"), (1, vec![b"two".to_vec()]));
     }
 }

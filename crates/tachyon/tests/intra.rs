@@ -28,10 +28,10 @@ fn thread_name() -> String {
 /// participant, before it returns: `take` right after `write` finds it, with no wait. (Unless
 /// another thread of the writer's participant was sending at that moment, an announcement:
 /// it then delivers the sample, a moment later. So most, not all, are checked; best effort,
-/// so no heartbeat or acknowledgement keeps the participants' own threads sending. And on a
-/// loaded machine a receive thread that is not scheduled for a while holds a datagram in its
-/// queue, behind which every later one queues: a round of 200 samples is tried up to three
-/// times, and one of them must have 90 % at once.)
+/// so no heartbeat or acknowledgement keeps the participants' own threads sending. A datagram
+/// left in a queue is handed over by the next write, so a receive thread that is not
+/// scheduled holds up nothing; one preempted while it handles a batch still can: a round of
+/// 200 samples is tried up to three times, and one of them must have 90 % at once.)
 #[test]
 fn a_written_sample_is_in_the_readers_caches_when_write_returns() {
     let (a, b) = pair(1);
