@@ -2,7 +2,8 @@
 """The interop matrix: every case, between every pair of implementations, in both directions.
 
 Each implementation has a peer program with one command line (interop/peers/peer_options.h):
-Tachyon's `tachyon_peer`, Cyclone DDS's `cyclone_peer`, Fast DDS's `fastdds_peer`. This script
+Tachyon's `tachyon_peer`, Cyclone DDS 0.10's `cyclone_peer` (Debian), Cyclone DDS 11's
+`cyclone11_peer` (PyPI `cyclonedds`, through its Python binding), Fast DDS's `fastdds_peer`. This script
 starts a publisher of one and a subscriber of another, reads what they print, and decides from
 that alone whether the case passed. It prints a table (case x pair) and exits non-zero when a
 case failed.
@@ -10,8 +11,8 @@ case failed.
 Run it where DDS traffic cannot leave the machine (scripts/test.sh runs it inside a network
 namespace of its own): it refuses to run unless TACHYON_TEST_NETNS=1.
 
-    interop/matrix.py --peer tachyon=PATH --peer cyclone=PATH [--peer fastdds=PATH]
-                      [--case NAME ...] [--pair T>C ...] [--verbose]
+    interop/matrix.py --peer tachyon=PATH --peer cyclone=PATH [--peer cyclone11=PATH]
+                      [--peer fastdds=PATH] [--case NAME ...] [--pair T>C ...] [--verbose]
 """
 
 import argparse
@@ -23,7 +24,7 @@ import sys
 import threading
 import time
 
-SHORT = {"tachyon": "T", "cyclone": "C", "fastdds": "F"}
+SHORT = {"tachyon": "T", "cyclone": "C", "cyclone11": "C11", "fastdds": "F"}
 CELL = {True: "pass", False: "FAIL", None: "n/a"}
 POLICY_DEADLINE = 4
 POLICY_RELIABILITY = 11
@@ -263,6 +264,23 @@ def case_dispose(pub, sub):
     start_writing(p, s)
     expect(s.finish(20) == 0, "subscriber: " + (s.out()[-1:] or ["no output"])[0])
     # The last acknowledgement may still be on its way (or repaired, on the lossy link).
+    expect(p.wait_line(lambda l: l == "ACKED", 15) is not None, "publisher: not acknowledged")
+    all_ok(s.samples())
+    expect(s.has("DISPOSED", "C0"), "the dispose of C0 did not arrive")
+    expect(not s.has("DISPOSED", "C1"), "C1 was reported disposed")
+
+
+def case_dispose_appendable(pub, sub):
+    """Dispose of an instance of the OMG suite's @appendable ShapeType: its key, a string<128>,
+    hashes by MD5, so the reader needs the serialized key, whose form differs between the
+    vendors' releases in XCDR2 — Cyclone DDS 11 frames it with a DHEADER (XTypes 1.3's key
+    holder) and drops a bare one, Cyclone DDS 0.10 writes and reads the bare key. Tachyon
+    reads both and writes what the matched readers require."""
+    s = sub("--type ashape --expect 10 --expect-dispose --timeout-s 15")
+    p = pub("--type ashape --count 10 --instances 2 --dispose --timeout-s 15 --linger-ms 3000 "
+            "--wait-go")
+    start_writing(p, s)
+    expect(s.finish(20) == 0, "subscriber: " + (s.out()[-1:] or ["no output"])[0])
     expect(p.wait_line(lambda l: l == "ACKED", 15) is not None, "publisher: not acknowledged")
     all_ok(s.samples())
     expect(s.has("DISPOSED", "C0"), "the dispose of C0 did not arrive")
@@ -532,6 +550,7 @@ def case_three_paths(pub, sub, tachyon_sub, pub_impl, sub_impl):
 CASES = {
     "reliable": case_reliable,
     "dispose": case_dispose,
+    "dispose_appendable": case_dispose_appendable,
     "best_effort": case_best_effort,
     "transient_local": case_transient_local,
     "large": case_large,
@@ -612,7 +631,7 @@ def main():
     for n, path in peers.items():
         if n not in SHORT or not os.access(path, os.X_OK):
             sys.exit(f"matrix.py: bad peer {n}={path}")
-    others = [n for n in ("cyclone", "fastdds") if n in peers]
+    others = [n for n in ("cyclone", "cyclone11", "fastdds") if n in peers]
     # Each peer also runs against itself, first: a case a peer fails against itself is the
     # peer's limitation, and the same failure between Tachyon and that peer is reported as such.
     pairs = [("tachyon", "tachyon")]
@@ -652,7 +671,7 @@ def run_matrix(a, peers, pairs, cases, veth):
             results[(case, label)] = ok
             took = time.monotonic() - t0
             cell = CELL[ok].lower() if reference else CELL[ok]
-            print(f"{case:16} {label}  {cell:4}  {took:5.1f}s  {note}", flush=True)
+            print(f"{case:18} {label:7}  {cell:4}  {took:5.1f}s  {note}", flush=True)
             if reference:
                 continue
             if ok is None:
@@ -661,15 +680,16 @@ def run_matrix(a, peers, pairs, cases, veth):
                 failures.append(f"{case} {label}: {note}\n{details}")
     labels = [f"{SHORT[p]}>{SHORT[s]}" for p, s in pairs]
     where = f"two namespaces over veth, {a.veth_loss:g}% loss each way" if veth else "loopback"
-    print(f"\nInterop matrix, {where} (publisher > subscriber; T Tachyon, C Cyclone DDS, F Fast DDS;")
+    print(f"\nInterop matrix, {where} (publisher > subscriber; T Tachyon, C Cyclone DDS 0.10,")
+    print("C11 Cyclone DDS 11, F Fast DDS;")
     print("lower case: a peer against itself, for reference)")
-    print(f"{'case':16} " + " ".join(f"{l:5}" for l in labels))
+    print(f"{'case':18} " + " ".join(f"{l:7}" for l in labels))
     for case in cases:
         cells = []
         for p, l in zip(pairs, labels):
             c = CELL[results[(case, l)]]
             cells.append(c.lower() if "tachyon" not in p else c)
-        print(f"{case:16} " + " ".join(f"{c:5}" for c in cells))
+        print(f"{case:18} " + " ".join(f"{c:7}" for c in cells))
     passed = sum(1 for (_, l), r in results.items() if r and "T" in l)
     for u in unsupported:
         print(f"n/a  {u}")

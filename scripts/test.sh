@@ -92,7 +92,8 @@ say "interop matrix against Cyclone DDS and Fast DDS (in an isolated network nam
 # publisher and subscriber processes of two implementations and checks what they print.
 bash interop/build-peers.sh target/interop
 cargo build -p tachyon-interop-peer --locked --offline
-peer_args=(--peer tachyon=target/debug/tachyon_peer --peer cyclone=target/interop/cyclone_peer)
+peer_args=(--peer tachyon=target/debug/tachyon_peer --peer cyclone=target/interop/cyclone_peer
+    --peer cyclone11=target/interop/cyclone11_peer)
 [ -x target/interop/fastdds_peer ] && peer_args+=(--peer fastdds=target/interop/fastdds_peer)
 unshare "$ns_flags" -- bash -c '
     set -e

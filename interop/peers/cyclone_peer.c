@@ -325,7 +325,10 @@ int main(int argc, char **argv)
     fprintf(stderr, "create participant: %s\n", dds_strretcode(pp));
     return 1;
   }
-  const dds_topic_descriptor_t *desc = o.large ? &LargeData_desc : &ShapeType_desc;
+  /* AppendableShape's members are ShapeType's: the code below uses ShapeType for both. */
+  _Static_assert(sizeof(AppendableShape) == sizeof(ShapeType), "same layout");
+  const dds_topic_descriptor_t *desc =
+      o.large ? &LargeData_desc : o.appendable ? &AppendableShape_desc : &ShapeType_desc;
   dds_entity_t topic = dds_create_topic(pp, desc, o.topic, NULL, NULL);
   if (topic < 0) {
     fprintf(stderr, "create topic: %s\n", dds_strretcode(topic));

@@ -726,7 +726,9 @@ int main(
     }
     TypeSupport type(o.large ?
             static_cast<TopicDataType*>(new PeerType<LargeData>("LargeData", 4 + 12 + 64 * 1024 * 1024)) :
-            static_cast<TopicDataType*>(new PeerType<ShapeType>("ShapeType", 4 + 4 + 129 + 3 + 12)));
+            // AppendableShape is ShapeType @appendable: the same layout in XCDR1 (above).
+            static_cast<TopicDataType*>(new PeerType<ShapeType>(
+                o.appendable ? "AppendableShape" : "ShapeType", 4 + 4 + 129 + 3 + 12)));
     type.register_type(dp);
     Topic* topic = dp->create_topic(o.topic, type.get_type_name(), TOPIC_QOS_DEFAULT);
     if (topic == nullptr)

@@ -2,7 +2,8 @@
  * peer (interop/peer) takes the same options. interop/matrix.py drives all three.
  *
  *   peer pub|sub [options]
- *   --type shape|large      ShapeType (default) or LargeData
+ *   --type shape|ashape|large  ShapeType (default), AppendableShape (the same, @appendable)
+ *                           or LargeData
  *   --topic NAME            topic name (default "interop")
  *   --best-effort           BEST_EFFORT (default RELIABLE)
  *   --transient-local       TRANSIENT_LOCAL durability (default VOLATILE)
@@ -47,6 +48,7 @@ struct peer_options {
   int pub;
   int domain;
   int large;
+  int appendable;
   const char *topic;
   int reliable;
   int transient_local;
@@ -121,9 +123,11 @@ static inline int peer_parse_options(int argc, char **argv, struct peer_options 
   while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
     switch (c) {
       case 't':
-        if (strcmp(optarg, "shape") == 0) o->large = 0;
+        o->large = o->appendable = 0;
+        if (strcmp(optarg, "shape") == 0) {}
+        else if (strcmp(optarg, "ashape") == 0) o->appendable = 1;
         else if (strcmp(optarg, "large") == 0) o->large = 1;
-        else { fprintf(stderr, "--type: shape or large, not %s\n", optarg); return -1; }
+        else { fprintf(stderr, "--type: shape, ashape or large, not %s\n", optarg); return -1; }
         break;
       case 'T': o->topic = optarg; break;
       case 'b': o->reliable = 0; break;

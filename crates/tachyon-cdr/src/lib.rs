@@ -111,9 +111,22 @@ pub fn serialized_size<T: DdsType + ?Sized>(
 #[inline]
 pub fn deserialize<'de, T: DdsType + Decode<'de>>(bytes: &'de [u8]) -> Result<T, DecodeError> {
     let header = EncapsulationHeader::parse(bytes)?;
+    T::decode(&mut body_reader::<T>(bytes, header))
+}
+
+/// A reader of the body of a serialized sample whose header is `header`. For an appendable
+/// type in XCDR1, which has no DHEADER, the padding the header announces is left out: the
+/// end of the body is then where the writer's members end, and members of the reader's type
+/// past them take their default values (a writer of an older type version), as Cyclone DDS
+/// 11 reads them.
+#[inline]
+fn body_reader<'de, T: DdsType>(bytes: &'de [u8], header: EncapsulationHeader) -> Reader<'de> {
     let enc = header.encapsulation;
-    let mut r = Reader::new(&bytes[4..], enc.version(), enc.endianness(), 4);
-    T::decode(&mut r)
+    let mut body = &bytes[4..];
+    if T::EXTENSIBILITY == Extensibility::Appendable && enc.version() == XcdrVersion::Xcdr1 {
+        body = &body[..body.len().saturating_sub(header.padding())];
+    }
+    Reader::new(body, enc.version(), enc.endianness(), 4)
 }
 
 /// [`deserialize`] into `value`, reusing what it owns ([`Decode::decode_into`]): a
@@ -124,9 +137,7 @@ pub fn deserialize_into<'de, T: DdsType + Decode<'de>>(
     value: &mut T,
 ) -> Result<(), DecodeError> {
     let header = EncapsulationHeader::parse(bytes)?;
-    let enc = header.encapsulation;
-    let mut r = Reader::new(&bytes[4..], enc.version(), enc.endianness(), 4);
-    value.decode_into(&mut r)
+    value.decode_into(&mut body_reader::<T>(bytes, header))
 }
 
 /// Re-serializes a serialized sample (encapsulation header included) in XCDR `version`, in
@@ -145,14 +156,57 @@ where
     )?)
 }
 
-/// Deserializes a key-only payload (what [`serialize_key_payload`] writes, and what peers send
-/// in DATA submessages that dispose or unregister an instance): the key members are read, the
-/// others take their default values, so the result serves for [`key_hash`] and key lookups.
+/// Deserializes a key-only payload (what peers send in DATA submessages that dispose or
+/// unregister an instance, and what [`serialize_key_payload`] writes) in either form
+/// ([`KeyForm`]): the key holder, framed as the type frames its members (XTypes 1.3
+/// 7.2.2.4.7; Cyclone DDS 11), or the bare key members (Cyclone DDS 0.10). The framed form is
+/// tried first and taken when it decodes and accounts for the whole payload (at most the
+/// trailing padding left), then the bare one. The key members are read, the others take their
+/// default values, so the result serves for [`key_hash`] and key lookups.
 pub fn deserialize_key<'de, T: DdsType + Decode<'de>>(bytes: &'de [u8]) -> Result<T, DecodeError> {
     let header = EncapsulationHeader::parse(bytes)?;
     let enc = header.encapsulation;
-    let mut r = Reader::new(&bytes[4..], enc.version(), enc.endianness(), 4);
-    T::decode_key(&mut r)
+    let reader = || Reader::new(&bytes[4..], enc.version(), enc.endianness(), 4);
+    if !KeyForm::differ::<T>(enc.version()) {
+        return T::decode_key(&mut reader());
+    }
+    let whole = |r: &Reader<'_>| r.remaining() < 4;
+    let mut r = reader();
+    let framed = T::decode_key_holder(&mut r);
+    if framed.is_ok() && whole(&r) {
+        return framed;
+    }
+    let mut r = reader();
+    match T::decode_key(&mut r) {
+        Ok(v) if whole(&r) || framed.is_err() => Ok(v),
+        Ok(v) => framed.or(Ok(v)),
+        Err(e) => framed.map_err(|_| e),
+    }
+}
+
+/// The two forms of a key-only payload that implementations send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeyForm {
+    /// The key holder of XTypes 1.3 7.2.2.4.7: the key members framed as the type frames its
+    /// members (a DHEADER for an appendable or mutable struct in XCDR2, a member header each
+    /// and the sentinel for a mutable one). What Cyclone DDS 11 writes and requires.
+    Framed,
+    /// The key members alone, without DHEADER or member headers: what Cyclone DDS 0.10
+    /// writes and requires.
+    Bare,
+}
+
+impl KeyForm {
+    /// Whether the two forms of `T`'s key-only payload differ in XCDR `version`: for an
+    /// appendable or mutable type in XCDR2, a mutable one in XCDR1 (nested types aside:
+    /// a `@final` struct with an appendable key member differs too, and is treated as if not).
+    pub fn differ<T: DdsType + ?Sized>(version: XcdrVersion) -> bool {
+        match T::EXTENSIBILITY {
+            Extensibility::Final => false,
+            Extensibility::Appendable => version == XcdrVersion::Xcdr2,
+            Extensibility::Mutable => true,
+        }
+    }
 }
 
 /// Serializes only the key members of `value` (its key-only form), without a header.
@@ -169,14 +223,18 @@ pub fn serialize_key<T: DdsType + ?Sized>(
 
 /// Serializes the key-only payload of `value` with an encapsulation header, as carried by
 /// DATA submessages that dispose or unregister an instance: the header names the type's
-/// representation, the body holds only the key members (no DHEADER or member headers).
+/// representation, the body holds the key members in `form`.
 pub fn serialize_key_payload<T: DdsType + ?Sized>(
     value: &T,
     version: XcdrVersion,
     endian: Endianness,
+    form: KeyForm,
     buf: &mut [u8],
 ) -> Result<usize, EncodeError> {
-    encapsulate::<T>(version, endian, buf, |w| value.encode_key(w))
+    match form {
+        KeyForm::Framed => encapsulate::<T>(version, endian, buf, |w| value.encode_key_holder(w)),
+        KeyForm::Bare => encapsulate::<T>(version, endian, buf, |w| value.encode_key(w)),
+    }
 }
 
 /// Writes the encapsulation header of `T`, the body `body` writes, and the trailing padding.

@@ -287,7 +287,8 @@ impl<'de> Reader<'de> {
     }
 
     /// True when the current region has no more bytes (appendable types: later members are
-    /// absent). Only meaningful inside a DHEADER region (XCDR2).
+    /// absent): a DHEADER's region in XCDR2; in XCDR1, which has none, the enclosing region
+    /// or the body of the sample (without its padding, [`crate::deserialize`]).
     #[inline]
     pub fn at_end(&self) -> bool {
         self.pos >= self.limit

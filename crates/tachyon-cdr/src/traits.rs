@@ -59,6 +59,17 @@ pub trait Encode {
         self.encode(w)
     }
 
+    /// Writes the key as a key-only payload carries it (a dispose, an unregister): the key
+    /// holder of XTypes 1.3 7.2.2.4.7, the key members framed as the type frames its members
+    /// (a DHEADER for an appendable or mutable struct in XCDR2, member headers for a mutable
+    /// one), nested key members in their own holder form. [`encode_key`](Self::encode_key)
+    /// is the unframed form, which the key hash is computed from (7.6.8) and which Cyclone
+    /// DDS 0.10 sends. Types other than structs have no framing of their own: the default.
+    #[inline]
+    fn encode_key_holder(&self, w: &mut Writer<'_>) -> Result<(), EncodeError> {
+        self.encode_key(w)
+    }
+
     /// Where the largest possible key-only encoding of this type ends when it starts at offset
     /// `start`, or `None` when it has no upper bound (decides whether a key hash uses MD5).
     fn key_max_end(start: usize, version: XcdrVersion, bound: Option<u32>) -> Option<usize> {
@@ -126,6 +137,13 @@ pub trait Decode<'de>: Encode + Sized {
     #[inline]
     fn decode_key(r: &mut Reader<'de>) -> Result<Self, DecodeError> {
         Self::decode(r)
+    }
+
+    /// Reads the key holder [`Encode::encode_key_holder`] writes. Members outside the key
+    /// take their default value.
+    #[inline]
+    fn decode_key_holder(r: &mut Reader<'de>) -> Result<Self, DecodeError> {
+        Self::decode_key(r)
     }
 
     /// The value a member takes when a mutable or appendable encoding omits it (XTypes default

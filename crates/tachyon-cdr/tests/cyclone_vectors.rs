@@ -7,7 +7,7 @@ use common::*;
 use serde::Deserialize;
 use tachyon_cdr::{
     deserialize, deserialize_key, key_hash, key_hash_with_version, key_max_size,
-    serialize_key_payload, serialize_to_vec, DdsType, Encapsulation, EncapsulationHeader,
+    serialize_key_payload, serialize_to_vec, DdsType, Encapsulation, EncapsulationHeader, KeyForm,
     XcdrVersion,
 };
 
@@ -158,7 +158,9 @@ fn key_only_payloads_match_cyclone() {
         with_sample!(&s, value, {
             let mut buf = [0u8; 256];
             let n =
-                serialize_key_payload(value, enc.version(), enc.endianness(), &mut buf).unwrap();
+                // Cyclone DDS 0.10.2 wrote these: the bare key members.
+                serialize_key_payload(value, enc.version(), enc.endianness(), KeyForm::Bare, &mut buf)
+                    .unwrap();
             assert_eq!(
                 to_hex(&buf[..n]),
                 k.hex,

@@ -43,6 +43,8 @@ pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream
     let key_body = key_body(&members, keyed, k);
     let key_max_body = key_max_body(&members, keyed, k);
     let decode_key_body = decode_key_body(&members, keyed, k);
+    let holder_body = key_holder_body(&members, keyed, &c);
+    let decode_holder_body = decode_key_holder_body(&members, keyed, &c);
     let min_size = min_size(&members, &c);
     let decode_into = decode_into(&members, &c);
     let default_fields = members.iter().map(|m| {
@@ -95,6 +97,9 @@ pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream
             fn encode_key(&self, w: &mut #k::Writer<'_>) -> ::core::result::Result<(), #k::EncodeError> {
                 #key_body
             }
+            fn encode_key_holder(&self, w: &mut #k::Writer<'_>) -> ::core::result::Result<(), #k::EncodeError> {
+                #holder_body
+            }
             fn key_max_end(
                 start: usize,
                 version: #k::XcdrVersion,
@@ -118,6 +123,14 @@ pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream
             #decode_into
             fn decode_key(r: &mut #k::Reader<'__de>) -> ::core::result::Result<Self, #k::DecodeError> {
                 #decode_key_body
+            }
+            fn decode_key_holder(r: &mut #k::Reader<'__de>) -> ::core::result::Result<Self, #k::DecodeError> {
+                r.enter()?;
+                let result = (|r: &mut #k::Reader<'__de>| -> ::core::result::Result<Self, #k::DecodeError> {
+                    #decode_holder_body
+                })(r);
+                r.leave();
+                result
             }
             fn default_value() -> ::core::option::Option<Self> {
                 ::core::option::Option::Some(Self { #(#default_fields,)* })
@@ -383,7 +396,7 @@ fn decode_body(members: &[Member], c: &ContainerAttrs) -> TokenStream {
                     let bound = opt_u32(m.bound);
                     let mid = m.id;
                     quote! {
-                        #id: if r.is_xcdr2() && r.at_end() {
+                        #id: if r.at_end() {
                             ::core::option::Option::None
                         } else {
                             #k::decode_optional(r, #mid, #bound)?
@@ -392,7 +405,9 @@ fn decode_body(members: &[Member], c: &ContainerAttrs) -> TokenStream {
                 } else {
                     let v = decode_value(m, k);
                     let miss = missing(m, k);
-                    quote!(#id: if r.is_xcdr2() && r.at_end() { #miss } else { #v? })
+                    // At the end of the DHEADER's region (XCDR2), or of the body (XCDR1, no
+                    // DHEADER: a writer of an older version of the type ended there).
+                    quote!(#id: if r.at_end() { #miss } else { #v? })
                 }
             });
             quote! {
@@ -519,6 +534,206 @@ fn decode_key_body(members: &[Member], keyed: bool, k: &syn::Path) -> TokenStrea
     quote! {
         #(#reads)*
         ::core::result::Result::Ok(Self { #(#fields,)* })
+    }
+}
+
+/// The members of the key holder (XTypes 1.3 7.2.2.4.7), in declaration order, as Cyclone
+/// DDS 11 writes them: the key members, or every member of a type without keys.
+fn holder_members<'a, 'b>(members: &'b [Member<'a>], keyed: bool) -> Vec<&'b Member<'a>> {
+    members.iter().filter(|m| m.key || !keyed).collect()
+}
+
+/// `encode_key_holder`: the key members framed as the type frames its members (a DHEADER
+/// for an appendable or mutable struct in XCDR2, a member header each and the sentinel for a
+/// mutable one), each nested key member in its own holder form.
+fn key_holder_body(members: &[Member], keyed: bool, c: &ContainerAttrs) -> TokenStream {
+    let k = &c.krate;
+    let keys = holder_members(members, keyed);
+    match c.ext {
+        Ext::Final | Ext::Appendable => {
+            let fields = keys.iter().map(|m| {
+                let id = m.ident;
+                if m.optional {
+                    quote! {
+                        w.write_bool(self.#id.is_some())?;
+                        if let ::core::option::Option::Some(v) = &self.#id {
+                            #k::Encode::encode_key_holder(v, w)?;
+                        }
+                    }
+                } else {
+                    quote!(#k::Encode::encode_key_holder(&self.#id, w)?;)
+                }
+            });
+            if c.ext == Ext::Appendable {
+                quote! {
+                    let mark = w.begin_dheader()?;
+                    #(#fields)*
+                    w.end_dheader(mark)
+                }
+            } else {
+                quote! {
+                    #(#fields)*
+                    ::core::result::Result::Ok(())
+                }
+            }
+        }
+        Ext::Mutable => {
+            let fields = keys.iter().map(|m| {
+                let id = m.ident;
+                let ty = m.ty;
+                let mid = m.id;
+                let mu = m.must_understand;
+                let key = m.key;
+                let one = quote! {
+                    let member = w.begin_member(
+                        #mid,
+                        #mu || (#key && w.is_xcdr2()),
+                        <#ty as #k::Encode>::LENGTH_CODE,
+                    )?;
+                    #k::Encode::encode_key_holder(v, w)?;
+                    w.end_member(member)?;
+                };
+                if m.optional {
+                    quote!(if let ::core::option::Option::Some(v) = &self.#id { #one })
+                } else {
+                    quote!({ let v = &self.#id; #one })
+                }
+            });
+            quote! {
+                let mark = w.begin_dheader()?;
+                #(#fields)*
+                w.end_parameter_list()?;
+                w.end_dheader(mark)
+            }
+        }
+    }
+}
+
+/// `decode_key_holder`: reads what `key_holder_body` writes (and what Cyclone DDS 11 sends);
+/// the members outside the key take their default values.
+fn decode_key_holder_body(members: &[Member], keyed: bool, c: &ContainerAttrs) -> TokenStream {
+    let k = &c.krate;
+    let keys = holder_members(members, keyed);
+    let is_key = |m: &Member| keys.iter().any(|key| key.ident == m.ident);
+    let value = |m: &Member| {
+        let ty = m.ty;
+        match m.bound {
+            Some(b) => quote!(<#ty as #k::Decode<'__de>>::decode_bounded(r, #b)),
+            None => quote!(<#ty as #k::Decode<'__de>>::decode_key_holder(r)),
+        }
+    };
+    let others = |m: &Member| {
+        let id = m.ident;
+        let ty = m.ty;
+        let mid = m.id;
+        if m.optional {
+            quote!(let #id = ::core::option::Option::None;)
+        } else {
+            quote! {
+                let #id = <#ty as #k::Decode<'__de>>::default_value()
+                    .ok_or_else(|| r.error(#k::DecodeErrorKind::MissingMember { member_id: #mid }))?;
+            }
+        }
+    };
+    let all = members.iter().map(|m| m.ident);
+    match c.ext {
+        Ext::Final | Ext::Appendable => {
+            let reads = members.iter().map(|m| {
+                let id = m.ident;
+                if !is_key(m) {
+                    return others(m);
+                }
+                let v = value(m);
+                let read = if m.optional {
+                    quote! {
+                        if r.read_bool()? {
+                            ::core::option::Option::Some(#v?)
+                        } else {
+                            ::core::option::Option::None
+                        }
+                    }
+                } else {
+                    quote!(#v?)
+                };
+                if c.ext == Ext::Appendable {
+                    let miss = if m.optional {
+                        quote!(::core::option::Option::None)
+                    } else {
+                        missing(m, k)
+                    };
+                    quote!(let #id = if r.at_end() { #miss } else { #read };)
+                } else {
+                    quote!(let #id = #read;)
+                }
+            });
+            if c.ext == Ext::Appendable {
+                quote! {
+                    let region = r.begin_delimited()?;
+                    let value = (|r: &mut #k::Reader<'__de>| -> ::core::result::Result<Self, #k::DecodeError> {
+                        #(#reads)*
+                        ::core::result::Result::Ok(Self { #(#all,)* })
+                    })(r);
+                    r.end_region(region);
+                    value
+                }
+            } else {
+                quote! {
+                    #(#reads)*
+                    ::core::result::Result::Ok(Self { #(#all,)* })
+                }
+            }
+        }
+        Ext::Mutable => {
+            let locals: Vec<Ident> = keys
+                .iter()
+                .map(|m| format_ident!("__m_{}", m.ident))
+                .collect();
+            let decls = keys.iter().zip(&locals).map(|(m, l)| {
+                let ty = m.ty;
+                quote!(let mut #l: ::core::option::Option<#ty> = ::core::option::Option::None;)
+            });
+            let arms = keys.iter().zip(&locals).map(|(m, l)| {
+                let mid = m.id;
+                let v = value(m);
+                quote! {
+                    #mid => {
+                        #l = ::core::option::Option::Some(r.member_value(&member, |r| #v)?);
+                    }
+                }
+            });
+            let fields = members.iter().map(|m| {
+                let id = m.ident;
+                match keys.iter().position(|key| key.ident == m.ident) {
+                    None => others(m),
+                    Some(_) if m.optional => {
+                        let l = format_ident!("__m_{}", m.ident);
+                        quote!(let #id = #l;)
+                    }
+                    Some(_) => {
+                        let l = format_ident!("__m_{}", m.ident);
+                        let miss = missing(m, k);
+                        quote!(let #id = match #l { ::core::option::Option::Some(v) => v, ::core::option::Option::None => #miss };)
+                    }
+                }
+            });
+            quote! {
+                let region = r.begin_delimited()?;
+                #(#decls)*
+                let scan = (|r: &mut #k::Reader<'__de>| -> ::core::result::Result<(), #k::DecodeError> {
+                    while let ::core::option::Option::Some(member) = r.next_member()? {
+                        match member.id {
+                            #(#arms)*
+                            _ => r.skip_member(&member)?,
+                        }
+                    }
+                    ::core::result::Result::Ok(())
+                })(r);
+                r.end_region(region);
+                scan?;
+                #(#fields)*
+                ::core::result::Result::Ok(Self { #(#all,)* })
+            }
+        }
     }
 }
 

@@ -4,8 +4,10 @@
 //! elsewhere asks these questions instead of comparing vendor ids itself, so a reader sees
 //! every special case here at a glance.
 
+use tachyon_cdr::KeyForm;
 use tachyon_wire::{EntityId, VendorId};
 
+use crate::discovery::ProductVersion;
 use crate::Participant;
 
 /// The peer never announces DATA_REPRESENTATION and reads and writes XCDR1 only, whatever its
@@ -48,6 +50,27 @@ pub fn preemptive_acknack_base(vendor: VendorId) -> i64 {
 /// (docs/interop.md).
 pub fn needs_key_hash_only_disposes(vendor: VendorId) -> bool {
     vendor == VendorId::FAST_DDS
+}
+
+/// The form of key-only payloads (the serialized key of a dispose or unregister) that a reader
+/// of `vendor` at `version` requires, if it requires one: Cyclone DDS 0.10 reads the bare key
+/// members only, Cyclone DDS 0.11 and later the key holder of XTypes 1.3 7.2.2.4.7 only
+/// (framed as the type frames its members: a DHEADER for an appendable type in XCDR2). Other
+/// readers take either (Tachyon's read both; Fast DDS goes by the inline key hash). A writer
+/// sends the bare form only when some reader requires it and none requires the other
+/// ([`KeyForm::Framed`], the spec's, otherwise).
+///
+/// Seen in: Cyclone DDS 11.0.1 (a bare appendable key: "deserialization … failed", the
+/// dispose dropped) and 0.10.2 (writes and reads bare keys). Evidence: the interop matrix's
+/// `dispose_appendable` case against both (docs/interop.md).
+pub fn key_payload_form(vendor: VendorId, version: Option<ProductVersion>) -> Option<KeyForm> {
+    if vendor != VendorId::CYCLONE_DDS {
+        return None;
+    }
+    match version {
+        Some(v) if v < ProductVersion::new(0, 11, 0) => Some(KeyForm::Bare),
+        _ => Some(KeyForm::Framed),
+    }
 }
 
 /// A reader of `vendor` learns that a deleted writer's instances are unregistered only for
@@ -101,5 +124,20 @@ mod tests {
         assert_eq!(preemptive_acknack_base(VendorId::RTI_CONNEXT), 0);
         assert_eq!(preemptive_acknack_base(VendorId::CYCLONE_DDS), 1);
         assert_eq!(preemptive_acknack_base(VendorId::TACHYON), 1);
+    }
+
+    #[test]
+    fn cyclone_releases_require_the_key_form_they_write() {
+        let cyclone = |v| key_payload_form(VendorId::CYCLONE_DDS, ProductVersion::parse(v));
+        assert_eq!(cyclone("0.10.2"), Some(KeyForm::Bare));
+        assert_eq!(cyclone("0.11.0"), Some(KeyForm::Framed));
+        assert_eq!(cyclone("11.0.1"), Some(KeyForm::Framed));
+        // A Cyclone DDS that does not say: the spec's form.
+        assert_eq!(
+            key_payload_form(VendorId::CYCLONE_DDS, None),
+            Some(KeyForm::Framed)
+        );
+        assert_eq!(key_payload_form(VendorId::FAST_DDS, None), None);
+        assert_eq!(key_payload_form(VendorId::TACHYON, None), None);
     }
 }

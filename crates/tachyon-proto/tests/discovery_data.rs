@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use tachyon_proto::discovery::data::{
     builtin_endpoints as be, duration_from_wire, duration_to_wire, endpoint_guid_from_key,
     guid_from_key_hash, participant_guid_from_key, DataError, ParticipantData, ParticipantMessage,
-    PublicationData, SubscriptionData, DEFAULT_PARTICIPANT_LEASE,
+    ProductVersion, PublicationData, SubscriptionData, DEFAULT_PARTICIPANT_LEASE,
 };
 use tachyon_proto::qos::{
     AccessScope, DataReaderQos, DataRepresentation, DataWriterQos, DestinationOrderKind,
@@ -154,6 +154,8 @@ fn full_participant() -> ParticipantData {
             ("a".to_owned(), "1".to_owned()),
             ("bb".to_owned(), String::new()),
         ],
+        // Received only: Tachyon announces none.
+        product_version: None,
     }
 }
 
@@ -570,6 +572,8 @@ fn cyclone_spdp() {
     );
     assert_eq!(p.entity_name, None);
     assert!(!p.expects_inline_qos);
+    // From its PID_ADLINK_PARTICIPANT_VERSION_INFO ("vm/0.10.2/…").
+    assert_eq!(p.product_version, Some(ProductVersion::new(0, 10, 2)));
     assert_stable_participant(&bytes);
 }
 
@@ -592,6 +596,7 @@ fn fastdds_spdp() {
         p.properties[0],
         ("PARTICIPANT_TYPE".to_owned(), "SIMPLE".to_owned())
     );
+    assert_eq!(p.product_version, None);
     assert_stable_participant(&bytes);
 }
 
@@ -791,6 +796,11 @@ fn keys_of_disposes_and_full_samples() {
 fn assert_stable_participant(bytes: &[u8]) {
     let a = ParticipantData::from_payload(bytes).unwrap();
     let b = ParticipantData::from_payload(&a.to_payload()).unwrap();
+    // The vendor's version is received, never sent (Tachyon announces its own vendor only).
+    let a = ParticipantData {
+        product_version: None,
+        ..a
+    };
     assert_eq!(a, b);
 }
 
@@ -1287,6 +1297,7 @@ fn participant() -> impl Strategy<Value = ParticipantData> {
             user_data: c.3,
             entity_name: c.4,
             properties: c.5,
+            product_version: None,
         })
 }
 

@@ -620,6 +620,7 @@ impl<T: DdsType> DataWriter<T> {
             sample,
             self.inner.version,
             Endianness::Little,
+            matched_readers_key_form(&self.inner.runtime.shared, self.inner.id),
             &mut buf,
         )?;
         buf.truncate(n);
@@ -810,6 +811,31 @@ pub(crate) fn every_matched_reader(
                 .discovered_participant(&g.prefix)
                 .is_some_and(|d| quirk(d.data.vendor_id))
         })
+}
+
+/// The form of the key-only payloads writer `writer` sends: the bare key members when a
+/// matched reader requires them and none requires the key holder, else the key holder
+/// (`quirks::key_payload_form`).
+fn matched_readers_key_form(sh: &Shared, writer: EntityId) -> tachyon_cdr::KeyForm {
+    use tachyon_cdr::KeyForm;
+    let readers = sh.lock_for(writer).participant.matched_readers(writer);
+    let st = sh.lock();
+    let (mut bare, mut framed) = (false, false);
+    for g in &readers {
+        let Some(d) = st.participant.discovered_participant(&g.prefix) else {
+            continue;
+        };
+        match quirks::key_payload_form(d.data.vendor_id, d.data.product_version) {
+            Some(KeyForm::Bare) => bare = true,
+            Some(KeyForm::Framed) => framed = true,
+            None => {}
+        }
+    }
+    if bare && !framed {
+        KeyForm::Bare
+    } else {
+        KeyForm::Framed
+    }
 }
 
 /// A wall-clock time as an RTPS timestamp.

@@ -16,7 +16,7 @@ use tachyon::InstanceState;
 use tachyon_cdr::Decode;
 
 use options::Options;
-use types::{LargeData, PeerType, ShapeType};
+use types::{AppendableShape, LargeData, PeerType, ShapeType};
 
 /// Raised by SIGINT or SIGTERM (the matrix stops peers that way): the peer then returns from
 /// what it is doing and closes its participant, which deletes its shared-memory segment.
@@ -49,6 +49,8 @@ fn main() -> ExitCode {
     };
     let r = if opts.large {
         run::<LargeData>(&opts)
+    } else if opts.appendable {
+        run::<AppendableShape>(&opts)
     } else {
         run::<ShapeType>(&opts)
     };

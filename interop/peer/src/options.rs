@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 /// Printed after a command-line error.
-pub const USAGE: &str = "usage: tachyon_peer pub|sub [--type shape|large] [--topic NAME] \
+pub const USAGE: &str = "usage: tachyon_peer pub|sub [--type shape|ashape|large] [--topic NAME] \
 [--best-effort] [--transient-local] [--depth N] [--partition P] [--representation 1|2] \
 [--lease-ms N] [--deadline-ms N] [--strength N] [--exclusive] [--ordered] [--shapesize N] \
 [--count N] [--instances K] [--prefix S] [--size BYTES] [--period-ms MS] [--dispose] \
@@ -17,6 +17,8 @@ pub struct Options {
     pub publish: bool,
     pub domain: u32,
     pub large: bool,
+    /// `--type ashape`: the OMG suite's `@appendable` ShapeType (`AppendableShape`).
+    pub appendable: bool,
     pub topic: String,
     pub reliable: bool,
     pub transient_local: bool,
@@ -70,6 +72,7 @@ impl Options {
             publish,
             domain: 0,
             large: false,
+            appendable: false,
             topic: "interop".into(),
             reliable: true,
             transient_local: false,
@@ -105,10 +108,11 @@ impl Options {
             let mut value = || args.next().ok_or(format!("{flag} needs a value"));
             match flag.as_str() {
                 "--type" => {
-                    o.large = match value()?.as_str() {
-                        "shape" => false,
-                        "large" => true,
-                        v => return Err(format!("--type: shape or large, not {v}")),
+                    (o.large, o.appendable) = match value()?.as_str() {
+                        "shape" => (false, false),
+                        "ashape" => (false, true),
+                        "large" => (true, false),
+                        v => return Err(format!("--type: shape, ashape or large, not {v}")),
                     }
                 }
                 "--topic" => o.topic = value()?,

@@ -16,6 +16,19 @@ pub struct ShapeType {
     pub shapesize: i32,
 }
 
+/// The OMG interoperability suite's ShapeType as the suite declares it, `@appendable`: in
+/// XCDR2 its key-only payloads differ between the vendors' releases, and its `string<128>`
+/// key hashes by MD5, so a reader needs the serialized key of a dispose.
+#[derive(DdsType, Debug, Clone)]
+#[dds(name = "AppendableShape", appendable)]
+pub struct AppendableShape {
+    #[dds(key, bound = 128)]
+    pub color: String,
+    pub x: i32,
+    pub y: i32,
+    pub shapesize: i32,
+}
+
 /// A keyed type with an unbounded sequence, for large samples; `@appendable` (XCDR2 by
 /// default, converted to XCDR1 for Fast DDS 2.x readers).
 #[derive(DdsType, Debug, Clone)]
@@ -53,6 +66,28 @@ impl PeerType for ShapeType {
             self.shapesize as usize,
             ok,
         )
+    }
+}
+
+impl PeerType for AppendableShape {
+    fn make(i: u64, o: &Options) -> Self {
+        let s = ShapeType::make(i, o);
+        AppendableShape {
+            color: s.color,
+            x: s.x,
+            y: s.y,
+            shapesize: s.shapesize,
+        }
+    }
+
+    fn describe(&self, o: &Options) -> (String, u64, usize, bool) {
+        let s = ShapeType {
+            color: self.color.clone(),
+            x: self.x,
+            y: self.y,
+            shapesize: self.shapesize,
+        };
+        s.describe(o)
     }
 }
 

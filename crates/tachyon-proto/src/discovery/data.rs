@@ -103,6 +103,79 @@ pub struct ParticipantData {
     pub entity_name: Option<String>,
     /// PID_PROPERTY_LIST name/value pairs.
     pub properties: Vec<(String, String)>,
+    /// The version of the implementation, when its vendor announces it in a parameter of its
+    /// own ([`ProductVersion`]); received only (Tachyon does not announce one).
+    pub product_version: Option<ProductVersion>,
+}
+
+/// The release of the implementation a participant runs, from its vendor's own parameter:
+/// Cyclone DDS's PID_ADLINK_PARTICIPANT_VERSION_INFO (0x8007, whose string reads
+/// `host/0.10.2/…`), Fast DDS's and RTI Connext's PID_PRODUCT_VERSION (0x8000, four octets
+/// major, minor, patch, tweak). Quirks of a release are keyed on it ([`crate::quirks`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ProductVersion {
+    /// Major release number.
+    pub major: u16,
+    /// Minor release number.
+    pub minor: u16,
+    /// Patch number.
+    pub patch: u16,
+}
+
+impl ProductVersion {
+    /// A version `major.minor.patch`.
+    pub const fn new(major: u16, minor: u16, patch: u16) -> ProductVersion {
+        ProductVersion {
+            major,
+            minor,
+            patch,
+        }
+    }
+
+    /// Parses `major.minor[.patch]` (anything after a further dot or dash ignored).
+    pub fn parse(s: &str) -> Option<ProductVersion> {
+        let mut parts = s.split(['.', '-']).map(|p| p.parse::<u16>());
+        let major = parts.next()?.ok()?;
+        let minor = parts.next()?.ok()?;
+        let patch = parts.next().and_then(Result::ok).unwrap_or(0);
+        Some(ProductVersion::new(major, minor, patch))
+    }
+
+    /// The version a participant of `vendor` announces in the vendor-specific parameters of
+    /// its SPDP `payload`, if any (a malformed one is ignored: it is only informative).
+    fn from_spdp(payload: &[u8], vendor: VendorId) -> Option<ProductVersion> {
+        const ADLINK_PARTICIPANT_VERSION_INFO: u16 = 0x8007;
+        const PRODUCT_VERSION: u16 = 0x8000;
+        let view = ParameterListPayloadView::parse(payload).ok()?;
+        let list = view.list();
+        if vendor == VendorId::CYCLONE_DDS {
+            // version, flags, 3 unused (u32 each), then a CDR string: length, octets, NUL.
+            let v = list.get(ADLINK_PARTICIPANT_VERSION_INFO)?;
+            let len = v.get(20..24)?;
+            let len = match list.endian() {
+                tachyon_wire::Endian::Little => u32::from_le_bytes(len.try_into().ok()?),
+                tachyon_wire::Endian::Big => u32::from_be_bytes(len.try_into().ok()?),
+            };
+            let text = v.get(24..24usize.checked_add(len as usize)?)?;
+            let text = std::str::from_utf8(text).ok()?.trim_end_matches('\0');
+            return ProductVersion::parse(text.split('/').nth(1)?);
+        }
+        if vendor == VendorId::FAST_DDS || vendor == VendorId::RTI_CONNEXT {
+            let &[major, minor, patch, _] = list.get(PRODUCT_VERSION)?.first_chunk::<4>()?;
+            return Some(ProductVersion::new(
+                major.into(),
+                minor.into(),
+                patch.into(),
+            ));
+        }
+        None
+    }
+}
+
+impl std::fmt::Display for ProductVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
 }
 
 /// DCPSPublication: what SEDP announces about a writer.
@@ -257,6 +330,7 @@ impl ParticipantData {
             user_data: Vec::new(),
             entity_name: None,
             properties: Vec::new(),
+            product_version: None,
         }
     }
 
@@ -367,6 +441,7 @@ impl ParticipantData {
         })?;
         let guid: Guid = guid.ok_or(DataError::Missing("PID_PARTICIPANT_GUID"))?;
         d.guid_prefix = guid.prefix;
+        d.product_version = ProductVersion::from_spdp(payload, d.vendor_id);
         d.builtin_endpoints = endpoint_set.or(legacy_endpoint_set).unwrap_or(0);
         Ok(d)
     }

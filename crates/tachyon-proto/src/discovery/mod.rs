@@ -32,8 +32,8 @@ use crate::time::{Duration, Instant};
 use crate::{Participant, ReaderConfig};
 
 pub use data::{
-    builtin_endpoints, DataError, ParticipantData, ParticipantMessage, PublicationData,
-    SubscriptionData,
+    builtin_endpoints, DataError, ParticipantData, ParticipantMessage, ProductVersion,
+    PublicationData, SubscriptionData,
 };
 
 /// What discovery needs to know about this participant and its network.
