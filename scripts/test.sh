@@ -104,6 +104,19 @@ unshare "$ns_flags" -- bash -c '
     exec python3 interop/matrix.py "$@"
 ' matrix "${peer_args[@]}"
 
+say "tachyon spy against Cyclone DDS 0.10 and 11, Fast DDS and Tachyon (in an isolated network namespace)"
+# Their peers run on one domain; `tachyon spy ls|topics --json` must name each one's vendor,
+# release, host and process, and the pair of a topic that does not match, and why.
+cargo build -p tachyon-cli --locked --offline
+unshare "$ns_flags" -- bash -c '
+    set -e
+    ip link set lo up
+    ip link set lo multicast on
+    ip route add 224.0.0.0/4 dev lo
+    export TACHYON_TEST_NETNS=1
+    exec python3 interop/spy_check.py --tachyon target/debug/tachyon "$@"
+' spy "${peer_args[@]}"
+
 say "tachyon perf against Cyclone DDS's ddsperf, all four directions (in an isolated network namespace)"
 # ping->pong, pong<-ping, pub->sub, sub<-pub and a mixed fan-out: same topics, types, partitions
 # and timestamps as ddsperf, and ddsperf's own check that every endpoint it expects matched.

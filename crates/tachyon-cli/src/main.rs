@@ -4,12 +4,14 @@
 //!   `ddsperf` (see `docs/perf.md`);
 //! - `tachyon floor MODE`: the same measurements on raw UDP sockets, the floor;
 //! - `tachyon shape OPTIONS`: the OMG interoperability suite's `shape_main` (also built as
-//!   the `shape_main` binary, see `docs/interop.md`).
+//!   the `shape_main` binary, see `docs/interop.md`);
+//! - `tachyon spy ls|topics`: what runs on a domain, any vendor's (see `docs/spy.md`).
 #![forbid(unsafe_code)]
 
 mod floor;
 mod perf;
 mod shape;
+mod spy;
 mod stats;
 
 use std::process::ExitCode;
@@ -37,6 +39,8 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Look at a running system, any vendor's: participants (ls) and topics (topics).
+    Spy(spy::SpyArgs),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +55,7 @@ fn main() -> ExitCode {
     let outcome = match &cli.command {
         Command::Perf(a) => perf::run(a),
         Command::Floor(a) => floor::run(a),
+        Command::Spy(a) => spy::run(a),
         Command::Shape { .. } => return ExitCode::SUCCESS,
     };
     match outcome {
@@ -67,5 +72,6 @@ fn command_name(cli: &Cli) -> String {
         Command::Perf(a) => format!("perf {}", a.mode.name()),
         Command::Floor(_) => "floor".to_owned(),
         Command::Shape { .. } => "shape".to_owned(),
+        Command::Spy(a) => format!("spy {}", a.what.name()),
     }
 }

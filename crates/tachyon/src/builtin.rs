@@ -42,6 +42,7 @@
 use std::fmt;
 
 use tachyon_cdr::KeyHash;
+pub use tachyon_proto::discovery::ProductVersion;
 use tachyon_proto::discovery::{ParticipantData, PublicationData, SubscriptionData};
 use tachyon_proto::qos::{DataReaderQos, DataWriterQos, Presentation};
 use tachyon_proto::Duration;
@@ -124,6 +125,9 @@ pub struct ParticipantBuiltinTopicData {
     pub default_unicast_locators: Vec<Locator>,
     /// Where user data for its endpoints goes by default (multicast).
     pub default_multicast_locators: Vec<Locator>,
+    /// The release of the implementation, when its vendor announces it (Cyclone DDS, Fast
+    /// DDS and RTI Connext do, each in a parameter of its own).
+    pub product_version: Option<ProductVersion>,
 }
 
 impl From<&ParticipantData> for ParticipantBuiltinTopicData {
@@ -141,6 +145,7 @@ impl From<&ParticipantData> for ParticipantBuiltinTopicData {
             metatraffic_multicast_locators: d.metatraffic_multicast.clone(),
             default_unicast_locators: d.default_unicast.clone(),
             default_multicast_locators: d.default_multicast.clone(),
+            product_version: d.product_version,
         }
     }
 }

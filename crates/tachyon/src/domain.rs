@@ -213,6 +213,7 @@ impl DomainParticipant {
             wall_clock_at_zero: wall,
             user_data: settings.user_data.clone(),
             entity_name: settings.entity_name.clone(),
+            properties: process_properties(),
             ..defaults
         };
         let prefix = new_prefix();
@@ -763,4 +764,25 @@ fn open_shm(
             Ok(None)
         }
     }
+}
+
+/// Where this participant runs, announced in its PROPERTY_LIST under the names Cyclone DDS
+/// uses (`__ProcessName`, `__Pid`, `__Hostname`), so that `tachyon spy ls`, `cyclonedds ps`
+/// and other vendors' tools show it. What cannot be found is left out.
+fn process_properties() -> Vec<(String, String)> {
+    let mut p = Vec::new();
+    let name = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.file_name().map(|n| n.to_string_lossy().into_owned()));
+    if let Some(name) = name {
+        p.push(("__ProcessName".to_owned(), name));
+    }
+    p.push(("__Pid".to_owned(), std::process::id().to_string()));
+    if let Ok(host) = std::fs::read_to_string("/proc/sys/kernel/hostname") {
+        let host = host.trim();
+        if !host.is_empty() {
+            p.push(("__Hostname".to_owned(), host.to_owned()));
+        }
+    }
+    p
 }

@@ -77,6 +77,8 @@ pub struct DiscoveryConfig {
     pub user_data: Vec<u8>,
     /// ENTITY_NAME announced, if any.
     pub entity_name: Option<String>,
+    /// PROPERTY_LIST announced (name, value), such as where the participant runs.
+    pub properties: Vec<(String, String)>,
     /// Wall-clock time at `Instant::ZERO`, for source timestamps of discovery data (the
     /// protocol reads no clock; the runtime supplies it).
     pub wall_clock_at_zero: Duration,
@@ -102,6 +104,7 @@ impl Default for DiscoveryConfig {
             max_remote_endpoints: 65_536,
             user_data: Vec::new(),
             entity_name: None,
+            properties: Vec::new(),
             wall_clock_at_zero: Duration::ZERO,
         }
     }

@@ -120,6 +120,7 @@ pub(super) fn own_data(
     d.lease_duration = Some(config.lease_duration);
     d.user_data.clone_from(&config.user_data);
     d.entity_name.clone_from(&config.entity_name);
+    d.properties.clone_from(&config.properties);
     d
 }
 

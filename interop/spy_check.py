@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""`tachyon spy` against real peers: Cyclone DDS 0.10 and 11, Fast DDS 2.9 and Tachyon
+processes (the interop matrix's peers) run on one domain; `spy ls --json` must list each of
+them with its vendor, release, host and process, and `spy topics --json` each topic with its
+endpoints and the one pair that does not match (a BEST_EFFORT writer and a RELIABLE reader)
+with the reason.
+
+    interop/spy_check.py --tachyon target/debug/tachyon --peer tachyon=PATH --peer cyclone=PATH
+                         --peer cyclone11=PATH [--peer fastdds=PATH]
+
+Run it where DDS traffic cannot leave the machine (scripts/test.sh runs it in a network
+namespace): it refuses to run unless TACHYON_TEST_NETNS=1.
+"""
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+DOMAIN = 77
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--tachyon", required=True, help="the tachyon command")
+    ap.add_argument("--peer", action="append", default=[], help="NAME=PATH of a peer program")
+    a = ap.parse_args()
+    if os.environ.get("TACHYON_TEST_NETNS") != "1":
+        sys.exit("spy_check.py: run it inside an isolated network namespace (scripts/test.sh does)")
+    peers = dict(p.split("=", 1) for p in a.peer)
+    common = ["--domain", str(DOMAIN), "--topic", "spy", "--timeout-s", "20"]
+    # A BEST_EFFORT Cyclone 0.10 writer; a RELIABLE Cyclone 11 reader (does not match it); a
+    # BEST_EFFORT Tachyon reader (matches); a Fast DDS writer on another topic.
+    runs = [
+        ("cyclone", ["pub", *common, "--best-effort", "--count", "100000", "--period-ms", "50",
+                     "--wait-match", "0"]),
+        ("cyclone11", ["sub", *common, "--expect", "100000000"]),
+        ("tachyon", ["sub", *common, "--best-effort", "--expect", "100000000"]),
+    ]
+    if "fastdds" in peers:
+        runs.append(("fastdds", ["sub", *common[:2], "--topic", "spy_other", "--timeout-s", "20",
+                                 "--expect", "100000000"]))
+    procs = {}
+    failures = []
+    try:
+        for name, args in runs:
+            procs[name] = subprocess.Popen([peers[name], *args], stdout=subprocess.DEVNULL,
+                                           stderr=subprocess.DEVNULL)
+        time.sleep(1.0)
+
+        def spy(what):
+            out = subprocess.run([a.tachyon, "spy", what, "--json", "--domain", str(DOMAIN),
+                                  "--wait", "3"], capture_output=True, text=True, timeout=30)
+            if out.returncode != 0:
+                sys.exit(f"tachyon spy {what} failed ({out.returncode}): {out.stderr}")
+            return json.loads(out.stdout)
+
+        ls = spy("ls")["participants"]
+        topics = {t["name"]: t for t in spy("topics")["topics"]}
+    finally:
+        for p in procs.values():
+            p.kill()
+        for p in procs.values():
+            p.wait()
+
+    def expect(cond, what):
+        print(f"{'pass' if cond else 'FAIL'}  {what}")
+        if not cond:
+            failures.append(what)
+
+    host = socket.gethostname()
+    by_pid = {p["pid"]: p for p in ls}
+    want = {
+        "cyclone": ("Cyclone DDS", "0.10.2"),
+        "cyclone11": ("Cyclone DDS", "11.0.1"),
+        "tachyon": ("Tachyon DDS", None),
+        "fastdds": ("Fast DDS", None),
+    }
+    for name, proc in procs.items():
+        vendor, version = want[name]
+        p = by_pid.get(proc.pid)
+        expect(p is not None, f"ls: the {name} peer (pid {proc.pid}) is listed")
+        if p is None:
+            continue
+        expect(p["vendor"] == vendor and (version is None or p["version"] == version),
+               f"ls: {name} is {vendor} {version or ''}(got {p['vendor']} {p['version']})")
+        expect(p["host"] == host, f"ls: {name} runs on {host} (got {p['host']})")
+    t = topics.get("spy")
+    expect(t is not None, "topics: 'spy' is listed")
+    if t:
+        expect(len(t["writers"]) == 1 and len(t["readers"]) == 2,
+               f"topics: 'spy' has 1 writer and 2 readers (got {len(t['writers'])}, {len(t['readers'])})")
+        bad = t["not_matched"]
+        expect(len(bad) == 1 and bad[0]["incompatible_policies"] == ["RELIABILITY"],
+               f"topics: one pair does not match, for RELIABILITY (got {bad})")
+        if bad:
+            reader = next((r for r in t["readers"] if r["guid"] == bad[0]["reader"]), {})
+            expect(reader.get("vendor") == "Cyclone DDS 11.0.1",
+                   f"topics: the unmatched reader is Cyclone DDS 11's (got {reader.get('vendor')})")
+    if "fastdds" in procs:
+        expect("spy_other" in topics, "topics: 'spy_other' (Fast DDS's reader) is listed")
+    print(f"spy: {len(failures)} failed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
