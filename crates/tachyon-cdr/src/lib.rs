@@ -53,6 +53,7 @@ mod optional;
 mod reader;
 mod small;
 mod traits;
+pub mod typedesc;
 mod writer;
 
 pub use encoding::{Encapsulation, EncapsulationHeader, Endianness, Extensibility, XcdrVersion};
@@ -62,6 +63,10 @@ pub use keyhash::{key_hash, key_hash_with_version, key_max_size, KeyHash, KEY_HA
 pub use optional::{decode_maybe_bounded, decode_optional, encode_maybe_bounded, encode_optional};
 pub use reader::{MemberHeader, Reader, Region, MAX_DEPTH};
 pub use traits::{DdsType, Decode, Discriminator, Encode};
+pub use typedesc::{
+    AliasDesc, BitFlag, BitmaskDesc, CaseDesc, Describe, EnumDesc, EnumLiteral, MemberDesc,
+    Primitive, StructDesc, TypeDesc, UnionDesc,
+};
 pub use writer::{LengthMark, Writer};
 
 #[cfg(feature = "derive")]

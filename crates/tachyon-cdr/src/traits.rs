@@ -190,6 +190,17 @@ pub trait DdsType: Encode + Fields {
         let _ = (payload, version);
         None
     }
+
+    /// The type's description, from which its XTypes TypeObjects and TypeInformation are
+    /// computed. `None` (the default) for a hand-written implementation that does not
+    /// describe itself: the topic then announces no TypeInformation and matches by type name
+    /// only. `#[derive(DdsType)]` describes every type.
+    fn type_desc() -> Option<crate::TypeDesc>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 /// A type that can discriminate a union: integers, `bool`, `char` and derived enumerations.

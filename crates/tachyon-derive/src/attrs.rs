@@ -35,6 +35,8 @@ pub struct FieldAttrs {
     pub must_understand: bool,
     pub optional: bool,
     pub name: Option<String>,
+    /// `idl = "uint8"`: the member's `u8`s are IDL `uint8`, not `octet`.
+    pub uint8: bool,
 }
 
 /// Attributes of an enum variant (enumerator or union case).
@@ -44,6 +46,7 @@ pub struct VariantAttrs {
     pub value: Option<i64>,
     pub bound: Option<u32>,
     pub id: Option<u32>,
+    pub name: Option<String>,
 }
 
 pub fn container(attrs: &[Attribute]) -> syn::Result<ContainerAttrs> {
@@ -133,10 +136,22 @@ pub fn field(attrs: &[Attribute]) -> syn::Result<FieldAttrs> {
                 f.optional = true;
             } else if meta.path.is_ident("name") {
                 f.name = Some(meta.value()?.parse::<LitStr>()?.value());
+            } else if meta.path.is_ident("idl") {
+                let s = meta.value()?.parse::<LitStr>()?;
+                match s.value().as_str() {
+                    "uint8" => f.uint8 = true,
+                    "octet" => f.uint8 = false,
+                    _ => {
+                        return Err(syn::Error::new_spanned(
+                            s,
+                            "idl must be \"octet\" or \"uint8\" (the IDL type of a u8 member)",
+                        ))
+                    }
+                }
             } else {
                 return Err(meta.error(
                     "unknown dds field attribute; expected key, id, bound, must_understand, \
-                     optional or name",
+                     optional, name or idl",
                 ));
             }
             Ok(())
@@ -157,10 +172,12 @@ pub fn variant(attrs: &[Attribute]) -> syn::Result<VariantAttrs> {
                 v.bound = Some(meta.value()?.parse::<LitInt>()?.base10_parse()?);
             } else if meta.path.is_ident("id") {
                 v.id = Some(meta.value()?.parse::<LitInt>()?.base10_parse()?);
+            } else if meta.path.is_ident("name") {
+                v.name = Some(meta.value()?.parse::<LitStr>()?.value());
             } else {
-                return Err(
-                    meta.error("unknown dds variant attribute; expected case, value, bound or id")
-                );
+                return Err(meta.error(
+                    "unknown dds variant attribute; expected case, value, bound, id or name",
+                ));
             }
             Ok(())
         })?;

@@ -100,3 +100,41 @@ pub fn opt_u32(v: Option<u32>) -> TokenStream {
         None => quote!(::core::option::Option::None),
     }
 }
+
+/// Generics for `impl Describe` and `impl DdsType`: every type parameter bounded by `Encode`,
+/// `Fields` and `Describe`.
+pub fn describe_generics(g: &Generics, krate: &Path) -> Generics {
+    let mut g = fields_generics(g, krate);
+    for p in g.params.iter_mut() {
+        if let GenericParam::Type(t) = p {
+            t.bounds.push(syn::parse_quote!(#krate::Describe));
+        }
+    }
+    g
+}
+
+/// `LongValue` → `long_value`: the IDL name of a union case from its Rust variant.
+pub fn snake_case(ident: &str) -> String {
+    let mut out = String::with_capacity(ident.len() + 4);
+    let chars: Vec<char> = ident.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_uppercase() {
+            let prev_lower =
+                i > 0 && (chars[i - 1].is_lowercase() || chars[i - 1].is_ascii_digit());
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            let prev_upper = i > 0 && chars[i - 1].is_uppercase();
+            if i > 0 && (prev_lower || (prev_upper && next_lower)) && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `DarkRed` → `DARK_RED`: the IDL name of an enumerator from its Rust variant.
+pub fn screaming_snake_case(ident: &str) -> String {
+    snake_case(ident).to_uppercase()
+}

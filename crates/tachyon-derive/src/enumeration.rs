@@ -5,7 +5,7 @@ use quote::quote;
 use syn::{DataEnum, DeriveInput, Expr, ExprLit, ExprUnary, Lit, UnOp};
 
 use crate::attrs;
-use crate::common::{extensibility, type_name};
+use crate::common::{extensibility, screaming_snake_case, type_name};
 
 pub fn expand(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream> {
     let c = attrs::container(&input.attrs)?;
@@ -24,6 +24,7 @@ pub fn expand(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream> 
     }
     let mut next: i64 = 0;
     let mut values = Vec::new();
+    let mut idl_names = Vec::new();
     for v in &data.variants {
         let a = attrs::variant(&v.attrs)?;
         let value = match (a.value, &v.discriminant) {
@@ -39,13 +40,18 @@ pub fn expand(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream> 
         }
         next = value + 1;
         values.push((&v.ident, value as i32));
+        idl_names.push(
+            a.name
+                .unwrap_or_else(|| screaming_snake_case(&v.ident.to_string())),
+        );
     }
-    Ok(expand_tokens(input, &values, &c))
+    Ok(expand_tokens(input, &values, &idl_names, &c))
 }
 
 fn expand_tokens(
     input: &DeriveInput,
     values: &[(&syn::Ident, i32)],
+    idl_names: &[String],
     c: &attrs::ContainerAttrs,
 ) -> TokenStream {
     let k = &c.krate;
@@ -62,6 +68,9 @@ fn expand_tokens(
     let enumerators = values.iter().map(|(id, v)| {
         let n = id.to_string();
         quote!((#n, #v))
+    });
+    let literals = values.iter().zip(idl_names).map(|((_, v), n)| {
+        quote!(#k::EnumLiteral { name: ::std::string::String::from(#n), value: #v, default: false })
     });
     let first = values[0].0;
     let tname = type_name(input, c);
@@ -120,10 +129,23 @@ fn expand_tokens(
             }
         }
 
+        impl #k::Describe for #name {
+            fn describe(_: ::core::option::Option<u32>) -> #k::TypeDesc {
+                #k::TypeDesc::Enum(::std::sync::Arc::new(#k::EnumDesc {
+                    name: ::std::string::String::from(<Self as #k::DdsType>::TYPE_NAME),
+                    bit_bound: 32,
+                    literals: ::std::vec![#(#literals),*],
+                }))
+            }
+        }
+
         impl #k::DdsType for #name {
             const TYPE_NAME: &'static str = #tname;
             const EXTENSIBILITY: #k::Extensibility = #ext;
             const KEYED: bool = false;
+            fn type_desc() -> ::core::option::Option<#k::TypeDesc> {
+                ::core::option::Option::Some(<Self as #k::Describe>::describe(::core::option::Option::None))
+            }
         }
 
         impl #k::Discriminator for #name {

@@ -26,7 +26,12 @@ use syn::{parse_macro_input, Data, DeriveInput};
 ///
 /// Field attributes: `key` (or a bare `#[key]`), `id = N`, `bound = N` (for `string<N>` and
 /// `sequence<T, N>`), `must_understand`, `optional` (implied by `Option<T>`), `name = "…"`
-/// (the IDL member name, used by `autoid = "hash"`).
+/// (the IDL member name: content filters, `autoid = "hash"` and the TypeObject use it),
+/// `idl = "uint8"` (a `u8` member that is IDL `uint8`, not `octet`).
+///
+/// It also implements `Describe` (the type's description, from which its XTypes TypeObjects
+/// are computed). Enumerators are named in `UPPER_SNAKE_CASE` and union cases in
+/// `snake_case` from their variants unless `#[dds(name = "…")]` names them.
 ///
 /// Enums whose variants carry no data are IDL enums (values from Rust discriminants or
 /// `#[dds(value = N)]`); enums with `#[dds(case = …)]` on their variants are IDL unions, each

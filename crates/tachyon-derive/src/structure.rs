@@ -7,8 +7,8 @@ use syn::{DataStruct, DeriveInput, Fields, Ident, Type};
 
 use crate::attrs::{self, AutoId, ContainerAttrs, Ext};
 use crate::common::{
-    decode_generics, encode_generics, extensibility, fields_generics, hashed_member_id, opt_u32,
-    option_inner, type_name,
+    decode_generics, describe_generics, encode_generics, extensibility, fields_generics,
+    hashed_member_id, opt_u32, option_inner, type_name,
 };
 
 struct Member<'a> {
@@ -23,6 +23,8 @@ struct Member<'a> {
     /// `#[dds(must_understand)]`; key members of mutable types get the flag as well in XCDR2.
     must_understand: bool,
     bound: Option<u32>,
+    /// `#[dds(idl = "uint8")]`
+    uint8: bool,
 }
 
 pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream> {
@@ -67,6 +69,9 @@ pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream
     let fg = fields_generics(&input.generics, k);
     let (fimpl, _, fwhere) = fg.split_for_impl();
     let fields_impl = fields_impl(&members, k);
+    let describe_body = describe_body(&members, &c);
+    let tg = describe_generics(&input.generics, k);
+    let (timpl, _, twhere) = tg.split_for_impl();
     // Only a type without generic parameters decodes from a payload of any lifetime.
     let inspect = if input.generics.params.is_empty() {
         quote! {
@@ -141,13 +146,58 @@ pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream
             #fields_impl
         }
 
-        impl #fimpl #k::DdsType for #name #ty_generics #fwhere {
+        impl #timpl #k::Describe for #name #ty_generics #twhere {
+            fn describe(_: ::core::option::Option<u32>) -> #k::TypeDesc {
+                #describe_body
+            }
+        }
+
+        impl #timpl #k::DdsType for #name #ty_generics #twhere {
             const TYPE_NAME: &'static str = #tname;
             const EXTENSIBILITY: #k::Extensibility = #ext;
             const KEYED: bool = #keyed;
             #inspect
+            fn type_desc() -> ::core::option::Option<#k::TypeDesc> {
+                ::core::option::Option::Some(<Self as #k::Describe>::describe(::core::option::Option::None))
+            }
         }
     })
+}
+
+/// `Describe`: the struct's members with their ids, annotations and types.
+fn describe_body(members: &[Member], c: &ContainerAttrs) -> TokenStream {
+    let k = &c.krate;
+    let ext = extensibility(c);
+    let autoid_hash = c.autoid == AutoId::Hash;
+    let items = members.iter().map(|m| {
+        let ty = m.ty;
+        let name = &m.name;
+        let id = m.id;
+        let bound = opt_u32(m.bound);
+        let (key, optional, mu) = (m.key, m.optional, m.must_understand);
+        let uint8 = if m.uint8 {
+            quote!(.octets_as_uint8())
+        } else {
+            quote!()
+        };
+        quote! {{
+            let mut m = #k::MemberDesc::new(#name, #id, <#ty as #k::Describe>::describe(#bound)#uint8);
+            m.key = #key;
+            m.optional = #optional;
+            m.must_understand = #mu;
+            m
+        }}
+    });
+    quote! {
+        #k::TypeDesc::Struct(::std::sync::Arc::new(#k::StructDesc {
+            name: ::std::string::String::from(<Self as #k::DdsType>::TYPE_NAME),
+            extensibility: #ext,
+            autoid_hash: #autoid_hash,
+            nested: false,
+            base: ::core::option::Option::None,
+            members: ::std::vec![#(#items),*],
+        }))
+    }
 }
 
 /// `Fields`: members by IDL name; an optional member reads as absent when it is.
@@ -239,6 +289,7 @@ fn members<'a>(data: &'a DataStruct, c: &ContainerAttrs) -> syn::Result<Vec<Memb
             id,
             must_understand: a.must_understand,
             bound: a.bound,
+            uint8: a.uint8,
         });
     }
     for (i, m) in out.iter().enumerate() {

@@ -6,7 +6,10 @@ use quote::quote;
 use syn::{DataEnum, DeriveInput, Fields, Type};
 
 use crate::attrs::{self, Ext};
-use crate::common::{decode_generics, encode_generics, extensibility, type_name};
+use crate::common::{
+    decode_generics, describe_generics, encode_generics, extensibility, opt_u32, snake_case,
+    type_name,
+};
 
 pub fn expand(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream> {
     let c = attrs::container(&input.attrs)?;
@@ -22,6 +25,8 @@ pub fn expand(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream> 
 
     let mut enc_arms = Vec::new();
     let mut dec_branches = Vec::new();
+    let mut cases_desc = Vec::new();
+    let mut next_id: u32 = 0;
     for v in &data.variants {
         let a = attrs::variant(&v.attrs)?;
         if a.cases.is_empty() {
@@ -46,6 +51,26 @@ pub fn expand(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream> 
             }
             Fields::Unnamed(f) if f.unnamed.len() == 1 => {
                 let ty = &f.unnamed[0].ty;
+                let id = a.id.unwrap_or(next_id);
+                next_id = id.wrapping_add(1);
+                let case_name = a
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| snake_case(&v.ident.to_string()));
+                let bound = opt_u32(a.bound);
+                cases_desc.push(quote! {
+                    #k::CaseDesc {
+                        name: ::std::string::String::from(#case_name),
+                        id: #id,
+                        ty: <#ty as #k::Describe>::describe(#bound),
+                        labels: ::std::vec![#( {
+                            let d: #switch = #cases;
+                            #k::Discriminator::to_i64(&d) as i32
+                        } ),*],
+                        default: false,
+                        external: false,
+                    }
+                });
                 let (enc, dec) = match a.bound {
                     Some(b) => (
                         quote!(#k::Encode::encode_bounded(v, w, #b)?;),
@@ -82,6 +107,8 @@ pub fn expand(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream> 
     let (dimpl, _, dwhere) = dg.split_for_impl();
     let tname = type_name(input, &c);
     let ext = extensibility(&c);
+    let tg = describe_generics(&input.generics, k);
+    let (timpl, _, twhere) = tg.split_for_impl();
 
     Ok(quote! {
         impl #eimpl #k::Encode for #name #ty_generics #ewhere {
@@ -133,10 +160,26 @@ pub fn expand(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream> 
             }
         }
 
-        impl #eimpl #k::DdsType for #name #ty_generics #ewhere {
+        impl #timpl #k::Describe for #name #ty_generics #twhere {
+            fn describe(_: ::core::option::Option<u32>) -> #k::TypeDesc {
+                #k::TypeDesc::Union(::std::sync::Arc::new(#k::UnionDesc {
+                    name: ::std::string::String::from(<Self as #k::DdsType>::TYPE_NAME),
+                    extensibility: #ext,
+                    nested: false,
+                    discriminator: <#switch as #k::Describe>::describe(::core::option::Option::None),
+                    discriminator_key: false,
+                    cases: ::std::vec![#(#cases_desc),*],
+                }))
+            }
+        }
+
+        impl #timpl #k::DdsType for #name #ty_generics #twhere {
             const TYPE_NAME: &'static str = #tname;
             const EXTENSIBILITY: #k::Extensibility = #ext;
             const KEYED: bool = false;
+            fn type_desc() -> ::core::option::Option<#k::TypeDesc> {
+                ::core::option::Option::Some(<Self as #k::Describe>::describe(::core::option::Option::None))
+            }
         }
     })
 }

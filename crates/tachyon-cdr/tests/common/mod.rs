@@ -30,6 +30,7 @@ pub struct Primitives {
     pub c: char,
     pub o: u8,
     pub i8v: i8,
+    #[dds(idl = "uint8")]
     pub u8v: u8,
     pub s: i16,
     pub us: u16,
@@ -159,7 +160,7 @@ pub struct AppendableStruct {
 #[derive(DdsType, Debug, Clone, PartialEq)]
 #[dds(name = "MutableStruct", mutable)]
 pub struct MutableStruct {
-    #[dds(key)]
+    #[dds(key, name = "ident")]
     pub id: i32,
     #[dds(id = 10)]
     pub name: String,
