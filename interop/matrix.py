@@ -29,6 +29,7 @@ CELL = {True: "pass", False: "FAIL", None: "n/a"}
 POLICY_DEADLINE = 4
 POLICY_RELIABILITY = 11
 POLICY_DATA_REPRESENTATION = 23
+POLICY_TYPE_CONSISTENCY = 24
 LARGE = 4 * 1024 * 1024
 
 
@@ -285,6 +286,27 @@ def case_dispose_appendable(pub, sub):
     all_ok(s.samples())
     expect(s.has("DISPOSED", "C0"), "the dispose of C0 did not arrive")
     expect(not s.has("DISPOSED", "C1"), "C1 was reported disposed")
+
+
+def case_evolution(pub, sub):
+    """Type evolution (XTypes assignability): a writer of AppendableShape with a member
+    appended and a reader of the four-member version match (the reader's side fetches the
+    writer's type with TypeLookup when it does not know it) and every sample decodes."""
+    s = sub("--type ashape --expect 20")
+    p = pub("--type ashape5 --count 20 --instances 2 --wait-go")
+    start_writing(p, s)
+    expect(p.finish(40) == 0 and p.has("ACKED"), "publisher: not acknowledged")
+    expect(s.finish(40) == 0, "subscriber: " + (s.out()[-1:] or ["no output"])[0])
+    got = s.samples()
+    all_ok(got)
+    expect(sorted(x[1] for x in got) == list(range(20)), f"got {len(got)} of 20 samples")
+
+
+def case_type_mismatch(pub, sub):
+    """A member whose type changed (x a long long): the types are not assignable, the
+    endpoints do not match, and both sides report TYPE_CONSISTENCY_ENFORCEMENT incompatible."""
+    both_report_incompatible(pub, sub, "--type ashape", "--type ashape_x64",
+                             POLICY_TYPE_CONSISTENCY)
 
 
 def case_best_effort(pub, sub):
@@ -551,6 +573,8 @@ CASES = {
     "reliable": case_reliable,
     "dispose": case_dispose,
     "dispose_appendable": case_dispose_appendable,
+    "evolution": case_evolution,
+    "type_mismatch": case_type_mismatch,
     "best_effort": case_best_effort,
     "transient_local": case_transient_local,
     "large": case_large,

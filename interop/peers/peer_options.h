@@ -3,6 +3,8 @@
  *
  *   peer pub|sub [options]
  *   --type shape|ashape|large  ShapeType (default), AppendableShape (the same, @appendable)
+ *                              (ashape5 and ashape_x64, AppendableShape evolved, are Tachyon's
+ *                              and Cyclone DDS 11's only: the others say UNSUPPORTED)
  *                           or LargeData
  *   --topic NAME            topic name (default "interop")
  *   --best-effort           BEST_EFFORT (default RELIABLE)
@@ -127,6 +129,13 @@ static inline int peer_parse_options(int argc, char **argv, struct peer_options 
         if (strcmp(optarg, "shape") == 0) {}
         else if (strcmp(optarg, "ashape") == 0) o->appendable = 1;
         else if (strcmp(optarg, "large") == 0) o->large = 1;
+        else if (strcmp(optarg, "ashape5") == 0 || strcmp(optarg, "ashape_x64") == 0) {
+          // The type evolution cases need a second version of AppendableShape, which this
+          // peer's IDL does not have.
+          printf("UNSUPPORTED this peer has no %s type (type evolution: Cyclone DDS 11 and Tachyon)\n", optarg);
+          fflush(stdout);
+          exit(3);
+        }
         else { fprintf(stderr, "--type: shape, ashape or large, not %s\n", optarg); return -1; }
         break;
       case 'T': o->topic = optarg; break;

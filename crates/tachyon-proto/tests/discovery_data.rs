@@ -11,7 +11,7 @@ use tachyon_proto::discovery::data::{
 use tachyon_proto::qos::{
     AccessScope, DataReaderQos, DataRepresentation, DataWriterQos, DestinationOrderKind,
     DurabilityKind, DurabilityService, History, Liveliness, LivelinessKind, OwnershipKind,
-    Presentation, Reliability, ReliabilityQos, ResourceLimits, TypeConsistencyKind,
+    Presentation, Reliability, ReliabilityQos, ResourceLimits, TypeConsistency,
 };
 use tachyon_proto::Duration;
 use tachyon_wire::parameter::{pid, ContentFilterProperty};
@@ -225,7 +225,7 @@ fn full_reader_qos() -> DataReaderQos {
         time_based_filter: Duration::from_millis(10),
         reader_data_lifecycle: Default::default(),
         representation: vec![DataRepresentation::Xcdr2],
-        type_consistency: TypeConsistencyKind::DisallowTypeCoercion,
+        type_consistency: TypeConsistency::disallow(),
         ignore_local: false,
     }
 }
@@ -252,6 +252,7 @@ fn full_publication() -> PublicationData {
         group_data: vec![0xaa; 5],
         topic_data: vec![0xbb; 3],
         type_information: Some(vec![0x60, 0, 0, 0, 1, 2, 3, 4]),
+        type_info: None,
         representation_announced: true,
         entity_name: Some("writer".to_owned()),
     }
@@ -283,6 +284,7 @@ fn full_subscription() -> SubscriptionData {
             expression_parameters: vec!["10".to_owned(), "abc".to_owned()],
         }),
         type_information: None,
+        type_info: None,
         representation_announced: true,
         entity_name: Some("reader".to_owned()),
     }
@@ -374,10 +376,7 @@ fn absent_policies_take_the_builtin_topic_defaults() {
     let r = SubscriptionData::from_payload(&minimal_endpoint(READER_GUID, &[])).unwrap();
     assert_eq!(r.qos.reliability, ReliabilityQos::BEST_EFFORT);
     assert_eq!(r.qos.representation, vec![DataRepresentation::Xcdr1]);
-    assert_eq!(
-        r.qos.type_consistency,
-        TypeConsistencyKind::AllowTypeCoercion
-    );
+    assert_eq!(r.qos.type_consistency, TypeConsistency::allow());
     assert!(!r.expects_inline_qos);
 
     // An empty DATA_REPRESENTATION list is XCDR1 too; an unknown id is an error.
@@ -470,15 +469,42 @@ fn emitted_parameters_are_minimal_but_always_carry_reliability_durability_repres
 }
 
 #[test]
-fn type_consistency_is_sent_with_the_xtypes_default_flags() {
+fn type_consistency_is_sent_with_its_options() {
     let mut r = SubscriptionData::new(guid(READER_GUID), "T", "Ty");
-    r.qos.type_consistency = TypeConsistencyKind::DisallowTypeCoercion;
+    r.qos.type_consistency = TypeConsistency::disallow();
     let bytes = r.to_payload();
     let view = ParameterListPayloadView::parse(&bytes).unwrap();
-    // kind DISALLOW (0), ignore_sequence_bounds, ignore_string_bounds, three false flags.
+    // kind DISALLOW (0), then ignore_sequence_bounds, ignore_string_bounds,
+    // ignore_member_names, prevent_type_widening, force_type_validation, one octet of padding.
     assert_eq!(
         view.list().get(pid::TYPE_CONSISTENCY_ENFORCEMENT),
-        Some(&[0u8, 0, 1, 1, 0, 0, 0, 0][..])
+        Some(&[0u8, 0, 0, 0, 0, 1, 0, 0][..])
+    );
+    assert_eq!(
+        SubscriptionData::from_payload(&bytes)
+            .unwrap()
+            .qos
+            .type_consistency,
+        TypeConsistency::disallow()
+    );
+    // ALLOW with its options as set.
+    r.qos.type_consistency = TypeConsistency {
+        ignore_member_names: true,
+        force_type_validation: true,
+        ..TypeConsistency::allow()
+    };
+    let bytes = r.to_payload();
+    let view = ParameterListPayloadView::parse(&bytes).unwrap();
+    assert_eq!(
+        view.list().get(pid::TYPE_CONSISTENCY_ENFORCEMENT),
+        Some(&[1u8, 0, 1, 1, 1, 0, 1, 0][..])
+    );
+    assert_eq!(
+        SubscriptionData::from_payload(&bytes)
+            .unwrap()
+            .qos
+            .type_consistency,
+        r.qos.type_consistency
     );
 }
 
@@ -617,6 +643,12 @@ fn cyclone_publication_without_reliability_is_reliable() {
         vec![DataRepresentation::Xcdr1, DataRepresentation::Xcdr2]
     );
     assert_eq!(w.type_information.as_ref().map(Vec::len), Some(148));
+    // Cyclone DDS 0.10's TypeInformation decodes: both identifiers, one dependency.
+    let info = w
+        .type_info
+        .as_ref()
+        .expect("Cyclone's TypeInformation decodes");
+    assert!(info.minimal.id.id.hash().is_some() && info.complete.id.id.hash().is_some());
     assert!(w.unicast_locators.is_empty() && w.multicast_locators.is_empty());
     assert_stable_publication(&bytes);
 }
@@ -709,10 +741,7 @@ fn fastdds_subscription() {
     assert_eq!(r.unicast_locators, vec![udp4([127, 0, 0, 1], 7411)]);
     assert_eq!(r.qos.reliability, ReliabilityQos::RELIABLE);
     assert_eq!(r.qos.durability, DurabilityKind::Volatile);
-    assert_eq!(
-        r.qos.type_consistency,
-        TypeConsistencyKind::AllowTypeCoercion
-    );
+    assert_eq!(r.qos.type_consistency, TypeConsistency::allow());
     assert_eq!(r.qos.representation, vec![DataRepresentation::Xcdr1]);
     assert!(!r.representation_announced);
     assert!(!r.expects_inline_qos);
@@ -1249,6 +1278,13 @@ fn destination_order() -> impl Strategy<Value = DestinationOrderKind> {
     ]
 }
 
+/// What a random TypeInformation decodes to (usually nothing).
+fn typed(raw: &Option<Vec<u8>>) -> Option<tachyon_xtypes::TypeInformation> {
+    raw.as_deref().and_then(|b| {
+        tachyon_xtypes::TypeInformation::from_bytes(b, tachyon_cdr::Endianness::Little).ok()
+    })
+}
+
 /// Opaque type information as received: parameter values are 4-aligned.
 fn type_information() -> impl Strategy<Value = Option<Vec<u8>>> {
     prop::option::of(bytes(40).prop_map(|mut v| {
@@ -1382,9 +1418,9 @@ fn reader_qos() -> impl Strategy<Value = DataReaderQos> {
             reader_data_lifecycle: Default::default(),
             representation: b.5,
             type_consistency: if b.6 {
-                TypeConsistencyKind::AllowTypeCoercion
+                TypeConsistency::allow()
             } else {
-                TypeConsistencyKind::DisallowTypeCoercion
+                TypeConsistency::disallow()
             },
             ignore_local: false,
         })
@@ -1423,6 +1459,7 @@ fn publication() -> impl Strategy<Value = PublicationData> {
             partition: c.1,
             group_data: c.2,
             topic_data: c.3,
+            type_info: typed(&c.4),
             type_information: c.4,
             representation_announced: true,
             entity_name: c.5,
@@ -1484,6 +1521,7 @@ fn subscription() -> impl Strategy<Value = SubscriptionData> {
             group_data: c.2,
             topic_data: c.3,
             content_filter: c.4,
+            type_info: typed(&c.5),
             type_information: c.5,
             representation_announced: true,
             entity_name: c.6,

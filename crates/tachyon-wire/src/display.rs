@@ -349,7 +349,10 @@ fn write_value(f: &mut Formatter<'_>, pid: u16, v: &ParameterValue) -> fmt::Resu
             q.access_scope, q.coherent_access, q.ordered_access
         ),
         V::DataRepresentation(ids) => write!(f, "{ids:?}"),
-        V::TypeConsistency(k) => write!(f, "{k}"),
+        V::TypeConsistency { kind, options } => match options {
+            Some(o) => write!(f, "{kind} {o:?}"),
+            None => write!(f, "{kind}"),
+        },
         V::ContentFilterProperty(c) => write!(
             f,
             "{:?} on {:?} {}: {:?} {:?}",

@@ -137,7 +137,10 @@ fn parameter() -> impl Strategy<Value = Parameter> {
         )),
         prop::collection::vec(any::<i16>(), 0..4)
             .prop_map(|v| (pid::DATA_REPRESENTATION, V::DataRepresentation(v))),
-        any::<u16>().prop_map(|k| (pid::TYPE_CONSISTENCY_ENFORCEMENT, V::TypeConsistency(k))),
+        (any::<u16>(), proptest::option::of(any::<[u8; 5]>())).prop_map(|(kind, options)| (
+            pid::TYPE_CONSISTENCY_ENFORCEMENT,
+            V::TypeConsistency { kind, options }
+        )),
         (
             text(),
             text(),

@@ -4,7 +4,8 @@
 //! Choices that decide the bytes, all `idlc`'s:
 //! - every struct and union member has `TRY_CONSTRUCT1`; a key adds `IS_KEY` (and not
 //!   `IS_MUST_UNDERSTAND`); a union discriminator has `TRY_CONSTRUCT1 | IS_MUST_UNDERSTAND`;
-//! - an enum has `IS_FINAL` and its first enumerator (or the one marked default) `IS_DEFAULT`;
+//! - an enum has `IS_FINAL`, its enumerators ordered by value, and its first declared
+//!   enumerator (or the one marked default) `IS_DEFAULT`;
 //! - strings, sequences, arrays and maps take the small identifier form when every bound is
 //!   below 256; a plain collection's header is `EK_BOTH` when its element is fully
 //!   descriptive, else the representation's own kind;
@@ -356,25 +357,26 @@ impl Builder {
                 })
             }
             TypeDesc::Enum(e) => {
-                let explicit_default = e.literals.iter().any(|l| l.default);
+                let default = e.literals.iter().position(|l| l.default).unwrap_or(0);
                 TypeDef::Enum(EnumDef {
                     flags: IS_FINAL,
                     bit_bound: e.bit_bound,
                     detail: self.detail(&e.name),
-                    literals: e
-                        .literals
-                        .iter()
-                        .enumerate()
-                        .map(|(i, l)| LiteralDef {
-                            value: l.value,
-                            flags: if l.default || (!explicit_default && i == 0) {
-                                IS_DEFAULT
-                            } else {
-                                0
-                            },
-                            detail: MemberDetail::new(k, &l.name),
-                        })
-                        .collect(),
+                    literals: {
+                        let mut literals: Vec<LiteralDef> = e
+                            .literals
+                            .iter()
+                            .enumerate()
+                            .map(|(i, l)| LiteralDef {
+                                value: l.value,
+                                flags: if i == default { IS_DEFAULT } else { 0 },
+                                detail: MemberDetail::new(k, &l.name),
+                            })
+                            .collect();
+                        // Ordered by value, as the TypeObject IDL says and idlc does.
+                        literals.sort_by_key(|l| l.value);
+                        literals
+                    },
                 })
             }
             TypeDesc::Bitmask(b) => TypeDef::Bitmask(BitmaskDef {

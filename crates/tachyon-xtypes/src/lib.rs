@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod assign;
 mod build;
 mod codec;
 #[doc(hidden)]
@@ -20,8 +21,11 @@ pub mod fuzzing;
 pub mod hash;
 mod identifier;
 mod information;
+mod library;
+pub mod lookup;
 pub mod object;
 
+pub use assign::{is_assignable, AssignOptions, NotAssignable, Reason};
 pub use build::{represent, BuildError, Representation, TypeEntry, TypeRepresentations};
 pub use codec::Codec;
 pub use identifier::{
@@ -29,4 +33,6 @@ pub use identifier::{
     EK_BOTH, EK_COMPLETE, EK_MINIMAL,
 };
 pub use information::{TypeIdWithDeps, TypeIdWithSize, TypeInformation, MAX_DEPENDENCIES};
+pub use library::{hashed_in, references, KnownType, LibraryError, TypeLibrary};
+pub use lookup::{LookupCall, LookupReply, LookupRequest, LookupReturn, SampleIdentity};
 pub use object::{MemberDetail, TypeDef, TypeDetail, TypeObject};

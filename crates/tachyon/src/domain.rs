@@ -349,7 +349,14 @@ impl DomainParticipant {
         name: &str,
         qos: TopicQos,
     ) -> Result<Topic<T>, Error> {
-        Topic::new(&self.runtime, name, T::TYPE_NAME, qos, None)
+        Topic::new(
+            &self.runtime,
+            name,
+            T::TYPE_NAME,
+            type_representations::<T>(),
+            qos,
+            None,
+        )
     }
 
     /// A topic of type `T` whose `listener` is called for the statuses in `mask`
@@ -366,6 +373,7 @@ impl DomainParticipant {
             &self.runtime,
             name,
             T::TYPE_NAME,
+            type_representations::<T>(),
             qos,
             Some((dispatch, mask)),
         )
@@ -608,6 +616,7 @@ impl DomainParticipant {
                 .unwrap_or_default(),
             receive,
             discovery: p.discovery_stats(),
+            types: p.type_stats(),
             readers,
             remote_participants: p.discovered_participants().count(),
             max_participants,
@@ -785,4 +794,19 @@ fn process_properties() -> Vec<(String, String)> {
         }
     }
     p
+}
+
+/// The XTypes representation of `T` (its TypeObjects and TypeInformation), announced by the
+/// topic's writers and readers; `None` for a type that does not describe itself (then they
+/// announce no TypeInformation and match by type name).
+fn type_representations<T: DdsType>() -> Option<Arc<tachyon_xtypes::TypeRepresentations>> {
+    let desc = T::type_desc()?;
+    match tachyon_xtypes::TypeRepresentations::of(&desc) {
+        Ok(reps) => Some(Arc::new(reps)),
+        Err(e) => {
+            tracing::warn!(type_name = T::TYPE_NAME, error = %e,
+                "no TypeInformation for this type: its endpoints match by type name");
+            None
+        }
+    }
 }

@@ -203,6 +203,9 @@ impl Publisher {
             own.set_writer_transcoder(id, Some(transcoder(T::transcode_serialized)))?;
         }
         let mut data = PublicationData::new(Guid::UNKNOWN, topic.name(), topic.type_name());
+        if let Some(reps) = topic.type_representations() {
+            data.set_type_information(&reps.type_information());
+        }
         // A critical writer is reached (acknowledgements) in the critical lane.
         data.unicast_locators = sh.endpoint_locators(qos.transport_priority);
         data.qos = qos.clone();

@@ -40,6 +40,9 @@ pub struct ParticipantStatistics {
     pub receive: ParticipantStats,
     /// Discovery: SPDP/SEDP samples received, malformed, refused by the limits, leases expired.
     pub discovery: DiscoveryStats,
+    /// Type discovery: TypeLookup requests sent and answered, TypeObjects received and
+    /// refused, TypeInformation that did not decode.
+    pub types: tachyon_proto::discovery::TypeStats,
     /// Every reader of the participant (the builtin discovery readers included), summed:
     /// malformed and unmatched-writer drops, samples being reassembled and the bytes held.
     pub readers: ReadersSummary,

@@ -227,6 +227,9 @@ impl Subscriber {
         // A reader of a content-filtered topic announces the related topic's name (so any
         // vendor's writers match it) and the filter.
         let mut data = SubscriptionData::new(Guid::UNKNOWN, topic.name(), topic.type_name());
+        if let Some(reps) = topic.type_representations() {
+            data.set_type_information(&reps.type_information());
+        }
         if let Some(cft) = target.filter {
             let (property, filter) = cft.attach(id);
             data.content_filter = Some(property);

@@ -20,6 +20,8 @@ use crate::status::{InconsistentTopicStatus, StatusMask};
 pub struct Topic<T> {
     name: String,
     type_name: &'static str,
+    /// The type's XTypes representation (what its endpoints announce), if it has one.
+    types: Option<Arc<tachyon_xtypes::TypeRepresentations>>,
     qos: Mutex<TopicQos>,
     runtime: Arc<Runtime>,
     id: EntityId,
@@ -44,6 +46,7 @@ impl<T> Topic<T> {
         runtime: &Arc<Runtime>,
         name: &str,
         type_name: &'static str,
+        types: Option<Arc<tachyon_xtypes::TypeRepresentations>>,
         qos: TopicQos,
         listener: Option<(GroupDispatch, StatusMask)>,
     ) -> Result<Topic<T>, Error> {
@@ -53,6 +56,9 @@ impl<T> Topic<T> {
         }
         let mut st = sh.lock();
         let id = st.add_topic(name, type_name);
+        if let Some(reps) = &types {
+            st.participant.add_local_types(reps);
+        }
         if let Some((dispatch, mask)) = listener {
             st.set_group_listener(id, Some((dispatch, mask & TOPIC_STATUSES)));
         }
@@ -63,6 +69,7 @@ impl<T> Topic<T> {
         Ok(Topic {
             name: name.to_owned(),
             type_name,
+            types,
             qos: Mutex::new(qos),
             runtime: Arc::clone(runtime),
             id,
@@ -74,6 +81,13 @@ impl<T> Topic<T> {
     /// The topic name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The type's XTypes representation: its minimal and complete TypeObjects and the
+    /// TypeInformation its writers and readers announce (`None` for a type that does not
+    /// describe itself).
+    pub fn type_representations(&self) -> Option<&tachyon_xtypes::TypeRepresentations> {
+        self.types.as_deref()
     }
 
     /// The type name announced in discovery (compared exactly by every vendor).

@@ -15,8 +15,11 @@ use tachyon::qos::{AccessScope, DataRepresentation, LivelinessKind, OwnershipKin
 use tachyon::InstanceState;
 use tachyon_cdr::Decode;
 
+use options::Evolved;
 use options::Options;
-use types::{AppendableShape, LargeData, PeerType, ShapeType};
+use types::{
+    AppendableShape, AppendableShape5, AppendableShapeX64, LargeData, PeerType, ShapeType,
+};
 
 /// Raised by SIGINT or SIGTERM (the matrix stops peers that way): the peer then returns from
 /// what it is doing and closes its participant, which deletes its shared-memory segment.
@@ -49,6 +52,10 @@ fn main() -> ExitCode {
     };
     let r = if opts.large {
         run::<LargeData>(&opts)
+    } else if opts.evolved == Some(Evolved::Appended) {
+        run::<AppendableShape5>(&opts)
+    } else if opts.evolved == Some(Evolved::Changed) {
+        run::<AppendableShapeX64>(&opts)
     } else if opts.appendable {
         run::<AppendableShape>(&opts)
     } else {

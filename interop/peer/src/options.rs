@@ -3,13 +3,23 @@
 use std::time::Duration;
 
 /// Printed after a command-line error.
-pub const USAGE: &str = "usage: tachyon_peer pub|sub [--type shape|ashape|large] [--topic NAME] \
+pub const USAGE: &str =
+    "usage: tachyon_peer pub|sub [--type shape|ashape|ashape5|ashape_x64|large] [--topic NAME] \
 [--best-effort] [--transient-local] [--depth N] [--partition P] [--representation 1|2] \
 [--lease-ms N] [--deadline-ms N] [--strength N] [--exclusive] [--ordered] [--shapesize N] \
 [--count N] [--instances K] [--prefix S] [--size BYTES] [--period-ms MS] [--dispose] \
 [--wait-match N] [--wait-go] [--expect N] [--expect-dispose] [--expect-incompatible] \
 [--expect-not-alive] [--filter EXPR] [--filter-param P]... [--read-period-ms MS] [--domain D] \
 [--linger-ms MS] [--timeout-s S] [--local-reader]";
+
+/// Another version of `AppendableShape`, for the type evolution cases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Evolved {
+    /// `ashape5`: a member appended (assignable both ways).
+    Appended,
+    /// `ashape_x64`: `x` a `long long` (not assignable).
+    Changed,
+}
 
 /// What one run does.
 #[derive(Debug)]
@@ -19,6 +29,8 @@ pub struct Options {
     pub large: bool,
     /// `--type ashape`: the OMG suite's `@appendable` ShapeType (`AppendableShape`).
     pub appendable: bool,
+    /// `--type ashape5` / `ashape_x64`: another version of `AppendableShape` (type evolution).
+    pub evolved: Option<Evolved>,
     pub topic: String,
     pub reliable: bool,
     pub transient_local: bool,
@@ -73,6 +85,7 @@ impl Options {
             domain: 0,
             large: false,
             appendable: false,
+            evolved: None,
             topic: "interop".into(),
             reliable: true,
             transient_local: false,
@@ -108,11 +121,24 @@ impl Options {
             let mut value = || args.next().ok_or(format!("{flag} needs a value"));
             match flag.as_str() {
                 "--type" => {
+                    o.evolved = None;
                     (o.large, o.appendable) = match value()?.as_str() {
                         "shape" => (false, false),
                         "ashape" => (false, true),
+                        "ashape5" => {
+                            o.evolved = Some(Evolved::Appended);
+                            (false, true)
+                        }
+                        "ashape_x64" => {
+                            o.evolved = Some(Evolved::Changed);
+                            (false, true)
+                        }
                         "large" => (true, false),
-                        v => return Err(format!("--type: shape, ashape or large, not {v}")),
+                        v => {
+                            return Err(format!(
+                                "--type: shape, ashape, ashape5, ashape_x64 or large, not {v}"
+                            ))
+                        }
                     }
                 }
                 "--topic" => o.topic = value()?,

@@ -48,6 +48,30 @@ pub trait PeerType: Sized {
     fn describe(&self, o: &Options) -> (String, u64, usize, bool);
 }
 
+/// `AppendableShape` with a member appended (`--type ashape5`): readers of either version
+/// read writers of the other (XTypes assignability; the missing member takes its default).
+#[derive(DdsType, Debug, Clone)]
+#[dds(name = "AppendableShape", appendable)]
+pub struct AppendableShape5 {
+    #[dds(key, bound = 128)]
+    pub color: String,
+    pub x: i32,
+    pub y: i32,
+    pub shapesize: i32,
+    pub z: i32,
+}
+
+/// `AppendableShape` with `x` a `long long` (`--type ashape_x64`): not assignable either way.
+#[derive(DdsType, Debug, Clone)]
+#[dds(name = "AppendableShape", appendable)]
+pub struct AppendableShapeX64 {
+    #[dds(key, bound = 128)]
+    pub color: String,
+    pub x: i64,
+    pub y: i32,
+    pub shapesize: i32,
+}
+
 impl PeerType for ShapeType {
     fn make(i: u64, o: &Options) -> Self {
         ShapeType {
@@ -113,5 +137,52 @@ impl PeerType for LargeData {
             .enumerate()
             .all(|(j, b)| *b == large_byte(j, seq));
         (self.id.to_string(), seq, self.data.len(), ok)
+    }
+}
+
+impl PeerType for AppendableShape5 {
+    fn make(i: u64, o: &Options) -> Self {
+        let s = ShapeType::make(i, o);
+        AppendableShape5 {
+            color: s.color,
+            x: s.x,
+            y: s.y,
+            shapesize: s.shapesize,
+            z: 3 * s.x,
+        }
+    }
+
+    fn describe(&self, o: &Options) -> (String, u64, usize, bool) {
+        let s = ShapeType {
+            color: self.color.clone(),
+            x: self.x,
+            y: self.y,
+            shapesize: self.shapesize,
+        };
+        // z is 0 from a writer of the four-member version.
+        let (k, seq, size, ok) = s.describe(o);
+        (k, seq, size, ok && (self.z == 3 * self.x || self.z == 0))
+    }
+}
+
+impl PeerType for AppendableShapeX64 {
+    fn make(i: u64, o: &Options) -> Self {
+        let s = ShapeType::make(i, o);
+        AppendableShapeX64 {
+            color: s.color,
+            x: i64::from(s.x),
+            y: s.y,
+            shapesize: s.shapesize,
+        }
+    }
+
+    fn describe(&self, o: &Options) -> (String, u64, usize, bool) {
+        let s = ShapeType {
+            color: self.color.clone(),
+            x: self.x as i32,
+            y: self.y,
+            shapesize: self.shapesize,
+        };
+        s.describe(o)
     }
 }

@@ -5,11 +5,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Value};
 use tachyon::builtin::{PublicationBuiltinTopicData, SubscriptionBuiltinTopicData};
+use tachyon_cdr::Endianness;
 use tachyon_proto::discovery::{PublicationData, SubscriptionData};
 use tachyon_proto::history::History;
-use tachyon_proto::qos::compat::{self, MatchOutcome, Unannounced};
+use tachyon_proto::qos::compat::{self, MatchOutcome, TypeMatch, Unannounced};
 use tachyon_proto::qos::{DataRepresentation, DurabilityKind, OwnershipKind};
 use tachyon_proto::{quirks, Reliability};
+use tachyon_xtypes::TypeInformation;
 
 use super::columns;
 use super::snapshot::Snapshot;
@@ -92,7 +94,19 @@ fn unmatched<'a>(
     } else {
         Unannounced::Neither
     };
-    let (policies, reason) = match compat::check_with(&offered, &requested, unannounced) {
+    // With TypeInformation on both sides, type names do not matter: equal minimal type
+    // identifiers are one type, different ones match when assignable, which takes their
+    // TypeObjects (not fetched here): the pair is judged on its QoS and partitions.
+    let typed = |raw: &Option<Vec<u8>>| {
+        raw.as_deref()
+            .and_then(|b| TypeInformation::from_bytes(b, Endianness::Little).ok())
+            .filter(|i| i.minimal.id.id.hash().is_some())
+    };
+    let types = match (typed(&w.type_information), typed(&r.type_information)) {
+        (Some(_), Some(_)) => TypeMatch::Compatible,
+        _ => TypeMatch::ByName,
+    };
+    let (policies, reason) = match compat::check_typed(&offered, &requested, unannounced, types) {
         MatchOutcome::Match(_) => return None,
         MatchOutcome::Incompatible(p) => {
             let names: Vec<&'static str> = p.iter().map(|p| p.name()).collect();

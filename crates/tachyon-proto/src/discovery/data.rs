@@ -33,11 +33,13 @@ use tachyon_wire::{
     ParameterList, ParameterListPayload, ParameterListPayloadView, ParameterValue, ProtocolVersion,
     VendorId,
 };
+use tachyon_xtypes::TypeInformation;
 
 use crate::qos::{
     AccessScope, DataReaderQos, DataRepresentation, DataWriterQos, DestinationOrderKind,
     DurabilityKind, DurabilityService, History, Liveliness, LivelinessKind, OwnershipKind,
-    Presentation, Reliability, ReliabilityQos, ResourceLimits, TypeConsistencyKind,
+    Presentation, Reliability, ReliabilityQos, ResourceLimits, TypeConsistency,
+    TypeConsistencyKind,
 };
 use crate::time::Duration;
 
@@ -62,6 +64,14 @@ pub mod builtin_endpoints {
     pub const PARTICIPANT_MESSAGE_WRITER: u32 = 1 << 10;
     /// Participant message (liveliness) reader.
     pub const PARTICIPANT_MESSAGE_READER: u32 = 1 << 11;
+    /// XTypes TypeLookup request writer.
+    pub const TYPE_LOOKUP_REQUEST_WRITER: u32 = 1 << 12;
+    /// XTypes TypeLookup request reader.
+    pub const TYPE_LOOKUP_REQUEST_READER: u32 = 1 << 13;
+    /// XTypes TypeLookup reply writer.
+    pub const TYPE_LOOKUP_REPLY_WRITER: u32 = 1 << 14;
+    /// XTypes TypeLookup reply reader.
+    pub const TYPE_LOOKUP_REPLY_READER: u32 = 1 << 15;
     /// SEDP topics announcer.
     pub const TOPICS_ANNOUNCER: u32 = 1 << 28;
     /// SEDP topics detector.
@@ -207,6 +217,9 @@ pub struct PublicationData {
     pub topic_data: Vec<u8>,
     /// PID_TYPE_INFORMATION, kept as received.
     pub type_information: Option<Vec<u8>>,
+    /// PID_TYPE_INFORMATION decoded, when it does (Fast DDS 2.x sends a form that does not,
+    /// XCDR1 with an encapsulation header: such an endpoint is matched by type name).
+    pub type_info: Option<TypeInformation>,
     /// Whether the announcement carried PID_DATA_REPRESENTATION (`qos.representation` holds
     /// XCDR1, the spec's meaning of its absence, when it did not). Fast DDS up to 2.x never
     /// sends it, whatever its application asked (`compat::Unannounced`).
@@ -246,6 +259,9 @@ pub struct SubscriptionData {
     pub content_filter: Option<ContentFilterProperty>,
     /// PID_TYPE_INFORMATION, kept as received.
     pub type_information: Option<Vec<u8>>,
+    /// PID_TYPE_INFORMATION decoded, when it does (Fast DDS 2.x sends a form that does not,
+    /// XCDR1 with an encapsulation header: such an endpoint is matched by type name).
+    pub type_info: Option<TypeInformation>,
     /// Whether the announcement carried PID_DATA_REPRESENTATION (`qos.representation` holds
     /// XCDR1, the spec's meaning of its absence, when it did not). Fast DDS up to 2.x never
     /// sends it, whatever its application asked (`compat::Unannounced`).
@@ -264,6 +280,33 @@ pub struct ParticipantMessage {
     /// Opaque data.
     pub data: Vec<u8>,
 }
+
+/// Decodes the value of PID_TYPE_INFORMATION `value` of the parameter list `payload` (in the
+/// list's byte order).
+pub fn decode_type_information(
+    payload: &[u8],
+    value: &[u8],
+) -> Result<TypeInformation, tachyon_cdr::DecodeError> {
+    let endian = match payload.get(1) {
+        Some(0x02) => tachyon_cdr::Endianness::Big,
+        _ => tachyon_cdr::Endianness::Little,
+    };
+    TypeInformation::from_bytes(value, endian)
+}
+
+macro_rules! set_type_information {
+    ($t:ty) => {
+        impl $t {
+            /// Announces `info` as this endpoint's TypeInformation (PID_TYPE_INFORMATION).
+            pub fn set_type_information(&mut self, info: &TypeInformation) {
+                self.type_information = info.to_bytes().ok();
+                self.type_info = self.type_information.is_some().then(|| info.clone());
+            }
+        }
+    };
+}
+set_type_information!(PublicationData);
+set_type_information!(SubscriptionData);
 
 impl ParticipantMessage {
     /// PARTICIPANT_MESSAGE_DATA_KIND_AUTOMATIC_LIVELINESS_UPDATE.
@@ -465,6 +508,7 @@ impl PublicationData {
             group_data: Vec::new(),
             topic_data: Vec::new(),
             type_information: None,
+            type_info: None,
             representation_announced: true,
             entity_name: None,
         }
@@ -578,6 +622,10 @@ impl PublicationData {
             partition: f.partition,
             group_data: f.group_data,
             topic_data: f.topic_data,
+            type_info: f
+                .type_information
+                .as_deref()
+                .and_then(|b| decode_type_information(payload, b).ok()),
             type_information: f.type_information,
             representation_announced,
             entity_name: f.entity_name,
@@ -604,6 +652,7 @@ impl SubscriptionData {
             topic_data: Vec::new(),
             content_filter: None,
             type_information: None,
+            type_info: None,
             representation_announced: true,
             entity_name: None,
         }
@@ -714,6 +763,10 @@ impl SubscriptionData {
             group_data: f.group_data,
             topic_data: f.topic_data,
             content_filter: f.content_filter,
+            type_info: f
+                .type_information
+                .as_deref()
+                .and_then(|b| decode_type_information(payload, b).ok()),
             type_information: f.type_information,
             representation_announced,
             entity_name: f.entity_name,
@@ -932,7 +985,7 @@ struct EndpointFields {
     ownership_strength: Option<i32>,
     time_based_filter: Option<Duration>,
     representation: Option<Vec<DataRepresentation>>,
-    type_consistency: Option<TypeConsistencyKind>,
+    type_consistency: Option<TypeConsistency>,
     presentation: Option<Presentation>,
     group_entity_id: Option<EntityId>,
     partition: Vec<String>,
@@ -1011,11 +1064,15 @@ impl EndpointFields {
                     f.representation = Some(representation_from_wire(pid, &ids)?);
                 }
                 pid::TYPE_CONSISTENCY_ENFORCEMENT => {
-                    f.type_consistency = Some(match typed!(pid, value, V::TypeConsistency) {
+                    let ParameterValue::TypeConsistency { kind, options } = value else {
+                        return Err(bad(pid, "unexpected value"));
+                    };
+                    let kind = match kind {
                         0 => TypeConsistencyKind::DisallowTypeCoercion,
                         1 => TypeConsistencyKind::AllowTypeCoercion,
                         _ => return Err(bad(pid, "unknown type consistency kind")),
-                    })
+                    };
+                    f.type_consistency = Some(TypeConsistency::from_wire(kind, options));
                 }
                 pid::PRESENTATION => {
                     let q = typed!(pid, value, V::Presentation);
@@ -1231,17 +1288,20 @@ impl ListBuilder {
         });
     }
 
-    /// TYPE_CONSISTENCY_ENFORCEMENT with the XTypes defaults for the option flags that
-    /// follow the kind (ignore sequence and string bounds), as Fast DDS sends them.
-    fn type_consistency(&mut self, kind: TypeConsistencyKind) {
-        let kind = match kind {
+    /// TYPE_CONSISTENCY_ENFORCEMENT: the kind and its five option octets, padded to 8 bytes
+    /// (as Cyclone DDS and Fast DDS send it).
+    fn type_consistency(&mut self, t: TypeConsistency) {
+        let kind = match t.kind {
             TypeConsistencyKind::DisallowTypeCoercion => 0,
             TypeConsistencyKind::AllowTypeCoercion => 1,
         };
         self.0.push(Parameter {
             pid: pid::TYPE_CONSISTENCY_ENFORCEMENT,
-            value: ParameterValue::TypeConsistency(kind),
-            padding: vec![1, 1, 0, 0, 0, 0],
+            value: ParameterValue::TypeConsistency {
+                kind,
+                options: Some(t.options()),
+            },
+            padding: vec![0],
         });
     }
 

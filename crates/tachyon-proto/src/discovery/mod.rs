@@ -16,6 +16,7 @@ pub mod data;
 mod liveliness;
 mod sedp;
 mod spdp;
+mod types;
 
 use crate::maps::HashMap;
 use std::collections::VecDeque;
@@ -35,6 +36,7 @@ pub use data::{
     builtin_endpoints, DataError, ParticipantData, ParticipantMessage, ProductVersion,
     PublicationData, SubscriptionData,
 };
+pub use types::TypeStats;
 
 /// What discovery needs to know about this participant and its network.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -172,6 +174,8 @@ pub(crate) struct Discovery {
     /// A lower bound of the earliest lease expiry.
     lease_check: Option<Instant>,
     liveliness: liveliness::State,
+    /// The type library and TypeLookup state.
+    types: types::TypeState,
     events: VecDeque<Event>,
     stats: DiscoveryStats,
 }
@@ -203,6 +207,7 @@ impl Participant {
             deleted: VecDeque::new(),
             lease_check: None,
             liveliness: liveliness::State::default(),
+            types: types::TypeState::default(),
             events: VecDeque::new(),
             stats: DiscoveryStats::default(),
         }));
@@ -360,6 +365,30 @@ impl Participant {
             // The builtin configurations are valid by construction.
             let _ = self.insert_writer(id, writer(History::KeepLast(1)));
         }
+        // TypeLookup (XTypes 7.6.3.3.4): keyless, reliable, volatile request and reply
+        // endpoints; a writer keeps its last messages until they are acknowledged.
+        for id in [
+            EntityId::TYPE_LOOKUP_REQUEST_WRITER,
+            EntityId::TYPE_LOOKUP_REPLY_WRITER,
+        ] {
+            let mut w = writer(History::KeepLast(TYPE_LOOKUP_DEPTH));
+            w.history.durability = Durability::Volatile;
+            w.keyed = false;
+            let _ = self.insert_writer(id, w);
+        }
+        for id in [
+            EntityId::TYPE_LOOKUP_REQUEST_READER,
+            EntityId::TYPE_LOOKUP_REPLY_READER,
+        ] {
+            let _ = self.insert_reader(
+                id,
+                ReaderConfig {
+                    durability: Durability::Volatile,
+                    keyed: false,
+                    ..reader
+                },
+            );
+        }
         let readers = [
             (
                 EntityId::SEDP_PUBLICATIONS_READER,
@@ -401,6 +430,7 @@ impl Participant {
         }
         self.drain_sedp(now, &mut d);
         self.drain_liveliness(now, &mut d);
+        self.drain_typelookup(now, &mut d);
         self.discovery = Some(d);
     }
 
@@ -422,6 +452,7 @@ impl Participant {
             self.expire_leases(now, &mut d);
         }
         self.liveliness_timeout(now, &mut d);
+        self.retry_type_requests(now, &mut d);
         self.discovery = Some(d);
     }
 
@@ -516,6 +547,9 @@ const DELETED_QUARANTINE: Duration = Duration::from_secs(5);
 
 /// Most samples a builtin reader holds before it is drained (flow control beyond).
 const BUILTIN_READER_SAMPLES: usize = 4096;
+
+/// TypeLookup messages a writer keeps until acknowledged.
+const TYPE_LOOKUP_DEPTH: usize = 32;
 
 /// The key hash of an entity: its GUID's 16 bytes (RTPS 2.5 9.6.3.3).
 pub(crate) fn guid_key(guid: &Guid) -> KeyHash {

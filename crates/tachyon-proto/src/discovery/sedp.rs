@@ -63,7 +63,9 @@ impl Participant {
         for s in &readers {
             self.match_pair(now, &mut d, &publication, s);
         }
+        let topic = publication.topic_name.clone();
         d.local_publications.insert(writer, publication);
+        self.check_remote_topic_types(now, &mut d, &topic);
         self.discovery = Some(d);
         r
     }
@@ -100,7 +102,9 @@ impl Participant {
         for p in &writers {
             self.match_pair(now, &mut d, p, &subscription);
         }
+        let topic = subscription.topic_name.clone();
         d.local_subscriptions.insert(reader, subscription);
+        self.check_remote_topic_types(now, &mut d, &topic);
         self.discovery = Some(d);
         r
     }
@@ -123,13 +127,21 @@ impl Participant {
         let remote: Vec<Guid> = d
             .publications
             .values()
-            .filter(|p| p.topic_name == name && !compat::type_names_match(&p.type_name, type_name))
+            // Endpoints announcing TypeInformation are judged by type, once a local endpoint
+            // of the topic announces its own (`check_topic_types`).
+            .filter(|p| {
+                p.topic_name == name
+                    && p.type_info.is_none()
+                    && !compat::type_names_match(&p.type_name, type_name)
+            })
             .map(|p| p.guid)
             .chain(
                 d.subscriptions
                     .values()
                     .filter(|s| {
-                        s.topic_name == name && !compat::type_names_match(&s.type_name, type_name)
+                        s.topic_name == name
+                            && s.type_info.is_none()
+                            && !compat::type_names_match(&s.type_name, type_name)
                     })
                     .map(|s| s.guid),
             )
@@ -295,9 +307,18 @@ impl Participant {
                 .push_back(Event::PublicationUpdated { remote: p.guid }),
             Some(_) => {}
         }
-        if old.as_ref().map_or(true, |o| {
-            (&o.topic_name, &o.type_name) != (&p.topic_name, &p.type_name)
-        }) {
+        note_type_information(
+            d,
+            p.guid,
+            p.type_information.as_deref(),
+            p.type_info.is_some(),
+        );
+        // With TypeInformation, types are compared by assignability, not by name.
+        if !self.check_topic_types(now, d, p.guid, &p.topic_name, p.type_info.as_ref())
+            && old.as_ref().map_or(true, |o| {
+                (&o.topic_name, &o.type_name) != (&p.topic_name, &p.type_name)
+            })
+        {
             inconsistent_topics(d, &p.topic_name, &p.type_name, p.guid);
         }
         let locals: Vec<SubscriptionData> = d.local_subscriptions.values().cloned().collect();
@@ -336,9 +357,17 @@ impl Participant {
                 .push_back(Event::SubscriptionUpdated { remote: s.guid }),
             Some(_) => {}
         }
-        if old.as_ref().map_or(true, |o| {
-            (&o.topic_name, &o.type_name) != (&s.topic_name, &s.type_name)
-        }) {
+        note_type_information(
+            d,
+            s.guid,
+            s.type_information.as_deref(),
+            s.type_info.is_some(),
+        );
+        if !self.check_topic_types(now, d, s.guid, &s.topic_name, s.type_info.as_ref())
+            && old.as_ref().map_or(true, |o| {
+                (&o.topic_name, &o.type_name) != (&s.topic_name, &s.type_name)
+            })
+        {
             inconsistent_topics(d, &s.topic_name, &s.type_name, s.guid);
         }
         let locals: Vec<PublicationData> = d.local_publications.values().cloned().collect();
@@ -351,6 +380,7 @@ impl Participant {
         if d.publications.remove(&guid).is_none() {
             return;
         }
+        Participant::forget_remote_types(d, guid);
         tracing::debug!(writer = %guid, "publication removed");
         let readers: Vec<EntityId> = d.local_subscriptions.keys().copied().collect();
         for r in readers {
@@ -363,6 +393,7 @@ impl Participant {
         if d.subscriptions.remove(&guid).is_none() {
             return;
         }
+        Participant::forget_remote_types(d, guid);
         let writers: Vec<EntityId> = d.local_publications.keys().copied().collect();
         for w in writers {
             let _ = self.unmatch_reader(w, &guid);
@@ -372,7 +403,7 @@ impl Participant {
 
     /// Matches (or unmatches, or reports incompatible) one writer with one reader, either of
     /// which is local.
-    fn match_pair(
+    pub(super) fn match_pair(
         &mut self,
         now: Instant,
         d: &mut Discovery,
@@ -386,7 +417,8 @@ impl Participant {
         let outcome = if same_participant && (p.qos.ignore_local || s.qos.ignore_local) {
             MatchOutcome::NotRelated
         } else {
-            compat::check_with(p, s, unannounced)
+            let types = self.type_match(now, d, p, s);
+            compat::check_typed(p, s, unannounced, types)
         };
         tracing::debug!(writer = ?p.guid, reader = ?s.guid, topic = %p.topic_name, ?outcome, ?unannounced, "SEDP match");
         match outcome {
@@ -486,6 +518,20 @@ impl Participant {
         if let Some(r) = local_reader {
             let _ = self.unmatch_writer(now, r, &p.guid);
         }
+    }
+}
+
+/// Counts and logs an announced TypeInformation that does not decode (the endpoint is then
+/// matched by type name).
+fn note_type_information(d: &mut Discovery, guid: Guid, raw: Option<&[u8]>, decoded: bool) {
+    if let (Some(raw), false) = (raw, decoded) {
+        d.types.stats.undecodable_type_information += 1;
+        let e = tachyon_xtypes::TypeInformation::from_bytes(raw, tachyon_cdr::Endianness::Little)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        tracing::debug!(endpoint = %guid, error = %e,
+            "TypeInformation does not decode (Fast DDS 2.x sends an XCDR1 form): matched by type name");
     }
 }
 

@@ -116,7 +116,11 @@ pub(super) fn own_data(
         | be::SUBSCRIPTIONS_ANNOUNCER
         | be::SUBSCRIPTIONS_DETECTOR
         | be::PARTICIPANT_MESSAGE_WRITER
-        | be::PARTICIPANT_MESSAGE_READER;
+        | be::PARTICIPANT_MESSAGE_READER
+        | be::TYPE_LOOKUP_REQUEST_WRITER
+        | be::TYPE_LOOKUP_REQUEST_READER
+        | be::TYPE_LOOKUP_REPLY_WRITER
+        | be::TYPE_LOOKUP_REPLY_READER;
     d.lease_duration = Some(config.lease_duration);
     d.user_data.clone_from(&config.user_data);
     d.entity_name.clone_from(&config.entity_name);
@@ -270,8 +274,26 @@ impl Participant {
                 be::PARTICIPANT_MESSAGE_READER,
                 be::PARTICIPANT_MESSAGE_WRITER,
             ),
+            (
+                EntityId::TYPE_LOOKUP_REQUEST_WRITER,
+                EntityId::TYPE_LOOKUP_REQUEST_READER,
+                be::TYPE_LOOKUP_REQUEST_READER,
+                be::TYPE_LOOKUP_REQUEST_WRITER,
+            ),
+            (
+                EntityId::TYPE_LOOKUP_REPLY_WRITER,
+                EntityId::TYPE_LOOKUP_REPLY_READER,
+                be::TYPE_LOOKUP_REPLY_READER,
+                be::TYPE_LOOKUP_REPLY_WRITER,
+            ),
         ];
         for (writer, reader, their_reader_bit, their_writer_bit) in pairs {
+            // The TypeLookup endpoints are volatile, the others transient-local.
+            let durability = if writer.0[1] == 0x03 {
+                Durability::Volatile
+            } else {
+                Durability::TransientLocal
+            };
             if p.builtin_endpoints & their_reader_bit != 0 {
                 let _ = self.match_reader(
                     now,
@@ -281,7 +303,7 @@ impl Participant {
                         unicast_locators: locs.clone(),
                         multicast_locators: Vec::new(),
                         reliability: Reliability::Reliable,
-                        durability: Durability::TransientLocal,
+                        durability,
                     },
                 );
             }
@@ -293,7 +315,7 @@ impl Participant {
                         guid: Guid::new(prefix, writer),
                         unicast_locators: locs.clone(),
                         reliability: Reliability::Reliable,
-                        durability: Durability::TransientLocal,
+                        durability,
                         liveliness: Liveliness::default(),
                         ownership_strength: 0,
                         lifespan: None,
@@ -319,6 +341,14 @@ impl Participant {
             (
                 EntityId::PARTICIPANT_MESSAGE_WRITER,
                 EntityId::PARTICIPANT_MESSAGE_READER,
+            ),
+            (
+                EntityId::TYPE_LOOKUP_REQUEST_WRITER,
+                EntityId::TYPE_LOOKUP_REQUEST_READER,
+            ),
+            (
+                EntityId::TYPE_LOOKUP_REPLY_WRITER,
+                EntityId::TYPE_LOOKUP_REPLY_READER,
             ),
         ] {
             let _ = self.unmatch_reader(writer, &Guid::new(prefix, reader));

@@ -147,14 +147,47 @@ pub fn check_with(
     requested: &SubscriptionData,
     unannounced: Unannounced,
 ) -> MatchOutcome {
+    check_typed(offered, requested, unannounced, TypeMatch::ByName)
+}
+
+/// What the type check of a pair found (`discovery`'s, from TypeInformation and the type
+/// library): the rest of matching depends on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeMatch {
+    /// One side announces no usable TypeInformation: type names must be equal.
+    ByName,
+    /// The reader's type is the writer's, or assignable from it (names need not be equal).
+    Compatible,
+    /// Not assignable, or not the same type under DISALLOW_TYPE_COERCION, or no
+    /// TypeInformation under `force_type_validation`: incompatible TYPE_CONSISTENCY_ENFORCEMENT.
+    Incompatible,
+    /// A type is not known yet (asked for with TypeLookup): no decision, no status.
+    Pending,
+}
+
+/// [`check_with`], with the type check already made ([`TypeMatch`]).
+pub fn check_typed(
+    offered: &PublicationData,
+    requested: &SubscriptionData,
+    unannounced: Unannounced,
+    types: TypeMatch,
+) -> MatchOutcome {
+    let names = match types {
+        TypeMatch::ByName => type_names_match(&offered.type_name, &requested.type_name),
+        TypeMatch::Pending => false,
+        TypeMatch::Compatible | TypeMatch::Incompatible => true,
+    };
     if offered.topic_name != requested.topic_name
-        || !type_names_match(&offered.type_name, &requested.type_name)
+        || !names
         || !partitions_match(&offered.partition, &requested.partition)
     {
         return MatchOutcome::NotRelated;
     }
     let (w, r) = (&offered.qos, &requested.qos);
     let mut bad = Vec::new();
+    if types == TypeMatch::Incompatible {
+        bad.push(QosPolicyId::TypeConsistencyEnforcement);
+    }
     if w.durability < r.durability {
         bad.push(QosPolicyId::Durability);
     }
@@ -229,8 +262,8 @@ pub fn representation(
 }
 
 /// Type names match when they are the same string, as the spec, Cyclone DDS (`strcmp`) and
-/// Fast DDS compare them: `ShapeType` and `::ShapeType` differ. Without TypeInformation this
-/// is the whole type check (Tachyon sends none, so peers fall back to it too).
+/// Fast DDS compare them: `ShapeType` and `::ShapeType` differ. When one side announces no
+/// TypeInformation this is the whole type check ([`TypeMatch::ByName`]).
 pub fn type_names_match(a: &str, b: &str) -> bool {
     a == b
 }

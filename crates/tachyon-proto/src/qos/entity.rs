@@ -111,8 +111,8 @@ pub struct DataReaderQos {
     /// DATA_REPRESENTATION accepted. Empty: the runtime accepts XCDR1 and XCDR2 (it decodes
     /// both, whatever the type's extensibility).
     pub representation: Vec<DataRepresentation>,
-    /// TYPE_CONSISTENCY_ENFORCEMENT (default ALLOW_TYPE_COERCION).
-    pub type_consistency: TypeConsistencyKind,
+    /// TYPE_CONSISTENCY_ENFORCEMENT (default ALLOW_TYPE_COERCION, bounds ignored).
+    pub type_consistency: TypeConsistency,
     /// Tachyon extension, not sent on the wire (Cyclone DDS's `ignorelocal`): never match
     /// an endpoint of the same participant. Lets a program that both writes and reads a
     /// topic (a benchmark's ping and pong endpoints) not receive its own samples.
@@ -135,7 +135,7 @@ impl Default for DataReaderQos {
             time_based_filter: Duration::ZERO,
             reader_data_lifecycle: ReaderDataLifecycle::default(),
             representation: Vec::new(),
-            type_consistency: TypeConsistencyKind::AllowTypeCoercion,
+            type_consistency: TypeConsistency::allow(),
             ignore_local: false,
         }
     }

@@ -178,6 +178,94 @@ pub enum TypeConsistencyKind {
     AllowTypeCoercion,
 }
 
+/// TYPE_CONSISTENCY_ENFORCEMENT (XTypes 7.6.3.4): how a reader's type must relate to the
+/// types of the writers it matches. Applies when both sides announce TypeInformation;
+/// otherwise type names are compared (or, with `force_type_validation`, nothing matches).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TypeConsistency {
+    /// DISALLOW: the same type only; ALLOW (default): any assignable type.
+    pub kind: TypeConsistencyKind,
+    /// Sequence bounds do not matter (default true).
+    pub ignore_sequence_bounds: bool,
+    /// String bounds do not matter (default true).
+    pub ignore_string_bounds: bool,
+    /// Members with the same id may be named differently (default false).
+    pub ignore_member_names: bool,
+    /// A writer's type may not have members this reader's lacks (default false).
+    pub prevent_type_widening: bool,
+    /// Writers that announce no TypeInformation do not match (default false).
+    pub force_type_validation: bool,
+}
+
+impl Default for TypeConsistency {
+    fn default() -> TypeConsistency {
+        TypeConsistency::allow()
+    }
+}
+
+impl TypeConsistency {
+    /// ALLOW_TYPE_COERCION with the XTypes defaults (bounds ignored, names compared).
+    pub const fn allow() -> TypeConsistency {
+        TypeConsistency {
+            kind: TypeConsistencyKind::AllowTypeCoercion,
+            ignore_sequence_bounds: true,
+            ignore_string_bounds: true,
+            ignore_member_names: false,
+            prevent_type_widening: false,
+            force_type_validation: false,
+        }
+    }
+
+    /// DISALLOW_TYPE_COERCION: the same type only (the options are implied, as Cyclone DDS
+    /// reads them: bounds and names count, widening prevented).
+    pub const fn disallow() -> TypeConsistency {
+        TypeConsistency {
+            kind: TypeConsistencyKind::DisallowTypeCoercion,
+            ignore_sequence_bounds: false,
+            ignore_string_bounds: false,
+            ignore_member_names: false,
+            prevent_type_widening: true,
+            force_type_validation: false,
+        }
+    }
+
+    /// The five option octets of PID_TYPE_CONSISTENCY_ENFORCEMENT.
+    pub fn options(&self) -> [u8; 5] {
+        [
+            u8::from(self.ignore_sequence_bounds),
+            u8::from(self.ignore_string_bounds),
+            u8::from(self.ignore_member_names),
+            u8::from(self.prevent_type_widening),
+            u8::from(self.force_type_validation),
+        ]
+    }
+
+    /// The policy a parameter carries: `options` when it has them (any non-zero octet is
+    /// true), else the defaults of `kind`. DISALLOW implies its options, as Cyclone DDS reads
+    /// it, except `force_type_validation`.
+    pub fn from_wire(kind: TypeConsistencyKind, options: Option<[u8; 5]>) -> TypeConsistency {
+        let base = match kind {
+            TypeConsistencyKind::DisallowTypeCoercion => TypeConsistency::disallow(),
+            TypeConsistencyKind::AllowTypeCoercion => TypeConsistency::allow(),
+        };
+        let Some(o) = options else { return base };
+        match kind {
+            TypeConsistencyKind::DisallowTypeCoercion => TypeConsistency {
+                force_type_validation: o[4] != 0,
+                ..base
+            },
+            TypeConsistencyKind::AllowTypeCoercion => TypeConsistency {
+                kind,
+                ignore_sequence_bounds: o[0] != 0,
+                ignore_string_bounds: o[1] != 0,
+                ignore_member_names: o[2] != 0,
+                prevent_type_widening: o[3] != 0,
+                force_type_validation: o[4] != 0,
+            },
+        }
+    }
+}
+
 /// Why a QoS value cannot be used (DDS INCONSISTENT_POLICY), naming the policy.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]

@@ -58,8 +58,15 @@ pub enum ParameterValue {
     Presentation(PresentationQos),
     /// DATA_REPRESENTATION: the representation ids in preference order.
     DataRepresentation(Vec<i16>),
-    /// TYPE_CONSISTENCY_ENFORCEMENT: the kind (the option octets that follow stay in padding).
-    TypeConsistency(u16),
+    /// TYPE_CONSISTENCY_ENFORCEMENT: the kind (0 DISALLOW, 1 ALLOW_TYPE_COERCION) and, when
+    /// sent, the five option octets that follow it (ignore sequence bounds, ignore string
+    /// bounds, ignore member names, prevent type widening, force type validation).
+    TypeConsistency {
+        /// The kind.
+        kind: u16,
+        /// The option octets, if the parameter carried them.
+        options: Option<[u8; 5]>,
+    },
     /// CONTENT_FILTER_PROPERTY.
     ContentFilterProperty(ContentFilterProperty),
     /// ORIGINAL_WRITER_INFO: GUID and sequence number (the nested QoS list stays in padding).
@@ -250,7 +257,12 @@ impl ParameterValue {
                     s.u16(*id as u16);
                 }
             }
-            ParameterValue::TypeConsistency(kind) => s.u16(*kind),
+            ParameterValue::TypeConsistency { kind, options } => {
+                s.u16(*kind);
+                if let Some(o) = options {
+                    s.put(o);
+                }
+            }
             ParameterValue::ContentFilterProperty(c) => {
                 for (i, text) in [
                     &c.content_filtered_topic_name,
@@ -381,7 +393,17 @@ fn decode_typed(pid: u16, r: &mut Reader<'_>, out: &mut ParameterValue) -> Resul
             }
             V::DataRepresentation(ids)
         }
-        pid::TYPE_CONSISTENCY_ENFORCEMENT => V::TypeConsistency(r.u16()?),
+        pid::TYPE_CONSISTENCY_ENFORCEMENT => {
+            let kind = r.u16()?;
+            let options = if r.remaining() >= 5 {
+                let mut o = [0u8; 5];
+                o.copy_from_slice(r.take(5)?);
+                Some(o)
+            } else {
+                None
+            };
+            V::TypeConsistency { kind, options }
+        }
         pid::CONTENT_FILTER_PROPERTY => {
             let content_filtered_topic_name = string(r)?;
             align4(r)?;
