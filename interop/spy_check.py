@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """`tachyon spy` against real peers: Cyclone DDS 0.10 and 11, Fast DDS 2.9 and Tachyon
 processes (the interop matrix's peers) run on one domain; `spy ls --json` must list each of
-them with its vendor, release, host and process, and `spy topics --json` each topic with its
+them with its vendor, release, host and process, `spy topics --json` each topic with its
 endpoints and the one pair that does not match (a BEST_EFFORT writer and a RELIABLE reader)
-with the reason.
+with the reason, and `spy typeof` the topic's type as IDL, fetched with TypeLookup from
+Cyclone DDS 0.10 and 11 and Tachyon (and from Fast DDS 2.9, which announces no type, a clear
+error).
 
     interop/spy_check.py --tachyon target/debug/tachyon --peer tachyon=PATH --peer cyclone=PATH
                          --peer cyclone11=PATH [--peer fastdds=PATH]
@@ -52,7 +54,7 @@ def main():
         time.sleep(1.0)
 
         def spy(what):
-            out = subprocess.run([a.tachyon, "spy", what, "--json", "--domain", str(DOMAIN),
+            out = subprocess.run([a.tachyon, "spy", *what.split(), "--json", "--domain", str(DOMAIN),
                                   "--wait", "3"], capture_output=True, text=True, timeout=30)
             if out.returncode != 0:
                 sys.exit(f"tachyon spy {what} failed ({out.returncode}): {out.stderr}")
@@ -60,6 +62,15 @@ def main():
 
         ls = spy("ls")["participants"]
         topics = {t["name"]: t for t in spy("topics")["topics"]}
+        # The type as IDL, fetched with TypeLookup from each vendor that serves it.
+        typeof = spy("typeof spy")
+        if "fastdds" in peers:
+            # Fast DDS 2.9 announces no TypeInformation: a clear error, not an IDL.
+            other = subprocess.run([a.tachyon, "spy", "typeof", "spy_other", "--domain",
+                                    str(DOMAIN), "--wait", "2"], capture_output=True, text=True,
+                                   timeout=30)
+        else:
+            other = None
     finally:
         for p in procs.values():
             p.kill()
@@ -102,6 +113,18 @@ def main():
                    f"topics: the unmatched reader is Cyclone DDS 11's (got {reader.get('vendor')})")
     if "fastdds" in procs:
         expect("spy_other" in topics, "topics: 'spy_other' (Fast DDS's reader) is listed")
+    types = typeof["types"]
+    vendors = sorted({e["vendor"].split(" ")[0] + " " + e["vendor"].split(" ")[-1]
+                      for ty in types for e in ty["endpoints"]})
+    expect(len(types) >= 1 and all(ty["idl"] and "struct ShapeType {" in ty["idl"]
+                                   and "@key string<128> color;" in ty["idl"] for ty in types),
+           f"typeof: ShapeType's IDL from every endpoint of 'spy' ({vendors}; got {types})")
+    expect(sum(len(ty["endpoints"]) for ty in types) == 3,
+           f"typeof: the 3 endpoints of 'spy' are listed (got {types})")
+    if other is not None:
+        expect(other.returncode != 0 and "announces no TypeInformation" in other.stderr,
+               f"typeof: Fast DDS 2.9's type cannot be obtained, and spy says why "
+               f"(exit {other.returncode}: {other.stderr.strip()[-200:]})")
     print(f"spy: {len(failures)} failed")
     sys.exit(1 if failures else 0)
 

@@ -117,6 +117,18 @@ unshare "$ns_flags" -- bash -c '
     exec python3 interop/spy_check.py --tachyon target/debug/tachyon "$@"
 ' spy "${peer_args[@]}"
 
+say "cyclonedds typeof of Tachyon topics: Cyclone DDS 11 fetches their types with TypeLookup (in an isolated network namespace)"
+# Cyclone DDS 11's own tool rebuilds the IDL of each matrix type from the complete TypeObjects
+# a Tachyon writer's participant serves.
+unshare "$ns_flags" -- bash -c '
+    set -e
+    ip link set lo up
+    ip link set lo multicast on
+    ip route add 224.0.0.0/4 dev lo
+    export TACHYON_TEST_NETNS=1
+    exec python3 interop/typeof_check.py --cyclonedds target/interop/cyclone11-venv/bin/cyclonedds "$@"
+' typeof "${peer_args[@]}"
+
 say "tachyon perf against Cyclone DDS's ddsperf, all four directions (in an isolated network namespace)"
 # ping->pong, pong<-ping, pub->sub, sub<-pub and a mixed fan-out: same topics, types, partitions
 # and timestamps as ddsperf, and ddsperf's own check that every endpoint it expects matched.

@@ -35,6 +35,9 @@ pub enum EncodeError {
         /// The length that was too large.
         len: usize,
     },
+    /// A dynamic value does not fit the type it is written as (`tachyon_xtypes::dynamic`):
+    /// what is wrong.
+    TypeMismatch(&'static str),
 }
 
 impl fmt::Display for EncodeError {
@@ -58,6 +61,7 @@ impl fmt::Display for EncodeError {
             EncodeError::LengthOverflow { len } => {
                 write!(f, "length {len} does not fit in 32 bits")
             }
+            EncodeError::TypeMismatch(what) => write!(f, "the value does not fit its type: {what}"),
         }
     }
 }

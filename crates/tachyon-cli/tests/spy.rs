@@ -22,7 +22,9 @@ const DOMAIN: u32 = 71;
 
 fn spy(what: &str) -> serde_json::Value {
     let out = Command::new(env!("CARGO_BIN_EXE_tachyon"))
-        .args(["spy", what, "--json", "--wait", "2", "--domain"])
+        .arg("spy")
+        .args(what.split(' '))
+        .args(["--json", "--wait", "2", "--domain"])
         .arg(DOMAIN.to_string())
         .output()
         .expect("tachyon spy");
@@ -87,4 +89,20 @@ fn spy_lists_this_process_and_the_pair_that_does_not_match() {
     );
     assert_eq!(bad[0]["writer"], t["writers"][0]["guid"]);
     assert_eq!(bad[0]["reader"], t["readers"][0]["guid"]);
+
+    // The type as IDL, fetched from this process with TypeLookup: one type, two endpoints.
+    let t = spy("typeof spy_readings");
+    let types = t["types"].as_array().expect("types");
+    assert_eq!(types.len(), 1, "{t}");
+    assert_eq!(
+        types[0]["endpoints"].as_array().map(Vec::len),
+        Some(2),
+        "{t}"
+    );
+    assert_eq!(
+        types[0]["idl"],
+        "module spy {\n    @final\n    struct Reading {\n        @key unsigned long sensor;\n        \
+         double value;\n    };\n};\n",
+        "{t}"
+    );
 }

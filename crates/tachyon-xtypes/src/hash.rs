@@ -19,6 +19,12 @@ pub fn name_hash(name: &str) -> [u8; 4] {
     [d[0], d[1], d[2], d[3]]
 }
 
+/// The member id `@autoid(HASH)` gives a member named `name`: the first 4 bytes of its MD5,
+/// read little endian, masked to 28 bits.
+pub fn hashed_member_id(name: &str) -> u32 {
+    u32::from_le_bytes(name_hash(name)) & 0x0fff_ffff
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -16,14 +16,17 @@
 mod assign;
 mod build;
 mod codec;
+pub mod dynamic;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod hash;
 mod identifier;
+pub mod idl;
 mod information;
 mod library;
 pub mod lookup;
 pub mod object;
+mod resolve;
 
 pub use assign::{is_assignable, AssignOptions, NotAssignable, Reason};
 pub use build::{represent, BuildError, Representation, TypeEntry, TypeRepresentations};
@@ -36,3 +39,4 @@ pub use information::{TypeIdWithDeps, TypeIdWithSize, TypeInformation, MAX_DEPEN
 pub use library::{hashed_in, references, KnownType, LibraryError, TypeLibrary};
 pub use lookup::{LookupCall, LookupReply, LookupRequest, LookupReturn, SampleIdentity};
 pub use object::{MemberDetail, TypeDef, TypeDetail, TypeObject};
+pub use resolve::{describe, ResolveError};

@@ -12,7 +12,7 @@ use tachyon_proto::frag::ReassemblyLimits;
 use tachyon_proto::qos::{DomainParticipantQos, PublisherQos, SubscriberQos, TopicQos};
 use tachyon_proto::{Duration, Participant, ParticipantConfig, ReaderConfig};
 use tachyon_transport::{Transport, UdpConfig, UdpTransport};
-use tachyon_wire::{GuidPrefix, VendorId};
+use tachyon_wire::{Guid, GuidPrefix, VendorId};
 
 use crate::builtin::{
     BuiltinTopicKey, ParticipantBuiltinTopicData, PublicationBuiltinTopicData,
@@ -582,6 +582,86 @@ impl DomainParticipant {
             .discovered_subscription(&guid)
             .map(SubscriptionBuiltinTopicData::from)
             .ok_or(Error::BadInstance)
+    }
+
+    /// The type of a discovered writer or reader, described from its complete TypeObjects
+    /// (names and annotations as its IDL declares them): fetched from the endpoint's
+    /// participant with the XTypes TypeLookup service when this participant does not know
+    /// them, within `timeout`. What `tachyon spy typeof` prints (as IDL, with
+    /// [`tachyon_xtypes::idl::to_idl`]).
+    ///
+    /// Errors: [`Error::BadParameter`] when no such endpoint was discovered;
+    /// [`Error::TypeUnavailable`] when it announces no TypeInformation (Fast DDS 2.x by
+    /// default), its participant has no TypeLookup service, or the type cannot be described;
+    /// [`Error::Timeout`] when the reply does not come in time.
+    pub fn discovered_type(
+        &self,
+        endpoint: Guid,
+        timeout: std::time::Duration,
+    ) -> Result<tachyon_cdr::TypeDesc, Error> {
+        use tachyon_proto::discovery::TypeFetch;
+        let sh = &self.runtime.shared;
+        let info = {
+            let st = sh.lock();
+            let p = &st.participant;
+            let (raw, info) = match (
+                p.discovered_publication(&endpoint),
+                p.discovered_subscription(&endpoint),
+            ) {
+                (Some(w), _) => (w.type_information.is_some(), w.type_info.clone()),
+                (None, Some(r)) => (r.type_information.is_some(), r.type_info.clone()),
+                (None, None) => return Err(Error::BadParameter("no such endpoint was discovered")),
+            };
+            match info {
+                Some(i) => i,
+                None if raw => {
+                    return Err(Error::TypeUnavailable(
+                        "its TypeInformation does not decode (Fast DDS 2.x sends a \
+                         non-standard form)"
+                            .into(),
+                    ))
+                }
+                None => {
+                    return Err(Error::TypeUnavailable(
+                        "it announces no TypeInformation".into(),
+                    ))
+                }
+            }
+        };
+        let end = std::time::Instant::now() + timeout;
+        loop {
+            let mut st = sh.lock();
+            let now = sh.now();
+            let fetch = st.participant.fetch_type(now, endpoint.prefix, &info);
+            if fetch == TypeFetch::Known {
+                let lib = st
+                    .participant
+                    .type_library()
+                    .ok_or(Error::PreconditionNotMet("no discovery"))?;
+                return tachyon_xtypes::describe(lib, &info.complete.id.id)
+                    .map_err(|e| Error::TypeUnavailable(e.to_string()));
+            }
+            st.flush(sh, now);
+            drop(st);
+            sh.wake();
+            match fetch {
+                TypeFetch::NoService => {
+                    return Err(Error::TypeUnavailable(
+                        "its participant runs no TypeLookup service".into(),
+                    ))
+                }
+                TypeFetch::NoType => {
+                    return Err(Error::TypeUnavailable(
+                        "its TypeInformation names no complete type".into(),
+                    ))
+                }
+                _ => {}
+            }
+            if std::time::Instant::now() >= end {
+                return Err(Error::Timeout);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
     }
 
     /// A snapshot of the participant's counters: datagrams received, what was dropped as

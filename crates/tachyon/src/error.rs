@@ -53,6 +53,11 @@ pub enum Error {
     /// The participant was closed (or its runtime stopped).
     #[error("the participant is closed")]
     AlreadyDeleted,
+    /// A peer's type cannot be obtained or described: it announces no TypeInformation, its
+    /// participant has no TypeLookup service, or the type uses what a description cannot
+    /// hold. The message says which.
+    #[error("type not available: {0}")]
+    TypeUnavailable(String),
     /// The runtime thread could not be started.
     #[error("starting the runtime thread failed: {0}")]
     Thread(std::io::Error),

@@ -91,6 +91,8 @@ pub use tachyon_proto::history::{
 };
 pub use tachyon_proto::qos;
 pub use tachyon_transport::{MulticastMode, Peer, UdpConfig};
+/// XTypes type representation: TypeObjects, TypeInformation, assignability, IDL printing.
+pub use tachyon_xtypes as xtypes;
 pub use topic::Topic;
 /// The crate whose derives make a type [`Loanable`] (`FromBytes`, `IntoBytes`,
 /// `KnownLayout`, `Immutable`).

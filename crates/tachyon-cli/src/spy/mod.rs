@@ -7,13 +7,16 @@
 //! - `ls`: the participants, their vendor and release, host, process, lease and endpoints
 //!   ([`participants`]);
 //! - `topics`: each topic with its type names, writers and readers and their QoS, and every
-//!   writer/reader pair of it that does not match and why ([`topics`]).
+//!   writer/reader pair of it that does not match and why ([`topics`]);
+//! - `typeof TOPIC`: the topic's type as IDL, fetched with the XTypes TypeLookup service
+//!   ([`types`]).
 //!
 //! `--json` prints the same as one JSON document, for scripts.
 
 mod participants;
 mod snapshot;
 mod topics;
+mod types;
 
 use std::time::Duration;
 
@@ -39,19 +42,26 @@ pub struct SpyArgs {
     pub json: bool,
 }
 
-#[derive(Subcommand, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Subcommand, Debug, Clone, PartialEq, Eq)]
 pub enum What {
     /// The participants: GUID prefix, vendor and release, host, process, lease, endpoints.
     Ls,
     /// The topics: types, writers and readers with their QoS, and the pairs that do not match.
     Topics,
+    /// A topic's type as IDL, fetched from its writers' and readers' participants (XTypes
+    /// TypeLookup).
+    Typeof {
+        /// The topic.
+        topic: String,
+    },
 }
 
 impl What {
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &'static str {
         match self {
             What::Ls => "ls",
             What::Topics => "topics",
+            What::Typeof { .. } => "typeof",
         }
     }
 }
@@ -70,11 +80,13 @@ pub fn run(a: &SpyArgs) -> Result<(), Failure> {
         DomainParticipant::with_settings(a.domain, &settings).map_err(Failure::dds)?;
     std::thread::sleep(Duration::from_secs_f64(a.wait));
     let snap = Snapshot::take(&participant);
-    let out = match (a.what, a.json) {
+    let out = match (&a.what, a.json) {
         (What::Ls, false) => participants::table(&snap),
         (What::Ls, true) => json(participants::json(&snap)),
         (What::Topics, false) => topics::table(&snap),
         (What::Topics, true) => json(topics::json(&snap)),
+        (What::Typeof { topic }, false) => types::text(&participant, &snap, topic, a.domain)?,
+        (What::Typeof { topic }, true) => json(types::json(&participant, &snap, topic)),
     };
     print!("{out}");
     Ok(())

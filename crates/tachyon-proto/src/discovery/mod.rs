@@ -36,7 +36,7 @@ pub use data::{
     builtin_endpoints, DataError, ParticipantData, ParticipantMessage, ProductVersion,
     PublicationData, SubscriptionData,
 };
-pub use types::TypeStats;
+pub use types::{TypeFetch, TypeStats};
 
 /// What discovery needs to know about this participant and its network.
 #[derive(Clone, Debug, PartialEq, Eq)]

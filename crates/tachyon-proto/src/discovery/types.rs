@@ -62,6 +62,19 @@ pub struct TypeStats {
     pub undecodable_type_information: u64,
 }
 
+/// Where fetching a type stands ([`Participant::fetch_type`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypeFetch {
+    /// Known with everything it uses.
+    Known,
+    /// Asked for (TypeLookup `getTypes`); try again later.
+    Asked,
+    /// The owner runs no TypeLookup service (announces no request reader).
+    NoService,
+    /// The announcement names no complete type.
+    NoType,
+}
+
 /// A type asked for.
 #[derive(Debug, Clone, Copy)]
 struct Asked {
@@ -124,6 +137,43 @@ impl Participant {
             .as_ref()
             .map(|d| d.types.stats)
             .unwrap_or_default()
+    }
+
+    /// Fetches the complete type `info` names from its owner, the participant `owner`,
+    /// with everything it uses (for tools that show a peer's type: `tachyon spy typeof`).
+    /// Call again until [`TypeFetch::Known`]; requests are repeated after a second.
+    pub fn fetch_type(
+        &mut self,
+        now: Instant,
+        owner: GuidPrefix,
+        info: &TypeInformation,
+    ) -> TypeFetch {
+        let Some(mut d) = self.discovery.take() else {
+            return TypeFetch::NoService;
+        };
+        let id = &info.complete.id.id;
+        let r = if id.hash().is_none() {
+            TypeFetch::NoType
+        } else if d.types.library.is_resolved(id) {
+            TypeFetch::Known
+        } else if !d
+            .participants
+            .get(&owner)
+            .is_some_and(|p| p.data.builtin_endpoints & be::TYPE_LOOKUP_REQUEST_READER != 0)
+        {
+            TypeFetch::NoService
+        } else {
+            let mut missing = d.types.library.missing(&info.complete);
+            for m in d.types.library.unresolved(id) {
+                if !missing.contains(&m) {
+                    missing.push(m);
+                }
+            }
+            self.ask_types(now, &mut d, owner, missing);
+            TypeFetch::Asked
+        };
+        self.discovery = Some(d);
+        r
     }
 
     /// The type check of a writer and a reader, one of them local; asks for the types it
