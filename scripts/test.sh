@@ -66,6 +66,17 @@ command -v ip >/dev/null 2>&1 || die "ip (iproute2) is needed to isolate network
 # As root a plain network namespace; otherwise inside a user namespace (where allowed).
 ns_flags=-n
 [ "$(id -u)" = 0 ] || ns_flags=-rn
+# Runs a command in a new network namespace of its own: loopback up, multicast through it.
+in_netns() {
+    unshare "$ns_flags" -- bash -c '
+        set -e
+        ip link set lo up
+        ip link set lo multicast on
+        ip route add 224.0.0.0/4 dev lo
+        export TACHYON_TEST_NETNS=1
+        exec "$@"
+    ' netns "$@"
+}
 unshare "$ns_flags" -- bash -c '
     set -e
     ip link set lo up
@@ -95,52 +106,24 @@ cargo build -p tachyon-interop-peer --locked --offline
 peer_args=(--peer tachyon=target/debug/tachyon_peer --peer cyclone=target/interop/cyclone_peer
     --peer cyclone11=target/interop/cyclone11_peer)
 [ -x target/interop/fastdds_peer ] && peer_args+=(--peer fastdds=target/interop/fastdds_peer)
-unshare "$ns_flags" -- bash -c '
-    set -e
-    ip link set lo up
-    ip link set lo multicast on
-    ip route add 224.0.0.0/4 dev lo
-    export TACHYON_TEST_NETNS=1
-    exec python3 interop/matrix.py "$@"
-' matrix "${peer_args[@]}"
+in_netns python3 interop/matrix.py "${peer_args[@]}"
 
 say "tachyon spy against Cyclone DDS 0.10 and 11, Fast DDS and Tachyon (in an isolated network namespace)"
 # Their peers run on one domain; `tachyon spy ls|topics --json` must name each one's vendor,
 # release, host and process, and the pair of a topic that does not match, and why.
 cargo build -p tachyon-cli --locked --offline
-unshare "$ns_flags" -- bash -c '
-    set -e
-    ip link set lo up
-    ip link set lo multicast on
-    ip route add 224.0.0.0/4 dev lo
-    export TACHYON_TEST_NETNS=1
-    exec python3 interop/spy_check.py --tachyon target/debug/tachyon "$@"
-' spy "${peer_args[@]}"
+in_netns python3 interop/spy_check.py --tachyon target/debug/tachyon "${peer_args[@]}"
 
 say "cyclonedds typeof of Tachyon topics: Cyclone DDS 11 fetches their types with TypeLookup (in an isolated network namespace)"
 # Cyclone DDS 11's own tool rebuilds the IDL of each matrix type from the complete TypeObjects
 # a Tachyon writer's participant serves.
-unshare "$ns_flags" -- bash -c '
-    set -e
-    ip link set lo up
-    ip link set lo multicast on
-    ip route add 224.0.0.0/4 dev lo
-    export TACHYON_TEST_NETNS=1
-    exec python3 interop/typeof_check.py --cyclonedds target/interop/cyclone11-venv/bin/cyclonedds "$@"
-' typeof "${peer_args[@]}"
+in_netns python3 interop/typeof_check.py --cyclonedds target/interop/cyclone11-venv/bin/cyclonedds "${peer_args[@]}"
 
 say "tachyon perf against Cyclone DDS's ddsperf, all four directions (in an isolated network namespace)"
 # ping->pong, pong<-ping, pub->sub, sub<-pub and a mixed fan-out: same topics, types, partitions
 # and timestamps as ddsperf, and ddsperf's own check that every endpoint it expects matched.
 cargo build -p tachyon-cli --locked --offline
-unshare "$ns_flags" -- bash -c '
-    set -e
-    ip link set lo up
-    ip link set lo multicast on
-    ip route add 224.0.0.0/4 dev lo
-    export TACHYON_TEST_NETNS=1
-    exec python3 interop/ddsperf.py --tachyon target/debug/tachyon
-'
+in_netns python3 interop/ddsperf.py --tachyon target/debug/tachyon
 
 say "interop matrix across two network namespaces joined by a veth pair losing 10% each way"
 # Multicast discovery over a real multicast-capable link, and reliable delivery through loss.

@@ -302,9 +302,13 @@ fn keep_last_one_keeps_the_last_matching_sample() {
         writer.write(&shape("RED", size, size)).unwrap();
     }
     assert_eq!(take_all_written(&writer, &plain, 5).len(), 5);
-    wait_until("the filtered samples", || {
-        reader.filtered_sample_count() == 3
-    });
+    // Every sample reached the filtered reader's cache or was refused: by the reader itself
+    // (counted), or, for a sample its first DATA missed, by the writer's repair (a GAP, not
+    // counted by the reader), which a loaded machine makes happen now and then.
+    writer
+        .wait_for_acknowledgments(PATIENCE)
+        .expect("every reader acknowledged every sample");
+    assert!(reader.filtered_sample_count() <= 3);
     let got: Vec<i32> = reader
         .read(10)
         .unwrap()

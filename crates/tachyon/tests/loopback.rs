@@ -7,7 +7,7 @@ mod common;
 
 use std::time::Instant;
 
-use common::{participants, wait_matched, wait_until, PATIENCE};
+use common::{participants, wait_incompatible, wait_matched, wait_until, PATIENCE};
 use tachyon::prelude::*;
 use tachyon::InstanceState;
 
@@ -87,27 +87,7 @@ fn incompatible_qos_is_reported_on_both_sides() {
         .expect("subscriber")
         .create_datareader(&tb, DataReaderQos::default().reliable())
         .expect("reader");
-    // Each side's StatusCondition triggers on its incompatible-QoS status.
-    let wc = w.get_statuscondition();
-    wc.set_enabled_statuses(StatusMask::OFFERED_INCOMPATIBLE_QOS);
-    let rc = r.get_statuscondition();
-    rc.set_enabled_statuses(StatusMask::REQUESTED_INCOMPATIBLE_QOS);
-    let mut ws = WaitSet::new();
-    ws.attach_condition(&wc).expect("attach");
-    ws.attach_condition(&rc).expect("attach");
-    let end = Instant::now() + PATIENCE;
-    let (mut offered, mut requested) = (None, None);
-    while offered.is_none() || requested.is_none() {
-        let left = end.saturating_duration_since(Instant::now());
-        for c in ws.wait(left).expect("incompatible QoS reported in time") {
-            if c == wc {
-                offered = Some(w.get_offered_incompatible_qos_status());
-            } else if c == rc {
-                requested = Some(r.get_requested_incompatible_qos_status());
-            }
-        }
-    }
-    let (offered, requested) = (offered.expect("set"), requested.expect("set"));
+    let (offered, requested) = wait_incompatible(&w, &r);
     let policy = Some(tachyon::qos::QosPolicyId::Reliability);
     assert_eq!(offered.last_policy_id, policy);
     assert_eq!(requested.last_policy_id, policy);

@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::time::Instant;
-
 use common::*;
 use tachyon::prelude::*;
 use tachyon::qos::{QosPolicyId, TypeConsistency};
@@ -143,31 +141,10 @@ fn incompatible<W: DdsType, R: DdsType + for<'de> tachyon_cdr::Decode<'de>>(
     w: &DataWriter<W>,
     r: &DataReader<R>,
 ) -> (Option<QosPolicyId>, Option<QosPolicyId>) {
-    let wc = w.get_statuscondition();
-    wc.set_enabled_statuses(StatusMask::OFFERED_INCOMPATIBLE_QOS);
-    let rc = r.get_statuscondition();
-    rc.set_enabled_statuses(StatusMask::REQUESTED_INCOMPATIBLE_QOS);
-    let mut ws = WaitSet::new();
-    ws.attach_condition(&wc).expect("attach");
-    ws.attach_condition(&rc).expect("attach");
-    let end = Instant::now() + PATIENCE;
-    let (mut offered, mut requested) = (None, None);
-    while offered.is_none() || requested.is_none() {
-        let left = end.saturating_duration_since(Instant::now());
-        for c in ws.wait(left).expect("incompatible QoS reported in time") {
-            if c == wc {
-                offered = Some(w.get_offered_incompatible_qos_status());
-            } else if c == rc {
-                requested = Some(r.get_requested_incompatible_qos_status());
-            }
-        }
-    }
+    let (offered, requested) = wait_incompatible(w, r);
     assert!(w.matched_subscriptions().is_empty());
     assert!(r.matched_publications().is_empty());
-    (
-        offered.expect("set").last_policy_id,
-        requested.expect("set").last_policy_id,
-    )
+    (offered.last_policy_id, requested.last_policy_id)
 }
 
 #[test]

@@ -204,3 +204,34 @@ pub fn spawn_child(
         }
     }
 }
+
+/// Waits until `writer` reports OFFERED_INCOMPATIBLE_QOS and `reader` REQUESTED_INCOMPATIBLE_QOS
+/// (each side's StatusCondition, in a WaitSet) and returns both statuses as first read.
+pub fn wait_incompatible<W: DdsType, R: Readable>(
+    writer: &DataWriter<W>,
+    reader: &DataReader<R>,
+) -> (
+    tachyon::status::IncompatibleQosStatus,
+    tachyon::status::IncompatibleQosStatus,
+) {
+    let wc = writer.get_statuscondition();
+    wc.set_enabled_statuses(StatusMask::OFFERED_INCOMPATIBLE_QOS);
+    let rc = reader.get_statuscondition();
+    rc.set_enabled_statuses(StatusMask::REQUESTED_INCOMPATIBLE_QOS);
+    let mut ws = WaitSet::new();
+    ws.attach_condition(&wc).expect("attach");
+    ws.attach_condition(&rc).expect("attach");
+    let end = Instant::now() + PATIENCE;
+    let (mut offered, mut requested) = (None, None);
+    while offered.is_none() || requested.is_none() {
+        let left = end.saturating_duration_since(Instant::now());
+        for c in ws.wait(left).expect("incompatible QoS reported in time") {
+            if c == wc {
+                offered = Some(writer.get_offered_incompatible_qos_status());
+            } else if c == rc {
+                requested = Some(reader.get_requested_incompatible_qos_status());
+            }
+        }
+    }
+    (offered.expect("set"), requested.expect("set"))
+}
