@@ -378,7 +378,7 @@ impl Participant {
                 continue;
             };
             match LookupReply::from_payload(data.as_bytes()) {
-                Ok(reply) => learnt |= self.take_reply(now, d, reply),
+                Ok(reply) => learnt |= self.take_reply(d, reply),
                 Err(e) => {
                     d.types.stats.malformed += 1;
                     tracing::debug!(error = %e, "TypeLookup reply rejected");
@@ -457,7 +457,7 @@ impl Participant {
     }
 
     /// Keeps the TypeObjects of a reply that were asked for; returns whether any is new.
-    fn take_reply(&mut self, now: Instant, d: &mut Discovery, reply: LookupReply) -> bool {
+    fn take_reply(&mut self, d: &mut Discovery, reply: LookupReply) -> bool {
         let mut learnt = false;
         match reply.ret {
             LookupReturn::Types {
@@ -487,16 +487,14 @@ impl Participant {
                     }
                 }
             }
+            // This participant never asks getTypeDependencies (getTypes with the identifiers
+            // TypeInformation lists does it in one round): such a reply answers another
+            // participant's request (a reply writer sends to every matched reply reader).
             LookupReturn::Dependencies { ids, .. } => {
-                let from = d.types.asked.values().next().map(|a| a.from);
-                let unknown: Vec<TypeIdentifier> = ids
-                    .into_iter()
-                    .map(|i| i.id)
-                    .filter(|id| id.hash().is_some() && d.types.library.get(id).is_none())
-                    .collect();
-                if let Some(from) = from {
-                    self.ask_types(now, d, from, unknown);
-                }
+                tracing::trace!(
+                    n = ids.len(),
+                    "TypeLookup dependencies reply for another participant ignored"
+                )
             }
             LookupReturn::Failed { operation, code } => {
                 tracing::debug!(operation, code, "TypeLookup request failed at the peer")
