@@ -1,8 +1,8 @@
 //! Reading a serialized sample of a described type.
 
 use tachyon_cdr::{
-    DecodeError, DecodeErrorKind, EncapsulationHeader, Extensibility, MemberDesc, Primitive,
-    Reader, StructDesc, TypeDesc, UnionDesc, XcdrVersion,
+    CaseDesc, DecodeError, DecodeErrorKind, EncapsulationHeader, Extensibility, MemberDesc,
+    Primitive, Reader, StructDesc, TypeDesc, UnionDesc, XcdrVersion,
 };
 
 use super::value::Value;
@@ -309,13 +309,7 @@ fn union(u: &UnionDesc, r: &mut Reader<'_>) -> Result<Value, DecodeError> {
     };
     let v = (|| {
         let d = nested(&u.discriminator, r)?;
-        let label = d.as_i64().unwrap_or(0);
-        let case = u
-            .cases
-            .iter()
-            .find(|c| c.labels.iter().any(|l| i64::from(*l) == label))
-            .or_else(|| u.cases.iter().find(|c| c.default));
-        let member = match case {
+        let member = match select_case(u, &d) {
             Some(c) => Some((c.name.clone(), Box::new(nested(&c.ty, r)?))),
             None => None,
         };
@@ -328,6 +322,16 @@ fn union(u: &UnionDesc, r: &mut Reader<'_>) -> Result<Value, DecodeError> {
         r.end_region(region);
     }
     v
+}
+
+/// The case a discriminator selects: the one with its value among its labels, else the
+/// `default:` one, else none.
+pub(crate) fn select_case<'a>(u: &'a UnionDesc, discriminator: &Value) -> Option<&'a CaseDesc> {
+    let label = discriminator.as_i64().unwrap_or(0);
+    u.cases
+        .iter()
+        .find(|c| c.labels.iter().any(|l| i64::from(*l) == label))
+        .or_else(|| u.cases.iter().find(|c| c.default))
 }
 
 /// The value a member takes when an appendable or mutable encoding leaves it out.
@@ -387,12 +391,8 @@ fn default_at(t: &TypeDesc, depth: usize) -> Value {
         ),
         TypeDesc::Union(u) => {
             let disc = default_at(&u.discriminator, d);
-            let label = disc.as_i64().unwrap_or(0);
-            let member = u
-                .cases
-                .iter()
-                .find(|c| c.labels.iter().any(|l| i64::from(*l) == label))
-                .map(|c| (c.name.clone(), Box::new(default_at(&c.ty, d))));
+            let member =
+                select_case(u, &disc).map(|c| (c.name.clone(), Box::new(default_at(&c.ty, d))));
             Value::Union {
                 discriminator: Box::new(disc),
                 member,
