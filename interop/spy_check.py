@@ -5,7 +5,10 @@ them with its vendor, release, host and process, `spy topics --json` each topic 
 endpoints and the one pair that does not match (a BEST_EFFORT writer and a RELIABLE reader)
 with the reason, and `spy typeof` the topic's type as IDL, fetched with TypeLookup from
 Cyclone DDS 0.10 and 11 and Tachyon (and from Fast DDS 2.9, which announces no type, a clear
-error).
+error). `spy echo` prints a Cyclone DDS 11 writer's samples of an appendable keyed type and
+its dispose (sent without key hash: the instance comes from the key-only payload) and a
+Cyclone DDS 0.10 writer's; `spy hz` measures the 0.10 writer's rate; `spy watch` runs in a
+real terminal (tmux) and its table lists the topics with their rates.
 
     interop/spy_check.py --tachyon target/debug/tachyon --peer tachyon=PATH --peer cyclone=PATH
                          --peer cyclone11=PATH [--peer fastdds=PATH]
@@ -34,7 +37,7 @@ def main():
     if os.environ.get("TACHYON_TEST_NETNS") != "1":
         sys.exit("spy_check.py: run it inside an isolated network namespace (scripts/test.sh does)")
     peers = dict(p.split("=", 1) for p in a.peer)
-    common = ["--domain", str(DOMAIN), "--topic", "spy", "--timeout-s", "20"]
+    common = ["--domain", str(DOMAIN), "--topic", "spy", "--timeout-s", "60"]
     # A BEST_EFFORT Cyclone 0.10 writer; a RELIABLE Cyclone 11 reader (does not match it); a
     # BEST_EFFORT Tachyon reader (matches); a Fast DDS writer on another topic.
     runs = [
@@ -44,7 +47,7 @@ def main():
         ("tachyon", ["sub", *common, "--best-effort", "--expect", "100000000"]),
     ]
     if "fastdds" in peers:
-        runs.append(("fastdds", ["sub", *common[:2], "--topic", "spy_other", "--timeout-s", "20",
+        runs.append(("fastdds", ["sub", *common[:2], "--topic", "spy_other", "--timeout-s", "60",
                                  "--expect", "100000000"]))
     procs = {}
     failures = []
@@ -65,6 +68,7 @@ def main():
         topics = {t["name"]: t for t in spy("topics")["topics"]}
         # The type as IDL, fetched with TypeLookup from each vendor that serves it.
         typeof = spy("typeof spy")
+
         if "fastdds" in peers:
             # Fast DDS 2.9 announces no TypeInformation: a clear error, not an IDL.
             other = subprocess.run([a.tachyon, "spy", "typeof", "spy_other", "--domain",
@@ -72,6 +76,18 @@ def main():
                                    timeout=30)
         else:
             other = None
+        echo10 = spy_lines(a.tachyon, "echo spy -n 3 --json")
+        hz = spy_lines(a.tachyon, "hz spy -n 2 --json")
+        watch = watch_in_tmux(a.tachyon)
+        # A Cyclone DDS 11 writer that waits for the echo's reader, writes 5 samples of
+        # AppendableShape (XCDR2) 100 ms apart and disposes the first instance.
+        procs["cyclone11-pub"] = subprocess.Popen(
+            [peers["cyclone11"], "pub", "--domain", str(DOMAIN), "--topic", "spy11", "--type",
+             "ashape", "--count", "5", "--instances", "2", "--prefix", "K", "--dispose",
+             "--period-ms", "100", "--wait-match", "1", "--linger-ms", "1000",
+             "--timeout-s", "30"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        echo11 = spy_lines(a.tachyon, "echo spy11 --json --duration 6")
     finally:
         for p in procs.values():
             p.kill()
@@ -85,6 +101,7 @@ def main():
 
     host = socket.gethostname()
     by_pid = {p["pid"]: p for p in ls}
+    procs.pop("cyclone11-pub", None)
     want = {
         "cyclone": ("Cyclone DDS", "0.10.2"),
         "cyclone11": ("Cyclone DDS", "11.0.1"),
@@ -129,8 +146,58 @@ def main():
         expect(other.returncode != 0 and "announces no TypeInformation" in other.stderr,
                f"typeof: Fast DDS 2.9's type cannot be obtained, and spy says why "
                f"(exit {other.returncode}: {other.stderr.strip()[-200:]})")
+    # echo: the Cyclone DDS 0.10 writer's samples (x counts up, y = 2x + 1).
+    expect(len(echo10) == 3 and all(e["data"]["y"] == 2 * e["data"]["x"] + 1
+                                    and e["instance_state"] == "ALIVE" for e in echo10),
+           f"echo: 3 samples of Cyclone DDS 0.10's 'spy' (got {echo10})")
+    # echo: Cyclone DDS 11's five samples in order, then its dispose of instance K0.
+    data11 = [e["data"] for e in echo11 if e["data"] is not None]
+    expect([(d["color"], d["x"], d["y"]) for d in data11]
+           == [(f"K{i % 2}", i, 2 * i + 1) for i in range(5)],
+           f"echo: Cyclone DDS 11's 5 samples of 'spy11' (got {data11})")
+    # The dispose of K0 (sent without key hash: its instance derived from the key-only
+    # payload): a record of its own, or the state of K0's last sample if it came unread.
+    k0 = {e["instance"] for e in echo11 if e["data"] and e["data"]["color"] == "K0"}
+    disposed = [e for e in echo11 if e["instance_state"] == "NOT_ALIVE_DISPOSED"]
+    expect(len(k0) == 1 and disposed and all(e["instance"] in k0 for e in disposed)
+           and all(e["key"] == {"color": "K0"} for e in disposed if e["data"] is None),
+           f"echo: Cyclone DDS 11's dispose of K0 (got {echo11})")
+    # hz: the 0.10 writer writes every 50 ms.
+    rates = [h["rate_hz"] for h in hz if h.get("rate_hz")]
+    expect(len(rates) == 2 and all(5 < r < 40 for r in rates),
+           f"hz: two reports of about 20 Hz for 'spy' (got {hz})")
+    rows = [l.split() for l in watch.splitlines()]
+    spy_row = next((r for r in rows if r and r[0] == "spy"), None)
+    expect(any(r[:2] == ["TOPIC", "TYPE"] for r in rows) and spy_row is not None
+           and spy_row[1] == "ShapeType" and spy_row[5] == "Hz" and float(spy_row[4]) > 5,
+           f"watch: the table in the terminal lists 'spy' with its rate (got {watch!r})")
     print(f"spy: {len(failures)} failed")
     sys.exit(1 if failures else 0)
+
+
+def spy_lines(tachyon, what):
+    """Runs `tachyon spy WHAT` and returns its JSON lines."""
+    out = subprocess.run([tachyon, "spy", *what.split(), "--domain", str(DOMAIN), "--wait", "2"],
+                         capture_output=True, text=True, timeout=60)
+    if out.returncode != 0:
+        sys.exit(f"tachyon spy {what} failed ({out.returncode}): {out.stderr}")
+    return [json.loads(l) for l in out.stdout.splitlines() if l.strip()]
+
+
+def watch_in_tmux(tachyon):
+    """Starts `tachyon spy watch` in a detached tmux terminal (a server of its own, so it runs
+    in this network namespace), waits for a few redraws and returns the screen."""
+    sock = f"tachyon-spy-check-{os.getpid()}"
+    cmd = f"{tachyon} spy watch --domain {DOMAIN} --wait 1 --interval 1"
+    subprocess.run(["tmux", "-L", sock, "new-session", "-d", "-s", "watch", "-x", "160", "-y",
+                    "40", cmd], check=True, timeout=20)
+    try:
+        time.sleep(4.5)
+        shot = subprocess.run(["tmux", "-L", sock, "capture-pane", "-p", "-t", "watch"],
+                              capture_output=True, text=True, timeout=20)
+        return shot.stdout
+    finally:
+        subprocess.run(["tmux", "-L", sock, "kill-server"], timeout=20)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,8 @@ cargo clippy --version >/dev/null 2>&1 || die "clippy missing: rustup component 
 need_pkgs=()
 command -v cc >/dev/null 2>&1 || need_pkgs+=(build-essential)
 command -v python3 >/dev/null 2>&1 || need_pkgs+=(python3)
+# `tachyon spy watch` is checked in a real terminal.
+command -v tmux >/dev/null 2>&1 || need_pkgs+=(tmux)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         say "installing ${need_pkgs[*]}"
@@ -110,7 +112,8 @@ in_netns python3 interop/matrix.py "${peer_args[@]}"
 
 say "tachyon spy against Cyclone DDS 0.10 and 11, Fast DDS and Tachyon (in an isolated network namespace)"
 # Their peers run on one domain; `tachyon spy ls|topics --json` must name each one's vendor,
-# release, host and process, and the pair of a topic that does not match, and why.
+# release, host and process, and the pair of a topic that does not match, and why; `echo`
+# print Cyclone DDS 11's samples and dispose, `hz` a rate, and `watch` (in tmux) its table.
 cargo build -p tachyon-cli --locked --offline
 in_netns python3 interop/spy_check.py --tachyon target/debug/tachyon "${peer_args[@]}"
 

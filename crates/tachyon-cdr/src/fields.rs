@@ -28,7 +28,7 @@ pub enum FieldValue<'a> {
         /// The enumerator's value.
         value: i32,
         /// The enumerator's name.
-        name: &'static str,
+        name: &'a str,
     },
 }
 

@@ -1,6 +1,8 @@
 //! What describes an endpoint: the QoS-derived configuration of local writers and readers, and
 //! what is known about a matched remote one (the record discovery produces).
 
+use std::sync::Arc;
+
 use tachyon_cdr::KeyHash;
 use tachyon_wire::{EntityId, Guid, Locator, VendorId};
 
@@ -41,8 +43,31 @@ pub struct Liveliness {
 
 /// Derives an instance handle from a serialized payload when the DATA carried no key hash
 /// (the runtime supplies one built from the topic type, `tachyon_cdr::key_hash` of the decoded
-/// sample). `is_key` says the payload is a key-only serialization.
-pub type KeyHashFn = fn(payload: &[u8], is_key: bool) -> Option<KeyHash>;
+/// sample, or from a dynamic type's description). `is_key` says the payload is a key-only
+/// serialization.
+#[derive(Clone)]
+pub struct KeyHashFn(Arc<KeyHashDyn>);
+
+/// The function a [`KeyHashFn`] calls.
+type KeyHashDyn = dyn Fn(&[u8], bool) -> Option<KeyHash> + Send + Sync;
+
+impl KeyHashFn {
+    /// Wraps `f`.
+    pub fn new(f: impl Fn(&[u8], bool) -> Option<KeyHash> + Send + Sync + 'static) -> KeyHashFn {
+        KeyHashFn(Arc::new(f))
+    }
+
+    /// The instance handle of `payload` (`is_key`: a key-only payload), if it decodes.
+    pub fn call(&self, payload: &[u8], is_key: bool) -> Option<KeyHash> {
+        (self.0)(payload, is_key)
+    }
+}
+
+impl core::fmt::Debug for KeyHashFn {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("KeyHashFn")
+    }
+}
 
 /// The default largest datagram an endpoint builds: a 1500-byte Ethernet MTU minus the IPv4 and
 /// UDP headers, so nothing is ever fragmented by IP.
@@ -112,7 +137,7 @@ impl Default for WriterConfig {
 }
 
 /// Configuration of a local DataReader.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct ReaderConfig {
     /// RELIABILITY requested.
     pub reliability: Reliability,

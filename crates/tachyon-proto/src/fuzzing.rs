@@ -161,7 +161,7 @@ impl Harness {
                 ..ReaderHistoryConfig::default()
             },
             time_based_filter: Some(Duration::from_millis(2)),
-            ..rcfg
+            ..rcfg.clone()
         };
         let writer = p.create_writer(wcfg).unwrap_or(EntityId::UNKNOWN);
         let reliable = p.create_reader(rcfg).unwrap_or(EntityId::UNKNOWN);

@@ -110,7 +110,7 @@ fn sink(n: u8, topic: &str, qos: DataReaderQos) -> (Participant, Sink) {
         },
         ..tachyon_proto::ReaderConfig::default()
     };
-    let r = p.create_reader(cfg).expect("reader");
+    let r = p.create_reader(cfg.clone()).expect("reader");
     p.announce_reader(Instant::ZERO, r, subscription(topic, qos))
         .expect("announce");
     (p, Sink::new(r))

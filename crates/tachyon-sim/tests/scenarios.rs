@@ -101,7 +101,7 @@ fn fan_out(wcfg: WriterConfig, rcfg: ReaderConfig, total: u64, slow_sink: Option
     let mut rs = Vec::new();
     for n in 2..=9u8 {
         let mut rp = participant(n);
-        let r = rp.create_reader(rcfg).expect("reader");
+        let r = rp.create_reader(rcfg.clone()).expect("reader");
         connect(
             Instant::ZERO,
             &mut wp,
@@ -275,7 +275,7 @@ fn transient_local_late_joiner_gets_exactly_the_last_n_per_instance() {
     };
     let volatile_cfg = ReaderConfig {
         durability: Durability::Volatile,
-        ..rcfg
+        ..rcfg.clone()
     };
     let mut wp = participant(1);
     let w = wp.create_writer(wcfg).expect("writer");
@@ -289,9 +289,9 @@ fn transient_local_late_joiner_gets_exactly_the_last_n_per_instance() {
     // Two readers join after everything was written: one transient-local, one volatile.
     let now = sim.now();
     let mut late = participant(2);
-    let r = late.create_reader(rcfg).expect("reader");
+    let r = late.create_reader(rcfg.clone()).expect("reader");
     let mut vol = participant(3);
-    let v = vol.create_reader(volatile_cfg).expect("reader");
+    let v = vol.create_reader(volatile_cfg.clone()).expect("reader");
     let wg = host::<Source>(&sim, wn).participant.guid(w);
     late.match_writer(now, r, remote_writer(wg, 1, &wcfg))
         .expect("match");
@@ -356,8 +356,8 @@ fn a_reader_that_disappears_is_unmatched_and_released() {
     let mut wp = participant(1);
     let w = wp.create_writer(wcfg).expect("writer");
     let (mut a, mut b) = (participant(2), participant(3));
-    let ra = a.create_reader(rcfg).expect("reader");
-    let rb = b.create_reader(rcfg).expect("reader");
+    let ra = a.create_reader(rcfg.clone()).expect("reader");
+    let rb = b.create_reader(rcfg.clone()).expect("reader");
     connect(
         Instant::ZERO,
         &mut wp,
@@ -439,7 +439,7 @@ fn dispose_and_unregister_reach_readers_as_instance_states() {
     let mut wp = participant(1);
     let w = wp.create_writer(wcfg).expect("writer");
     let mut rp = participant(2);
-    let r = rp.create_reader(rcfg).expect("reader");
+    let r = rp.create_reader(rcfg.clone()).expect("reader");
     connect(
         Instant::ZERO,
         &mut wp,
@@ -565,7 +565,7 @@ fn unicast_fan_out_without_a_shared_group_sends_to_each_reader() {
     let mut hosts = Vec::new();
     for n in 2..=4u8 {
         let mut rp = participant(n);
-        let r = rp.create_reader(rcfg).expect("reader");
+        let r = rp.create_reader(rcfg.clone()).expect("reader");
         connect(
             Instant::ZERO,
             &mut wp,

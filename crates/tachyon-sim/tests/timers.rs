@@ -190,7 +190,7 @@ fn lifespan_expires_samples_a_late_joiner_would_get() {
         ..reliable_keep_all_reader()
     };
     let mut rp = participant(2);
-    let r = rp.create_reader(rcfg).expect("reader");
+    let r = rp.create_reader(rcfg.clone()).expect("reader");
     let now = sim.now();
     let wg = host::<Source>(&sim, wn).participant.guid(w);
     rp.match_writer(now, r, remote_writer(wg, 1, &wcfg))
@@ -343,8 +343,8 @@ fn participant_liveliness_is_renewed_by_any_traffic_of_the_participant() {
     let a = wp.create_writer(acfg).expect("writer");
     let b = wp.create_writer(bcfg).expect("writer");
     let c = wp.create_writer(ccfg).expect("writer");
-    let ra = rp.create_reader(rcfg).expect("reader");
-    let rc = rp.create_reader(rcfg).expect("reader");
+    let ra = rp.create_reader(rcfg.clone()).expect("reader");
+    let rc = rp.create_reader(rcfg.clone()).expect("reader");
     connect(
         Instant::ZERO,
         &mut wp,

@@ -160,3 +160,106 @@ fn hostile_bytes_are_errors() {
         assert!(decode(&d, &huge).is_err());
     }
 }
+
+/// The key hash and both key-only payload forms of `v` through its derived type, against
+/// the dynamic ones computed from `d` and the dynamically decoded `value`.
+fn check_keys<T: DdsType>(v: &T, d: &TypeDesc, value: &Value, what: &str) -> Vec<String> {
+    use tachyon_cdr::{KeyForm, XcdrVersion};
+    use tachyon_xtypes::dynamic::{decode_key, encode_key_payload, is_keyed, key_hash};
+    let mut failures = Vec::new();
+    assert_eq!(is_keyed(d), T::KEYED, "{what}: keyed");
+    let want = tachyon_cdr::key_hash(v).expect("static key hash");
+    let got = key_hash(d, value).expect("dynamic key hash");
+    if got != want {
+        failures.push(format!("{what}: key hash {got} != {want}"));
+    }
+    for version in [XcdrVersion::Xcdr1, XcdrVersion::Xcdr2] {
+        for endian in [Endianness::Little, Endianness::Big] {
+            for form in [KeyForm::Framed, KeyForm::Bare] {
+                let mut buf = vec![0u8; 4096];
+                let n = tachyon_cdr::serialize_key_payload(v, version, endian, form, &mut buf)
+                    .expect("static key payload");
+                let bytes = encode_key_payload(d, value, version, endian, form)
+                    .expect("dynamic key payload");
+                if bytes != buf[..n] {
+                    failures.push(format!(
+                        "{what} {version:?} {endian:?} {form:?}: key payload"
+                    ));
+                }
+                let back = decode_key(d, &bytes).expect("key payload decodes");
+                if key_hash(d, &back).ok() != Some(want) {
+                    failures.push(format!(
+                        "{what} {version:?} {endian:?} {form:?}: decoded key"
+                    ));
+                }
+            }
+        }
+    }
+    failures
+}
+
+#[test]
+fn dynamic_keys_are_the_derived_types_keys() {
+    let mut failures = Vec::new();
+    let mut keyed = 0;
+    for x in vectors() {
+        let ty = x["type"].as_str().expect("type");
+        let name = x["sample"].as_str().expect("sample");
+        let d = desc(ty);
+        let value = decode(&d, &unhex(x["hex"].as_str().expect("hex"))).expect("decodes");
+        let what = format!("{ty} {name} {}", x["encoding"]);
+        let Some(s) = sample(ty, name) else {
+            continue;
+        };
+        macro_rules! dispatch {
+            ($($v:ident),*) => {
+                match &s {
+                    $(Sample::$v(v) => check_keys(v, &d, &value, &what),)*
+                }
+            };
+        }
+        failures.extend(dispatch!(
+            ShapeType,
+            AppendableShape,
+            Primitives,
+            Strings,
+            Sequences,
+            Arrays,
+            Nested,
+            WithEnum,
+            WithUnion,
+            WithOptional,
+            AppendableStruct,
+            MutableStruct,
+            HashIds,
+            MustUnderstand,
+            KeyedMulti,
+            KeyedNested,
+            KeyedSmallString,
+            Big
+        ));
+        keyed += usize::from(tachyon_xtypes::dynamic::is_keyed(&d));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(keyed >= 20, "{keyed} keyed vectors");
+}
+
+#[test]
+fn values_print_as_yaml() {
+    let v = vectors();
+    let find = |ty: &str, sample: &str| {
+        let x = v
+            .iter()
+            .find(|x| x["type"] == ty && x["sample"] == sample && x["encoding"] == "CDR_LE")
+            .expect("vector");
+        decode(&desc(ty), &unhex(x["hex"].as_str().expect("hex"))).expect("decodes")
+    };
+    assert_eq!(
+        find("ShapeType", "shape_red").to_yaml(),
+        "color: \"RED\"\nx: 10\ny: 20\nshapesize: 30\n"
+    );
+    assert_eq!(
+        find("Nested", "nested").to_yaml(),
+        "tag: 1\ninner:\n  a: 7\n  b: 0.25\nseq:\n  - a: 8\n    b: 8.5\n"
+    );
+}

@@ -38,7 +38,13 @@ pub trait TopicDescription<T>: sealed::Sealed {
 #[doc(hidden)]
 pub struct ReaderTarget<'a, T> {
     pub(crate) topic: &'a Topic<T>,
-    pub(crate) filter: Option<&'a ContentFilteredTopic<'a, T>>,
+    pub(crate) filter: Option<&'a dyn AttachFilter>,
+}
+
+/// A content-filtered topic as a reader created on it sees it (not generic over the type).
+pub(crate) trait AttachFilter {
+    /// What a new reader on the topic announces and filters with; remembers the reader.
+    fn attach(&self, reader: EntityId) -> (ContentFilterProperty, SampleFilter);
 }
 
 mod sealed {
@@ -179,7 +185,7 @@ impl<'a, T: DdsType> ContentFilteredTopic<'a, T> {
 
 impl<T> sealed::Sealed for ContentFilteredTopic<'_, T> {}
 
-impl<'a, T: DdsType> TopicDescription<T> for ContentFilteredTopic<'a, T> {
+impl<'a, T: DdsType + for<'de> Decode<'de>> TopicDescription<T> for ContentFilteredTopic<'a, T> {
     fn get_name(&self) -> &str {
         &self.name
     }
@@ -194,9 +200,8 @@ impl<'a, T: DdsType> TopicDescription<T> for ContentFilteredTopic<'a, T> {
     }
 }
 
-impl<T: DdsType + for<'de> Decode<'de>> ContentFilteredTopic<'_, T> {
-    /// What a new reader on this topic announces and filters with; remembers the reader.
-    pub(crate) fn attach(&self, reader: EntityId) -> (ContentFilterProperty, SampleFilter) {
+impl<T: DdsType + for<'de> Decode<'de>> AttachFilter for ContentFilteredTopic<'_, T> {
+    fn attach(&self, reader: EntityId) -> (ContentFilterProperty, SampleFilter) {
         let property = self.property(&lock(&self.filter));
         lock(&self.readers).push(reader);
         (

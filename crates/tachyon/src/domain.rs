@@ -21,6 +21,7 @@ use crate::builtin::{
 use crate::condition::StatusCondition;
 use crate::config::{Config, ThreadMode, ThreadRoles};
 use crate::content_filter::ContentFilteredTopic;
+use crate::dynamic::{DynamicData, DynamicType, SerializedData};
 use crate::error::Error;
 use crate::listener::{
     participant_dispatch, topic_dispatch, DomainParticipantListener, PublisherListener,
@@ -32,7 +33,7 @@ use crate::runtime::{lock, ReaderLimits, Runtime, Transports};
 use crate::statistics::ParticipantStatistics;
 use crate::status::StatusMask;
 use crate::subscription::{DataReader, Subscriber};
-use crate::topic::Topic;
+use crate::topic::{Topic, TypeSupport};
 use crate::DdsType;
 use tachyon_transport::intra::IntraTransport;
 use tachyon_transport::shm::{ShmConfig, ShmTransport};
@@ -349,14 +350,7 @@ impl DomainParticipant {
         name: &str,
         qos: TopicQos,
     ) -> Result<Topic<T>, Error> {
-        Topic::new(
-            &self.runtime,
-            name,
-            T::TYPE_NAME,
-            type_representations::<T>(),
-            qos,
-            None,
-        )
+        Topic::new(&self.runtime, name, TypeSupport::of::<T>(), qos, None)
     }
 
     /// A topic of type `T` whose `listener` is called for the statuses in `mask`
@@ -372,8 +366,7 @@ impl DomainParticipant {
         Topic::new(
             &self.runtime,
             name,
-            T::TYPE_NAME,
-            type_representations::<T>(),
+            TypeSupport::of::<T>(),
             qos,
             Some((dispatch, mask)),
         )
@@ -664,6 +657,99 @@ impl DomainParticipant {
         }
     }
 
+    /// A topic of the dynamic type `ty` (see [`crate::dynamic`]): its readers and writers
+    /// read and write [`DynamicData`], and announce the type's TypeInformation as a derived
+    /// type's would.
+    pub fn create_dynamic_topic(
+        &self,
+        name: &str,
+        ty: &DynamicType,
+    ) -> Result<Topic<DynamicData>, Error> {
+        self.create_dynamic_topic_with_qos(name, ty, TopicQos::default())
+    }
+
+    /// A topic of the dynamic type `ty` with `qos`.
+    pub fn create_dynamic_topic_with_qos(
+        &self,
+        name: &str,
+        ty: &DynamicType,
+        qos: TopicQos,
+    ) -> Result<Topic<DynamicData>, Error> {
+        Topic::new(&self.runtime, name, TypeSupport::dynamic(ty), qos, None)
+    }
+
+    /// A topic whose samples are read undecoded ([`SerializedData`]), announced with type
+    /// name `type_name` and no TypeInformation (so it matches by name): for a program that
+    /// counts or records samples of any type. `keyed` must be what the writers say (Fast
+    /// DDS does not match a reader of another topic kind); samples that come without key
+    /// hash then share one instance.
+    pub fn create_serialized_topic(
+        &self,
+        name: &str,
+        type_name: &str,
+        keyed: bool,
+    ) -> Result<Topic<SerializedData>, Error> {
+        let support = TypeSupport {
+            name: Arc::from(type_name),
+            keyed,
+            extensibility: tachyon_cdr::Extensibility::Final,
+            representations: None,
+            dynamic: None,
+        };
+        Topic::new(&self.runtime, name, support, TopicQos::default(), None)
+    }
+
+    /// The type of topic `name` as its discovered writers (else readers) announce it,
+    /// fetched with TypeLookup ([`discovered_type`](Self::discovered_type)): what a program
+    /// that never saw the type subscribes with. Waits up to `timeout` for an endpoint of the
+    /// topic to be discovered and its type to arrive.
+    ///
+    /// Errors: [`Error::TypeUnavailable`] when every endpoint of the topic discovered cannot
+    /// describe its type (the message says why: Fast DDS 2.x announces none; give the type
+    /// as IDL then); [`Error::Timeout`] when no endpoint of the topic is discovered, or none
+    /// answers, in time.
+    pub fn find_topic_type(
+        &self,
+        name: &str,
+        timeout: std::time::Duration,
+    ) -> Result<DynamicType, Error> {
+        let end = std::time::Instant::now() + timeout;
+        loop {
+            let endpoints: Vec<Guid> = {
+                let st = self.runtime.shared.lock();
+                let p = &st.participant;
+                p.discovered_publications()
+                    .filter(|w| w.topic_name == name)
+                    .map(|w| w.guid)
+                    .chain(
+                        p.discovered_subscriptions()
+                            .filter(|r| r.topic_name == name)
+                            .map(|r| r.guid),
+                    )
+                    .collect()
+            };
+            let mut unavailable = None;
+            for guid in &endpoints {
+                let left = end.saturating_duration_since(std::time::Instant::now());
+                match self.discovered_type(*guid, left) {
+                    Ok(desc) => return DynamicType::new(desc),
+                    Err(Error::TypeUnavailable(why)) => unavailable = Some(why),
+                    Err(Error::Timeout) | Err(Error::BadParameter(_)) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            if let Some(why) = unavailable.filter(|_| !endpoints.is_empty()) {
+                return Err(Error::TypeUnavailable(format!(
+                    "no endpoint of topic {name:?} describes its type ({why})"
+                )));
+            }
+            if std::time::Instant::now() >= end {
+                return Err(Error::Timeout);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     /// A snapshot of the participant's counters: datagrams received, what was dropped as
     /// malformed or for no local endpoint, what the resource limits refused, and what is held
     /// now for remote entities (participants, endpoints, samples in reassembly).
@@ -874,19 +960,4 @@ fn process_properties() -> Vec<(String, String)> {
         }
     }
     p
-}
-
-/// The XTypes representation of `T` (its TypeObjects and TypeInformation), announced by the
-/// topic's writers and readers; `None` for a type that does not describe itself (then they
-/// announce no TypeInformation and match by type name).
-fn type_representations<T: DdsType>() -> Option<Arc<tachyon_xtypes::TypeRepresentations>> {
-    let desc = T::type_desc()?;
-    match tachyon_xtypes::TypeRepresentations::of(&desc) {
-        Ok(reps) => Some(Arc::new(reps)),
-        Err(e) => {
-            tracing::warn!(type_name = T::TYPE_NAME, error = %e,
-                "no TypeInformation for this type: its endpoints match by type name");
-            None
-        }
-    }
 }

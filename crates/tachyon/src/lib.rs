@@ -50,6 +50,7 @@ pub mod condition;
 pub mod config;
 pub mod content_filter;
 pub mod domain;
+pub mod dynamic;
 pub mod error;
 mod group;
 pub mod listener;
@@ -61,6 +62,7 @@ pub mod status;
 pub mod stream;
 pub mod subscription;
 pub mod topic;
+mod writable;
 
 pub use builtin::{
     BuiltinTopicKey, ParticipantBuiltinTopicData, PublicationBuiltinTopicData,
@@ -94,12 +96,14 @@ pub use tachyon_transport::{MulticastMode, Peer, UdpConfig};
 /// XTypes type representation: TypeObjects, TypeInformation, assignability, IDL printing.
 pub use tachyon_xtypes as xtypes;
 pub use topic::Topic;
+pub use writable::Writable;
 /// The crate whose derives make a type [`Loanable`] (`FromBytes`, `IntoBytes`,
 /// `KnownLayout`, `Immutable`).
 pub use zerocopy;
 
 /// What most programs need: `use tachyon::prelude::*;`.
 pub mod prelude {
+    pub use crate::dynamic::{DynamicData, DynamicType};
     pub use crate::qos::{
         DataReaderQos, DataWriterQos, DurabilityKind, PublisherQos, SubscriberQos, TopicQos,
     };

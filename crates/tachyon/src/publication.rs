@@ -4,7 +4,7 @@ use std::marker::PhantomData;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration as StdDuration, Instant as StdInstant, SystemTime};
 
-use tachyon_cdr::{DdsType, Endianness, Extensibility, KeyHash, XcdrVersion};
+use tachyon_cdr::{Endianness, Extensibility, KeyHash, XcdrVersion};
 use tachyon_proto::discovery::PublicationData;
 use tachyon_proto::history::{
     ChangeKind, Durability, PayloadPool, WriteError, WriterHistoryConfig,
@@ -13,10 +13,11 @@ use tachyon_proto::qos::{
     AccessScope, DataRepresentation, DataWriterQos, DurabilityKind, PublisherQos,
 };
 use tachyon_proto::quirks;
-use tachyon_proto::{Transcoder, WriteRequest, WriterConfig, WriterUpdate};
+use tachyon_proto::{WriteRequest, WriterConfig, WriterUpdate};
 use tachyon_wire::{EntityId, Guid, Time};
 
 use crate::condition::StatusCondition;
+use crate::dynamic::DynamicType;
 use crate::error::Error;
 use crate::group::{set_group_qos, Group};
 use crate::listener::{publisher_dispatch, PublisherListener, PUBLISHER_STATUSES};
@@ -28,6 +29,7 @@ use crate::status::{
     StatusMask,
 };
 use crate::topic::Topic;
+use crate::writable::Writable;
 use tachyon_proto::history::SharedPool;
 use tachyon_transport::shm::loan::LoanArea;
 
@@ -142,7 +144,7 @@ impl Publisher {
     }
 
     /// Creates a writer of `topic` and announces it.
-    pub fn create_datawriter<T: DdsType>(
+    pub fn create_datawriter<T: Writable>(
         &self,
         topic: &Topic<T>,
         qos: DataWriterQos,
@@ -152,7 +154,7 @@ impl Publisher {
 
     /// Creates a writer of `topic` whose `listener` is called for the statuses in `mask`
     /// from the start. See [`crate::listener`]: listeners run on the driver thread.
-    pub fn create_datawriter_with_listener<T: DdsType + 'static>(
+    pub fn create_datawriter_with_listener<T: Writable + 'static>(
         &self,
         topic: &Topic<T>,
         qos: DataWriterQos,
@@ -164,20 +166,22 @@ impl Publisher {
 
     /// Creates and announces the writer; `listener` makes its listener, set under the same
     /// lock so no event slips by.
-    fn create<T: DdsType>(
+    fn create<T: Writable>(
         &self,
         topic: &Topic<T>,
         mut qos: DataWriterQos,
         listener: impl FnOnce(&DataWriter<T>) -> Option<(Dispatch, StatusMask)>,
     ) -> Result<DataWriter<T>, Error> {
+        let support = topic.support();
+        let dynamic = support.dynamic.clone();
         if qos.representation.is_empty() {
-            qos.representation = default_representation(T::EXTENSIBILITY);
+            qos.representation = default_representation(support.extensibility);
         }
         let version = DataRepresentation::written(&qos.representation)
             .xcdr_version()
             .ok_or(Error::Unsupported("the XML data representation"))?;
         let presentation = lock(&self.state).qos.presentation;
-        let mut config = writer_config(&qos, T::KEYED, self.runtime.shared.max_datagram);
+        let mut config = writer_config(&qos, support.keyed, self.runtime.shared.max_datagram);
         if presentation.coherent_access {
             config.coherent_sets = true;
             config.fragment_size =
@@ -194,13 +198,10 @@ impl Publisher {
         {
             let own = &mut c.own().participant;
             // Readers announcing a content filter get only what it accepts.
-            own.set_writer_filter_factory(
-                id,
-                Some(crate::content_filter::remote_filter_factory::<T>()),
-            )?;
+            own.set_writer_filter_factory(id, T::remote_filter_factory())?;
             // Readers that read another representation (Fast DDS 2.x's XCDR1 only) get
             // converted samples.
-            own.set_writer_transcoder(id, Some(transcoder(T::transcode_serialized)))?;
+            own.set_writer_transcoder(id, T::transcoder(dynamic.as_ref()))?;
         }
         let mut data = PublicationData::new(Guid::UNKNOWN, topic.name(), topic.type_name());
         if let Some(reps) = topic.type_representations() {
@@ -237,6 +238,7 @@ impl Publisher {
                 loan_area: std::sync::OnceLock::new(),
                 loan_payloads: SharedPool::new(),
                 condition: StatusCondition::new(Arc::clone(&self.runtime), id),
+                dynamic,
                 _type: PhantomData,
             }),
         };
@@ -280,12 +282,6 @@ impl Drop for Publisher {
     fn drop(&mut self) {
         self.runtime.shared.remove_group(self.group);
     }
-}
-
-/// The [`Transcoder`] of a type's [`DdsType::transcode_serialized`] (not generic, so the
-/// closure does not need `T: 'static`).
-fn transcoder(f: fn(&[u8], XcdrVersion) -> Option<Vec<u8>>) -> Transcoder {
-    Arc::new(move |payload: &[u8], to: DataRepresentation| f(payload, to.xcdr_version()?))
 }
 
 /// The representation a writer offers when its QoS names none: XCDR1 first for `@final`
@@ -352,10 +348,12 @@ struct WriterInner<T> {
     /// Holders of the payloads of published loans (recycled: none allocated per sample).
     loan_payloads: SharedPool,
     condition: StatusCondition,
+    /// The dynamic type of the topic (a writer of DynamicData).
+    dynamic: Option<DynamicType>,
     _type: PhantomData<fn(&T)>,
 }
 
-impl<T: DdsType> DataWriter<T> {
+impl<T: Writable> DataWriter<T> {
     /// Writes a sample, timestamped now.
     pub fn write(&self, sample: &T) -> Result<(), Error> {
         self.write_w_timestamp(sample, SystemTime::now())
@@ -363,15 +361,11 @@ impl<T: DdsType> DataWriter<T> {
 
     /// Writes a sample with a given source timestamp.
     pub fn write_w_timestamp(&self, sample: &T, timestamp: SystemTime) -> Result<(), Error> {
-        let key = tachyon_cdr::key_hash(sample)?;
-        let size = tachyon_cdr::serialized_size(sample, self.inner.version)?;
+        let ty = self.inner.dynamic.as_ref();
+        let key = sample.instance(ty)?;
+        let size = sample.serialized_size(ty, self.inner.version)?;
         let mut buf = self.inner.pool.alloc(size);
-        let n = tachyon_cdr::serialize(
-            sample,
-            self.inner.version,
-            Endianness::Little,
-            buf.as_mut_slice(),
-        )?;
+        let n = sample.serialize_into(ty, self.inner.version, buf.as_mut_slice())?;
         buf.truncate(n);
         let req = WriteRequest::data(key, wire_time(timestamp), buf.freeze());
         self.submit(req)
@@ -406,14 +400,14 @@ impl<T: DdsType> DataWriter<T> {
 
     /// Registers the instance of `sample`; returns its handle.
     pub fn register_instance(&self, sample: &T) -> Result<KeyHash, Error> {
-        let key = tachyon_cdr::key_hash(sample)?;
+        let key = sample.instance(self.inner.dynamic.as_ref())?;
         let mut st = self.inner.runtime.shared.lock_for(self.inner.id);
         Ok(st.participant.register_instance(self.inner.id, key)?)
     }
 
     /// The handle of the instance of `sample` (its key hash).
     pub fn lookup_instance(&self, sample: &T) -> Result<KeyHash, Error> {
-        Ok(tachyon_cdr::key_hash(sample)?)
+        sample.instance(self.inner.dynamic.as_ref())
     }
 
     /// Blocks until every matched reliable reader acknowledged everything written, or
@@ -616,17 +610,10 @@ impl<T: DdsType> DataWriter<T> {
     }
 
     fn instance_change(&self, sample: &T, kind: ChangeKind) -> Result<(), Error> {
-        let key = tachyon_cdr::key_hash(sample)?;
-        // The key never takes more than the whole sample.
-        let mut buf = vec![0u8; tachyon_cdr::serialized_size(sample, self.inner.version)?];
-        let n = tachyon_cdr::serialize_key_payload(
-            sample,
-            self.inner.version,
-            Endianness::Little,
-            matched_readers_key_form(&self.inner.runtime.shared, self.inner.id),
-            &mut buf,
-        )?;
-        buf.truncate(n);
+        let ty = self.inner.dynamic.as_ref();
+        let key = sample.instance(ty)?;
+        let form = matched_readers_key_form(&self.inner.runtime.shared, self.inner.id);
+        let mut buf = sample.key_payload(ty, self.inner.version, form)?;
         if self.readers_want_key_hash_only() {
             buf.clear();
         }

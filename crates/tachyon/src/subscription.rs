@@ -7,6 +7,7 @@ use std::time::{Duration as StdDuration, Instant as StdInstant};
 
 use tachyon_cdr::{DdsType, Decode, KeyHash};
 use tachyon_proto::discovery::SubscriptionData;
+use tachyon_proto::endpoint::KeyHashFn;
 use tachyon_proto::history::{
     Durability, InstanceSelector, InstanceStateMask, Query, ReaderHistoryConfig, SampleInfo,
     SampleStateMask, ViewStateMask,
@@ -20,6 +21,7 @@ use tachyon_wire::{EntityId, Guid};
 
 use crate::condition::{ReadCondition, StatusCondition};
 use crate::content_filter::TopicDescription;
+use crate::dynamic::DynamicType;
 use crate::error::Error;
 use crate::group::{set_group_qos, Group};
 use crate::listener::{subscriber_dispatch, SubscriberListener, SUBSCRIBER_STATUSES};
@@ -148,7 +150,7 @@ impl Subscriber {
         qos: DataReaderQos,
     ) -> Result<DataReader<T>, Error>
     where
-        T: DdsType + for<'de> Decode<'de>,
+        T: Readable,
     {
         self.create(topic, qos, |_| None)
     }
@@ -164,7 +166,7 @@ impl Subscriber {
         mask: StatusMask,
     ) -> Result<DataReader<T>, Error>
     where
-        T: DdsType + for<'de> Decode<'de> + Send + 'static,
+        T: Readable + Send + 'static,
     {
         self.create(topic, qos, |r| Some((r.dispatch(listener), mask)))
     }
@@ -178,8 +180,11 @@ impl Subscriber {
         listener: impl FnOnce(&DataReader<T>) -> Option<(Dispatch, StatusMask)>,
     ) -> Result<DataReader<T>, Error>
     where
-        T: DdsType + for<'de> Decode<'de>,
+        T: Readable,
     {
+        let target = topic.reader_target();
+        let topic: &Topic<T> = target.topic;
+        let dynamic = topic.dynamic_type().cloned();
         if qos.representation.is_empty() {
             // Tachyon decodes both, whatever the type's extensibility.
             qos.representation = vec![DataRepresentation::Xcdr1, DataRepresentation::Xcdr2];
@@ -198,8 +203,8 @@ impl Subscriber {
             } else {
                 Durability::Volatile
             },
-            keyed: T::KEYED,
-            key_hash_of: T::KEYED.then_some(key_hash_of::<T> as _),
+            keyed: topic.support().keyed,
+            key_hash_of: T::key_hash_fn(dynamic.as_ref()),
             deadline: qos.deadline,
             time_based_filter: (!qos.time_based_filter.is_zero()).then_some(qos.time_based_filter),
             exclusive_ownership: qos.ownership == OwnershipKind::Exclusive,
@@ -214,8 +219,6 @@ impl Subscriber {
         if sh.stopped() {
             return Err(Error::AlreadyDeleted);
         }
-        let target = topic.reader_target();
-        let topic: &Topic<T> = target.topic;
         let topic_qos = topic.qos();
         config.priority = topic_qos.transport_priority;
         // A reader of a critical topic lives in the critical lane; its group's sets would
@@ -262,6 +265,7 @@ impl Subscriber {
                 spare: Mutex::new(Vec::new()),
                 arrivals: Some((Arc::clone(&self.arrivals), AtomicU64::new(NEVER_EMPTY))),
                 condition: StatusCondition::new(Arc::clone(&self.runtime), id),
+                dynamic,
                 _type: PhantomData,
             }),
         };
@@ -333,6 +337,22 @@ pub trait Readable: Sized + sealed::Sealed {
         *self = Self::decode_payload(payload)?;
         Ok(())
     }
+
+    /// Decodes one sample of the reader's topic, whose dynamic type is `ty` (`None` for a
+    /// derived type).
+    #[doc(hidden)]
+    fn decode_described(ty: Option<&DynamicType>, payload: &[u8]) -> Result<Self, String> {
+        let _ = ty;
+        Self::decode_payload(payload)
+    }
+
+    /// The instance handle of a payload that came without key hash (`None`: unkeyed, or
+    /// not derivable).
+    #[doc(hidden)]
+    fn key_hash_fn(ty: Option<&DynamicType>) -> Option<KeyHashFn> {
+        let _ = ty;
+        None
+    }
 }
 
 impl<T: DdsType + for<'de> Decode<'de>> sealed::Sealed for T {}
@@ -343,6 +363,10 @@ impl<T: DdsType + for<'de> Decode<'de>> Readable for T {
     }
     fn decode_payload_into(&mut self, payload: &[u8]) -> Result<(), String> {
         tachyon_cdr::deserialize_into(payload, self).map_err(|e| e.to_string())
+    }
+    fn key_hash_fn(_: Option<&DynamicType>) -> Option<KeyHashFn> {
+        let f: fn(&[u8], bool) -> Option<KeyHash> = key_hash_of::<T>;
+        T::KEYED.then(|| KeyHashFn::new(f))
     }
 }
 
@@ -405,6 +429,8 @@ pub(crate) struct ReaderInner<T> {
     /// last found the cache empty ([`NEVER_EMPTY`]: not yet); none for a builtin-topic reader.
     arrivals: Option<(Arc<Arrivals>, AtomicU64)>,
     condition: StatusCondition,
+    /// The dynamic type of the topic, which decodes its samples (a reader of DynamicData).
+    dynamic: Option<DynamicType>,
     _type: PhantomData<fn() -> T>,
 }
 
@@ -424,6 +450,7 @@ impl<T> DataReader<T> {
                 spare: Mutex::new(Vec::new()),
                 arrivals: None,
                 condition: StatusCondition::new(Arc::clone(runtime), id),
+                dynamic: None,
                 _type: PhantomData,
             }),
         }
@@ -956,9 +983,10 @@ impl<T: Readable> DataReader<T> {
                 Some(v) => Some(v),
                 None => self.take_spare(),
             };
+            let ty = self.inner.dynamic.as_ref();
             let decoded = match value {
-                Some(mut v) => v.decode_payload_into(p.as_bytes()).map(|()| v),
-                None => T::decode_payload(p.as_bytes()),
+                Some(mut v) if ty.is_none() => v.decode_payload_into(p.as_bytes()).map(|()| v),
+                _ => T::decode_described(ty, p.as_bytes()),
             };
             match decoded {
                 Ok(v) => {

@@ -5,23 +5,70 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
+use tachyon_cdr::{DdsType, Extensibility};
 use tachyon_proto::qos::TopicQos;
 use tachyon_wire::EntityId;
 
 use crate::condition::StatusCondition;
+use crate::dynamic::DynamicType;
 use crate::error::Error;
 use crate::listener::{topic_dispatch, TopicListener, TOPIC_STATUSES};
 use crate::runtime::{lock, GroupDispatch, Runtime};
 use crate::status::{InconsistentTopicStatus, StatusMask};
+
+/// What a topic knows of its type: the name discovery announces, keys, extensibility, the
+/// XTypes representation, and the description of a dynamic type.
+#[derive(Clone)]
+pub(crate) struct TypeSupport {
+    pub(crate) name: Arc<str>,
+    pub(crate) keyed: bool,
+    pub(crate) extensibility: Extensibility,
+    /// The type's XTypes representation (what its endpoints announce), if it has one.
+    pub(crate) representations: Option<Arc<tachyon_xtypes::TypeRepresentations>>,
+    pub(crate) dynamic: Option<DynamicType>,
+}
+
+impl TypeSupport {
+    /// A derived (or hand-written) type's.
+    pub(crate) fn of<T: DdsType>() -> TypeSupport {
+        let representations =
+            T::type_desc().and_then(
+                |desc| match tachyon_xtypes::TypeRepresentations::of(&desc) {
+                    Ok(reps) => Some(Arc::new(reps)),
+                    Err(e) => {
+                        tracing::warn!(type_name = T::TYPE_NAME, error = %e,
+                        "no TypeInformation for this type: its endpoints match by type name");
+                        None
+                    }
+                },
+            );
+        TypeSupport {
+            name: Arc::from(T::TYPE_NAME),
+            keyed: T::KEYED,
+            extensibility: T::EXTENSIBILITY,
+            representations,
+            dynamic: None,
+        }
+    }
+
+    /// A dynamic type's.
+    pub(crate) fn dynamic(ty: &DynamicType) -> TypeSupport {
+        TypeSupport {
+            name: Arc::from(ty.name()),
+            keyed: ty.is_keyed(),
+            extensibility: ty.extensibility(),
+            representations: ty.representations(),
+            dynamic: Some(ty.clone()),
+        }
+    }
+}
 
 /// A typed topic of a participant. Discovery compares it with the remote writers and
 /// readers of its name: one with another type name raises INCONSISTENT_TOPIC on it (and
 /// never matches).
 pub struct Topic<T> {
     name: String,
-    type_name: &'static str,
-    /// The type's XTypes representation (what its endpoints announce), if it has one.
-    types: Option<Arc<tachyon_xtypes::TypeRepresentations>>,
+    support: TypeSupport,
     qos: Mutex<TopicQos>,
     runtime: Arc<Runtime>,
     id: EntityId,
@@ -33,7 +80,7 @@ impl<T> fmt::Debug for Topic<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Topic")
             .field("name", &self.name)
-            .field("type_name", &self.type_name)
+            .field("type_name", &self.support.name)
             .field("qos", &self.get_qos())
             .finish_non_exhaustive()
     }
@@ -45,8 +92,7 @@ impl<T> Topic<T> {
     pub(crate) fn new(
         runtime: &Arc<Runtime>,
         name: &str,
-        type_name: &'static str,
-        types: Option<Arc<tachyon_xtypes::TypeRepresentations>>,
+        support: TypeSupport,
         qos: TopicQos,
         listener: Option<(GroupDispatch, StatusMask)>,
     ) -> Result<Topic<T>, Error> {
@@ -55,8 +101,8 @@ impl<T> Topic<T> {
             return Err(Error::AlreadyDeleted);
         }
         let mut st = sh.lock();
-        let id = st.add_topic(name, type_name);
-        if let Some(reps) = &types {
+        let id = st.add_topic(name, &support.name);
+        if let Some(reps) = &support.representations {
             st.participant.add_local_types(reps);
         }
         if let Some((dispatch, mask)) = listener {
@@ -68,8 +114,7 @@ impl<T> Topic<T> {
         sh.wake();
         Ok(Topic {
             name: name.to_owned(),
-            type_name,
-            types,
+            support,
             qos: Mutex::new(qos),
             runtime: Arc::clone(runtime),
             id,
@@ -87,12 +132,22 @@ impl<T> Topic<T> {
     /// TypeInformation its writers and readers announce (`None` for a type that does not
     /// describe itself).
     pub fn type_representations(&self) -> Option<&tachyon_xtypes::TypeRepresentations> {
-        self.types.as_deref()
+        self.support.representations.as_deref()
+    }
+
+    /// The topic's dynamic type (`None` for a topic of a derived type).
+    pub(crate) fn dynamic_type(&self) -> Option<&DynamicType> {
+        self.support.dynamic.as_ref()
+    }
+
+    /// How the topic's samples are told apart and serialized.
+    pub(crate) fn support(&self) -> &TypeSupport {
+        &self.support
     }
 
     /// The type name announced in discovery (compared exactly by every vendor).
     pub fn type_name(&self) -> &str {
-        self.type_name
+        &self.support.name
     }
 
     /// The topic's QoS now (the same as [`get_qos`](Self::get_qos)).

@@ -9,14 +9,24 @@
 //! - `topics`: each topic with its type names, writers and readers and their QoS, and every
 //!   writer/reader pair of it that does not match and why ([`topics`]);
 //! - `typeof TOPIC`: the topic's type as IDL, fetched with the XTypes TypeLookup service
-//!   ([`types`]).
+//!   ([`types`]);
+//! - `echo TOPIC`: the topic's samples, decoded with that type ([`echo`]);
+//! - `hz TOPIC`: the rate and sizes of its samples ([`hz`]);
+//! - `watch`: a live table of every topic's rate ([`watch`]).
 //!
-//! `--json` prints the same as one JSON document, for scripts.
+//! `--json` prints the same as JSON, for scripts.
 
+mod echo;
+mod hz;
 mod participants;
 mod snapshot;
+mod subscribe;
 mod topics;
 mod types;
+mod watch;
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use std::time::Duration;
 
@@ -42,7 +52,7 @@ pub struct SpyArgs {
     pub json: bool,
 }
 
-#[derive(Subcommand, Debug, Clone, PartialEq, Eq)]
+#[derive(Subcommand, Debug, Clone, PartialEq)]
 pub enum What {
     /// The participants: GUID prefix, vendor and release, host, process, lease, endpoints.
     Ls,
@@ -54,6 +64,50 @@ pub enum What {
         /// The topic.
         topic: String,
     },
+    /// A topic's samples, decoded with the type its writers describe (TypeLookup), as YAML
+    /// (or JSON lines with --json), with their instance states.
+    Echo {
+        /// The topic.
+        topic: String,
+        /// Stop after this many samples.
+        #[arg(long, short = 'n')]
+        count: Option<u64>,
+        /// Stop after this many seconds.
+        #[arg(long)]
+        duration: Option<f64>,
+        /// Print only samples this DDS SQL expression accepts (`x > 100 AND color = 'RED'`;
+        /// `%0`, `%1`… are the --param values).
+        #[arg(long)]
+        filter: Option<String>,
+        /// A filter parameter (repeat for %0, %1, …).
+        #[arg(long = "param")]
+        params: Vec<String>,
+    },
+    /// The rate and sizes of a topic's samples, every second over a sliding window (any
+    /// type: samples are not decoded).
+    Hz {
+        /// The topic.
+        topic: String,
+        /// Arrivals the statistics are computed over.
+        #[arg(long, default_value_t = 10_000)]
+        window: usize,
+        /// Stop after this many reports.
+        #[arg(long, short = 'n')]
+        count: Option<u64>,
+        /// Stop after this many seconds.
+        #[arg(long)]
+        duration: Option<f64>,
+    },
+    /// A live table of every topic with its writers, readers and sample rate, redrawn in
+    /// place.
+    Watch {
+        /// Seconds between redraws.
+        #[arg(long, default_value_t = 1.0)]
+        interval: f64,
+        /// Stop after this many seconds.
+        #[arg(long)]
+        duration: Option<f64>,
+    },
 }
 
 impl What {
@@ -62,6 +116,9 @@ impl What {
             What::Ls => "ls",
             What::Topics => "topics",
             What::Typeof { .. } => "typeof",
+            What::Echo { .. } => "echo",
+            What::Hz { .. } => "hz",
+            What::Watch { .. } => "watch",
         }
     }
 }
@@ -78,8 +135,70 @@ pub fn run(a: &SpyArgs) -> Result<(), Failure> {
     settings.entity_name = Some(format!("tachyon spy {}", a.what.name()));
     let participant =
         DomainParticipant::with_settings(a.domain, &settings).map_err(Failure::dds)?;
+    for (name, v) in [
+        ("--duration", duration_of(&a.what)),
+        ("--interval", interval_of(&a.what)),
+    ] {
+        if let Some(v) = v.filter(|v| !(v.is_finite() && *v > 0.0 && *v <= 1e7)) {
+            return Err(Failure::Usage(format!(
+                "{name} {v}: give a positive number of seconds"
+            )));
+        }
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))
+            .map_err(|e| Failure::Other(format!("cannot handle signal {signal}: {e}")))?;
+    }
     std::thread::sleep(Duration::from_secs_f64(a.wait));
     let snap = Snapshot::take(&participant);
+    let domain = a.domain;
+    match &a.what {
+        What::Echo {
+            topic,
+            count,
+            duration,
+            filter,
+            params,
+        } => {
+            let o = echo::Options {
+                topic,
+                count: *count,
+                duration: *duration,
+                filter: filter.as_deref(),
+                params,
+                json: a.json,
+                domain,
+            };
+            return echo::run(&participant, &snap, &o, &stop);
+        }
+        What::Hz {
+            topic,
+            window,
+            count,
+            duration,
+        } => {
+            let o = hz::Options {
+                topic,
+                window: *window,
+                count: *count,
+                duration: *duration,
+                json: a.json,
+                domain,
+            };
+            return hz::run(&participant, &snap, &o, &stop);
+        }
+        What::Watch { interval, duration } => {
+            let o = watch::Options {
+                interval: *interval,
+                duration: *duration,
+                json: a.json,
+                domain,
+            };
+            return watch::run(&participant, &o, &stop);
+        }
+        _ => {}
+    }
     let out = match (&a.what, a.json) {
         (What::Ls, false) => participants::table(&snap),
         (What::Ls, true) => json(participants::json(&snap)),
@@ -87,9 +206,26 @@ pub fn run(a: &SpyArgs) -> Result<(), Failure> {
         (What::Topics, true) => json(topics::json(&snap)),
         (What::Typeof { topic }, false) => types::text(&participant, &snap, topic, a.domain)?,
         (What::Typeof { topic }, true) => json(types::json(&participant, &snap, topic)),
+        (What::Echo { .. } | What::Hz { .. } | What::Watch { .. }, _) => String::new(),
     };
     print!("{out}");
     Ok(())
+}
+
+fn duration_of(w: &What) -> Option<f64> {
+    match w {
+        What::Echo { duration, .. } | What::Hz { duration, .. } | What::Watch { duration, .. } => {
+            *duration
+        }
+        _ => None,
+    }
+}
+
+fn interval_of(w: &What) -> Option<f64> {
+    match w {
+        What::Watch { interval, .. } => Some(*interval),
+        _ => None,
+    }
 }
 
 fn json(v: serde_json::Value) -> String {

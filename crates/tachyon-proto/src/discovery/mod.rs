@@ -385,11 +385,12 @@ impl Participant {
                 ReaderConfig {
                     durability: Durability::Volatile,
                     keyed: false,
-                    ..reader
+                    ..reader.clone()
                 },
             );
         }
-        let readers = [
+        type KeyOf = fn(&[u8], bool) -> Option<tachyon_cdr::KeyHash>;
+        let readers: [(EntityId, KeyOf); 3] = [
             (
                 EntityId::SEDP_PUBLICATIONS_READER,
                 sedp::publication_key as _,
@@ -407,8 +408,8 @@ impl Participant {
             let _ = self.insert_reader(
                 id,
                 ReaderConfig {
-                    key_hash_of: Some(key),
-                    ..reader
+                    key_hash_of: Some(crate::endpoint::KeyHashFn::new(key)),
+                    ..reader.clone()
                 },
             );
         }

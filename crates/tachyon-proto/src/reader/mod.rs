@@ -149,6 +149,8 @@ impl Reader {
     /// A reader with no matched writer, or why `config` is inconsistent.
     pub(crate) fn new(guid: Guid, config: ReaderConfig) -> Result<Reader, QosError> {
         let mut history = ReaderHistory::new(config.history)?;
+        let deadlines = Deadlines::new(config.deadline);
+        let owners = config.exclusive_ownership.then(Owners::default);
         let p = config.presentation;
         history.set_ordered(p.ordered_access && p.access_scope >= crate::qos::AccessScope::Topic);
         Ok(Reader {
@@ -165,9 +167,9 @@ impl Reader {
             blocked: false,
             participant_leases: false,
             writer_lifespans: false,
-            deadlines: Deadlines::new(config.deadline),
+            deadlines,
             last_accepted: HashMap::default(),
-            owners: config.exclusive_ownership.then(Owners::default),
+            owners,
             newest_source: HashMap::default(),
             parts: Vec::new(),
             access_open: false,
@@ -1314,7 +1316,8 @@ impl Reader {
         } else {
             self.config
                 .key_hash_of
-                .and_then(|f| f(payload, is_key))
+                .as_ref()
+                .and_then(|f| f.call(payload, is_key))
                 .ok_or("keyed DATA without key hash, and the key cannot be derived")?
         };
         Ok((kind, instance))

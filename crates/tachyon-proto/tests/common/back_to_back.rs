@@ -58,7 +58,7 @@ impl BackToBack {
             ..ReaderConfig::default()
         };
         let w = a.create_writer(wcfg).expect("writer");
-        let r = b.create_reader(rcfg).expect("reader");
+        let r = b.create_reader(rcfg.clone()).expect("reader");
         let la = Locator::udp(([127, 0, 0, 1], 7411).into());
         let lb = Locator::udp(([127, 0, 0, 1], 7413).into());
         let now = Instant::ZERO;

@@ -343,7 +343,7 @@ pub struct Linked {
 pub fn linked(wcfg: &WriterConfig, rcfg: &ReaderConfig) -> Linked {
     let (mut wp, mut rp) = (participant(1), participant(2));
     let w = wp.create_writer(*wcfg).expect("writer");
-    let r = rp.create_reader(*rcfg).expect("reader");
+    let r = rp.create_reader(rcfg.clone()).expect("reader");
     connect(
         Instant::ZERO,
         &mut wp,

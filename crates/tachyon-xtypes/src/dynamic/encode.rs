@@ -21,14 +21,68 @@ pub fn encode(
     version: XcdrVersion,
     endian: Endianness,
 ) -> Result<Vec<u8>, EncodeError> {
-    let f = |w: &mut Writer<'_>| encode_body(desc, value, w);
+    with_encapsulation(desc, version, endian, |w| encode_body(desc, value, w))
+}
+
+/// The bytes [`encode`] makes of `value`: encapsulation header, body and padding.
+pub fn encoded_size(
+    desc: &TypeDesc,
+    value: &Value,
+    version: XcdrVersion,
+) -> Result<usize, EncodeError> {
+    let mut counter = Writer::counter(version, Endianness::Little);
+    encode_body(desc, value, &mut counter)?;
+    Ok(4 + counter.position().div_ceil(4) * 4)
+}
+
+/// Encodes `value` as [`encode`] does into `buf` (at least [`encoded_size`] bytes); returns
+/// the bytes written.
+pub fn encode_into(
+    desc: &TypeDesc,
+    value: &Value,
+    version: XcdrVersion,
+    endian: Endianness,
+    buf: &mut [u8],
+) -> Result<usize, EncodeError> {
+    encapsulate(desc, version, endian, buf, |w| encode_body(desc, value, w))
+}
+
+/// The encapsulation header of `desc`'s representation in `version`, the body `f` writes
+/// (run twice: once to count), and the padding to a multiple of 4.
+pub(crate) fn with_encapsulation(
+    desc: &TypeDesc,
+    version: XcdrVersion,
+    endian: Endianness,
+    f: impl Fn(&mut Writer<'_>) -> Result<(), EncodeError>,
+) -> Result<Vec<u8>, EncodeError> {
     let mut counter = Writer::counter(version, endian);
     f(&mut counter)?;
-    let len = counter.position();
-    let padded = len.div_ceil(4) * 4;
-    let mut buf = vec![0u8; 4 + padded];
-    let mut w = Writer::new(&mut buf[4..], version, endian);
+    let mut buf = vec![0u8; 4 + counter.position().div_ceil(4) * 4];
+    let n = encapsulate(desc, version, endian, &mut buf, f)?;
+    buf.truncate(n);
+    Ok(buf)
+}
+
+/// Writes the encapsulation header, the body `f` writes and the padding into `buf`.
+fn encapsulate(
+    desc: &TypeDesc,
+    version: XcdrVersion,
+    endian: Endianness,
+    buf: &mut [u8],
+    f: impl FnOnce(&mut Writer<'_>) -> Result<(), EncodeError>,
+) -> Result<usize, EncodeError> {
+    let capacity = buf.len();
+    let Some((head, rest)) = buf.split_first_chunk_mut::<4>() else {
+        return Err(EncodeError::BufferTooSmall {
+            needed: 4,
+            capacity,
+        });
+    };
+    let mut w = Writer::new(rest, version, endian);
     f(&mut w)?;
+    let len = w.position();
+    w.align(4)?;
+    let padded = w.position();
     let ext = match unalias(desc) {
         TypeDesc::Struct(s) => s.extensibility,
         TypeDesc::Union(u) => u.extensibility,
@@ -38,8 +92,8 @@ pub fn encode(
         encapsulation: Encapsulation::for_type(ext, version, endian),
         options: (padded - len) as u16,
     };
-    buf[..4].copy_from_slice(&header.to_bytes());
-    Ok(buf)
+    *head = header.to_bytes();
+    Ok(4 + padded)
 }
 
 /// Encodes `value` of type `desc` into `w` (no encapsulation header).
@@ -215,7 +269,7 @@ fn primitive(p: Primitive, v: &Value, w: &mut Writer<'_>) -> Result<(), EncodeEr
 /// chooses it: 0–3 for 1/2/4/8-byte primitives and enums, 5 for strings and for sequences and
 /// arrays that begin with a length or DHEADER, 6/7 for sequences of 4/8-byte primitives, 4
 /// otherwise.
-fn length_code(t: &TypeDesc) -> u8 {
+pub(crate) fn length_code(t: &TypeDesc) -> u8 {
     let size_code = |n: usize| match n {
         1 => 0,
         2 => 1,

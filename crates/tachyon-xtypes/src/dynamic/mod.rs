@@ -9,10 +9,14 @@
 
 mod decode;
 mod encode;
+mod fields;
+mod key;
 mod value;
 
-pub use decode::{decode, decode_body};
-pub use encode::{encode, encode_body};
+pub use decode::{decode, decode_body, default};
+pub use encode::{encode, encode_body, encode_into, encoded_size};
+pub use fields::{field_kind, DynFieldKind};
+pub use key::{decode_key, encode_key_payload, is_keyed, key_hash};
 pub use value::Value;
 
 use tachyon_cdr::TypeDesc;

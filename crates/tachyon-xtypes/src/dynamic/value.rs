@@ -202,6 +202,100 @@ fn json(v: &Value, out: &mut String) {
     }
 }
 
+/// Whether the value is written as a block of its own lines in YAML (a struct or union, or
+/// a non-empty list of them); everything else is one flow value.
+fn yaml_is_block(v: &Value) -> bool {
+    match v {
+        Value::Struct(m) => !m.is_empty(),
+        Value::Union { .. } => true,
+        Value::List(items) => items.first().is_some_and(yaml_is_block),
+        _ => false,
+    }
+}
+
+/// The lines of a block value, each indented by `indent` spaces.
+fn yaml_block(v: &Value, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    match v {
+        Value::Struct(members) => {
+            for (n, x) in members {
+                out.push_str(&pad);
+                out.push_str(n);
+                out.push(':');
+                match x {
+                    Some(x) => yaml_member(x, indent, out),
+                    None => out.push_str(" null\n"),
+                }
+            }
+        }
+        Value::Union {
+            discriminator,
+            member,
+        } => {
+            out.push_str(&pad);
+            out.push_str("discriminator:");
+            yaml_member(discriminator, indent, out);
+            if let Some((n, x)) = member {
+                out.push_str(&pad);
+                out.push_str(n);
+                out.push(':');
+                yaml_member(x, indent, out);
+            }
+        }
+        Value::List(items) => {
+            for x in items {
+                let mut item = String::new();
+                if yaml_is_block(x) {
+                    yaml_block(x, indent + 2, &mut item);
+                    // The first line's indentation carries the dash.
+                    out.push_str(&pad);
+                    out.push_str("- ");
+                    out.push_str(&item[indent + 2..]);
+                } else {
+                    json(x, &mut item);
+                    out.push_str(&pad);
+                    out.push_str("- ");
+                    out.push_str(&item);
+                    out.push('\n');
+                }
+            }
+        }
+        other => {
+            out.push_str(&pad);
+            json(other, out);
+            out.push('\n');
+        }
+    }
+}
+
+/// A member's value after its `name:`: on the same line, or as an indented block.
+fn yaml_member(x: &Value, indent: usize, out: &mut String) {
+    if yaml_is_block(x) {
+        out.push('\n');
+        yaml_block(x, indent + 2, out);
+    } else {
+        out.push(' ');
+        json(x, out);
+        out.push('\n');
+    }
+}
+
+impl Value {
+    /// The value as YAML (block style, as `ros2 topic echo` prints a message): a struct's
+    /// members one per line, nested structs and unions indented, lists of scalars in flow
+    /// style; strings double-quoted.
+    pub fn to_yaml(&self) -> String {
+        let mut s = String::new();
+        if yaml_is_block(self) {
+            yaml_block(self, 0, &mut s);
+        } else {
+            json(self, &mut s);
+            s.push('\n');
+        }
+        s
+    }
+}
+
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.to_json())

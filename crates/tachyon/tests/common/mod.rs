@@ -14,7 +14,7 @@
 use std::time::{Duration, Instant};
 
 use tachyon::prelude::*;
-use tachyon::Readable;
+use tachyon::{Readable, Writable};
 
 /// How long a test waits for what takes well under a second even on a loaded 2-core machine
 /// (discovery, delivery, acknowledgement) before it fails.
@@ -62,7 +62,7 @@ pub fn participants(domain: u32) -> (DomainParticipant, DomainParticipant) {
 
 /// Waits until `writer` and `reader` matched each other. Both sides: a VOLATILE writer sends
 /// nothing to a reader it has not matched, and a reader ignores a writer it does not know.
-pub fn wait_matched<W: DdsType, R: Readable>(writer: &DataWriter<W>, reader: &DataReader<R>) {
+pub fn wait_matched<W: Writable, R: Readable>(writer: &DataWriter<W>, reader: &DataReader<R>) {
     let (w, r) = (writer.guid(), reader.guid());
     wait_until("the writer and the reader to match each other", || {
         writer.matched_subscriptions().contains(&r) && reader.matched_publications().contains(&w)
@@ -71,7 +71,7 @@ pub fn wait_matched<W: DdsType, R: Readable>(writer: &DataWriter<W>, reader: &Da
 
 /// Waits until `writer` matches exactly `n` readers (its PUBLICATION_MATCHED `current_count`,
 /// looked at without resetting the status).
-pub fn wait_writer_matches<T: DdsType>(writer: &DataWriter<T>, n: usize) {
+pub fn wait_writer_matches<T: Writable>(writer: &DataWriter<T>, n: usize) {
     let mut now = 0;
     let done = poll_until(PATIENCE, || {
         now = writer.matched_subscriptions().len();
@@ -131,7 +131,7 @@ pub fn take_at_least<T: Readable>(reader: &DataReader<T>, n: usize) -> Vec<T> {
 ///
 /// `writer` must have matched `reader` (see [`wait_matched`]): an acknowledgement says nothing
 /// about a reader the writer does not know.
-pub fn take_all_written<W: DdsType, T: Readable>(
+pub fn take_all_written<W: Writable, T: Readable>(
     writer: &DataWriter<W>,
     reader: &DataReader<T>,
     n: usize,
@@ -207,7 +207,7 @@ pub fn spawn_child(
 
 /// Waits until `writer` reports OFFERED_INCOMPATIBLE_QOS and `reader` REQUESTED_INCOMPATIBLE_QOS
 /// (each side's StatusCondition, in a WaitSet) and returns both statuses as first read.
-pub fn wait_incompatible<W: DdsType, R: Readable>(
+pub fn wait_incompatible<W: Writable, R: Readable>(
     writer: &DataWriter<W>,
     reader: &DataReader<R>,
 ) -> (
