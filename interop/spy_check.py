@@ -7,7 +7,8 @@ with the reason, and `spy typeof` the topic's type as IDL, fetched with TypeLook
 Cyclone DDS 0.10 and 11 and Tachyon (and from Fast DDS 2.9, which announces no type, a clear
 error). `spy echo` prints a Cyclone DDS 11 writer's samples of an appendable keyed type and
 its dispose (sent without key hash: the instance comes from the key-only payload) and a
-Cyclone DDS 0.10 writer's; `spy hz` measures the 0.10 writer's rate; `spy watch` runs in a
+Cyclone DDS 0.10 writer's, and with `--idl interop/peers/interop.idl` a Fast DDS 2.9 writer's
+(Fast DDS 2.9 describes no type; without the IDL file echo says so); `spy hz` measures the 0.10 writer's rate; `spy watch` runs in a
 real terminal (tmux) and its table lists the topics with their rates.
 
     interop/spy_check.py --tachyon target/debug/tachyon --peer tachyon=PATH --peer cyclone=PATH
@@ -49,11 +50,14 @@ def main():
     if "fastdds" in peers:
         runs.append(("fastdds", ["sub", *common[:2], "--topic", "spy_other", "--timeout-s", "60",
                                  "--expect", "100000000"]))
+        runs.append(("fastdds-pub", ["pub", *common[:2], "--topic", "spy_fast", "--timeout-s",
+                                     "60", "--count", "100000", "--period-ms", "50",
+                                     "--wait-match", "0", "--prefix", "F"]))
     procs = {}
     failures = []
     try:
         for name, args in runs:
-            procs[name] = subprocess.Popen([peers[name], *args], stdout=subprocess.DEVNULL,
+            procs[name] = subprocess.Popen([peers[name.split("-")[0]], *args], stdout=subprocess.DEVNULL,
                                            stderr=subprocess.DEVNULL)
         time.sleep(1.0)
 
@@ -88,6 +92,14 @@ def main():
              "--timeout-s", "30"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         echo11 = spy_lines(a.tachyon, "echo spy11 --json --duration 6")
+        if "fastdds" in peers:
+            idl = os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers", "interop.idl")
+            echo_fast = spy_lines(a.tachyon, f"echo spy_fast -n 3 --json --idl {idl}")
+            no_idl = subprocess.run([a.tachyon, "spy", "echo", "spy_fast", "-n", "1", "--domain",
+                                     str(DOMAIN), "--wait", "2"], capture_output=True, text=True,
+                                    timeout=60)
+        else:
+            echo_fast = no_idl = None
     finally:
         for p in procs.values():
             p.kill()
@@ -102,6 +114,7 @@ def main():
     host = socket.gethostname()
     by_pid = {p["pid"]: p for p in ls}
     procs.pop("cyclone11-pub", None)
+    procs.pop("fastdds-pub", None)
     want = {
         "cyclone": ("Cyclone DDS", "0.10.2"),
         "cyclone11": ("Cyclone DDS", "11.0.1"),
@@ -162,6 +175,13 @@ def main():
     expect(len(k0) == 1 and disposed and all(e["instance"] in k0 for e in disposed)
            and all(e["key"] == {"color": "K0"} for e in disposed if e["data"] is None),
            f"echo: Cyclone DDS 11's dispose of K0 (got {echo11})")
+    if echo_fast is not None:
+        expect(len(echo_fast) == 3 and all(e["data"]["y"] == 2 * e["data"]["x"] + 1
+                                           and e["data"]["color"] == "F0" for e in echo_fast),
+               f"echo --idl: 3 samples of Fast DDS 2.9's 'spy_fast' (got {echo_fast})")
+        expect(no_idl.returncode != 0 and "--idl FILE" in no_idl.stderr,
+               f"echo: without the IDL, Fast DDS 2.9's type cannot be had and spy says to give "
+               f"it (exit {no_idl.returncode}: {no_idl.stderr.strip()[-300:]})")
     # hz: the 0.10 writer writes every 50 ms.
     rates = [h["rate_hz"] for h in hz if h.get("rate_hz")]
     expect(len(rates) == 2 and all(5 < r < 40 for r in rates),

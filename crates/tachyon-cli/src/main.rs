@@ -5,10 +5,13 @@
 //! - `tachyon floor MODE`: the same measurements on raw UDP sockets, the floor;
 //! - `tachyon shape OPTIONS`: the OMG interoperability suite's `shape_main` (also built as
 //!   the `shape_main` binary, see `docs/interop.md`);
-//! - `tachyon spy ls|topics`: what runs on a domain, any vendor's (see `docs/spy.md`).
+//! - `tachyon spy ls|topics|typeof|echo|hz|watch`: what runs on a domain, any vendor's
+//!   (see `docs/spy.md`);
+//! - `tachyon idl FILE.idl`: Rust types with `#[derive(DdsType)]` for an IDL file.
 #![forbid(unsafe_code)]
 
 mod floor;
+mod idl;
 mod perf;
 mod shape;
 mod spy;
@@ -39,8 +42,11 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// Look at a running system, any vendor's: participants (ls) and topics (topics).
+    /// Look at a running system, any vendor's: participants (ls), topics (topics), a
+    /// topic's type (typeof), samples (echo), rate (hz), a live table (watch).
     Spy(spy::SpyArgs),
+    /// Rust types with #[derive(DdsType)] for an IDL file (to standard output or -o DIR).
+    Idl(idl::IdlArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +62,7 @@ fn main() -> ExitCode {
         Command::Perf(a) => perf::run(a),
         Command::Floor(a) => floor::run(a),
         Command::Spy(a) => spy::run(a),
+        Command::Idl(a) => idl::run(a),
         Command::Shape { .. } => return ExitCode::SUCCESS,
     };
     match outcome {
@@ -73,5 +80,6 @@ fn command_name(cli: &Cli) -> String {
         Command::Floor(_) => "floor".to_owned(),
         Command::Shape { .. } => "shape".to_owned(),
         Command::Spy(a) => format!("spy {}", a.what.name()),
+        Command::Idl(_) => "idl".to_owned(),
     }
 }

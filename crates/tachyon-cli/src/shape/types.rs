@@ -8,11 +8,12 @@ use tachyon::DdsType;
 #[derive(DdsType, Clone, Debug, Default, PartialEq)]
 #[dds(name = "ShapeType", appendable)]
 pub struct ShapeType {
-    #[dds(key)]
+    #[dds(key, bound = 128)]
     pub color: String,
     pub x: i32,
     pub y: i32,
     pub shapesize: i32,
+    #[dds(idl = "uint8")]
     pub additional_payload_size: Vec<u8>,
 }
 

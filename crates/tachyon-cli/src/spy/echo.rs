@@ -36,18 +36,36 @@ pub struct Options<'a> {
     pub params: &'a [String],
     pub json: bool,
     pub domain: u32,
+    /// An IDL file to take the type from, its include directories, and the type's name.
+    pub idl: Option<&'a std::path::Path>,
+    pub include: &'a [std::path::PathBuf],
+    pub type_name: Option<&'a str>,
+}
+
+/// The type `name` of an IDL file.
+pub fn idl_type(
+    path: &std::path::Path,
+    include: &[std::path::PathBuf],
+    name: &str,
+) -> Result<DynamicType, Failure> {
+    let o = crate::idl::options(include, &[], crate::idl::Ext::Final);
+    let idl = tachyon_idl::parse_file(path, &o).map_err(|e| Failure::Other(e.to_string()))?;
+    let desc = idl
+        .type_desc(name)
+        .map_err(|e| Failure::Other(e.to_string()))?;
+    DynamicType::new(desc).map_err(Failure::dds)
 }
 
 /// The type of `topic` from its endpoints' participants, or why it cannot be had.
 pub fn topic_type(p: &DomainParticipant, topic: &str) -> Result<DynamicType, Failure> {
     p.find_topic_type(topic, TYPE_TIMEOUT).map_err(|e| match e {
         tachyon::Error::TypeUnavailable(why) => Failure::Other(format!(
-            "the type of topic {topic:?} cannot be obtained: {why}; the type's IDL file is \
-             needed"
+            "the type of topic {topic:?} cannot be obtained: {why}; give the type's IDL file \
+             with --idl FILE"
         )),
         tachyon::Error::Timeout => Failure::Other(format!(
             "the type of topic {topic:?} did not arrive within {TYPE_TIMEOUT:?} (no \
-             endpoint of it answered TypeLookup); the type's IDL file is needed"
+             endpoint of it answered TypeLookup); give the type's IDL file with --idl FILE"
         )),
         e => Failure::dds(e),
     })
@@ -117,7 +135,10 @@ pub fn run(
 ) -> Result<(), Failure> {
     let plan = subscribe::plan(snap, o.topic, o.domain)?;
     subscribe::warn_unmatched(&plan);
-    let ty = topic_type(p, o.topic)?;
+    let ty = match o.idl {
+        Some(path) => idl_type(path, o.include, o.type_name.unwrap_or(&plan.type_name))?,
+        None => topic_type(p, o.topic)?,
+    };
     let filter = match o.filter {
         Some(expr) => Some(
             ContentFilter::with_kinds(expr, o.params, &kinds(ty.desc()))

@@ -82,6 +82,16 @@ pub enum What {
         /// A filter parameter (repeat for %0, %1, …).
         #[arg(long = "param")]
         params: Vec<String>,
+        /// Read the type from this IDL file instead of asking the writers (for peers that do
+        /// not describe their types, as Fast DDS 2.x).
+        #[arg(long)]
+        idl: Option<std::path::PathBuf>,
+        /// A directory the IDL's #include looks in (repeatable).
+        #[arg(long = "include", short = 'I')]
+        include: Vec<std::path::PathBuf>,
+        /// The type's name in the IDL file (default: the type name the writers announce).
+        #[arg(long = "type")]
+        type_name: Option<String>,
     },
     /// The rate and sizes of a topic's samples, every second over a sliding window (any
     /// type: samples are not decoded).
@@ -160,6 +170,9 @@ pub fn run(a: &SpyArgs) -> Result<(), Failure> {
             duration,
             filter,
             params,
+            idl,
+            include,
+            type_name,
         } => {
             let o = echo::Options {
                 topic,
@@ -169,6 +182,9 @@ pub fn run(a: &SpyArgs) -> Result<(), Failure> {
                 params,
                 json: a.json,
                 domain,
+                idl: idl.as_deref(),
+                include,
+                type_name: type_name.as_deref(),
             };
             return echo::run(&participant, &snap, &o, &stop);
         }
