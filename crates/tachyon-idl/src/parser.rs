@@ -137,7 +137,21 @@ impl Parser {
             }
             let pos = self.pos();
             self.next();
-            let name = self.scoped_name()?;
+            // Annotation names may be keywords (`@default`): any word, possibly scoped.
+            if self.is_punct("::") {
+                self.next();
+            }
+            let mut name = match self.next() {
+                Tok::Ident(w) => w,
+                _ => return Err(IdlError::at(&pos, "expected an annotation name after `@`")),
+            };
+            while self.is_punct("::") {
+                self.next();
+                name = match self.next() {
+                    Tok::Ident(w) => w,
+                    _ => return Err(IdlError::at(&pos, "expected an annotation name after `::`")),
+                };
+            }
             let mut params = Vec::new();
             if self.is_punct("(") {
                 self.next();
@@ -161,11 +175,7 @@ impl Parser {
                 }
                 self.expect_punct(")")?;
             }
-            out.push(Annotation {
-                name: name.parts.last().cloned().unwrap_or_default(),
-                params,
-                pos,
-            });
+            out.push(Annotation { name, params, pos });
         }
         Ok(out)
     }

@@ -76,3 +76,34 @@ fn the_idl_describes_every_type_as_cyclone_dds_11_idlc_does() {
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
+
+#[test]
+fn the_suite_shape_type_is_cyclone_dds_11s() {
+    // interop/xtypes-vectors/suite_shape.json: Cyclone DDS 11's XTBuilder on the OMG suite's
+    // ShapeType (interop/shape/shape.idl).
+    let v: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("interop/xtypes-vectors/suite_shape.json"))
+            .expect("suite_shape.json"),
+    )
+    .expect("json");
+    let idl = tachyon_idl::parse_file(
+        root().join("interop/shape/shape.idl"),
+        &tachyon_idl::Options::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let reps = TypeRepresentations::of(&idl.type_desc("ShapeType").expect("ShapeType"))
+        .expect("representable");
+    assert_eq!(
+        hex(&reps.type_information().to_bytes().expect("encodes")),
+        v["type_information_hex"].as_str().expect("hex")
+    );
+    for r in [&reps.minimal, &reps.complete] {
+        let id = hex(&r.id.to_bytes());
+        let object = r.object.as_ref().map(|e| hex(&e.bytes)).expect("object");
+        assert_eq!(
+            Some(object.as_str()),
+            v["type_objects"][&id].as_str(),
+            "{id}"
+        );
+    }
+}

@@ -183,3 +183,45 @@ fn rust_is_generated_for_what_the_derive_expresses_and_refused_otherwise() {
         );
     }
 }
+
+#[test]
+fn ros2_message_idl_reads() {
+    // What rosidl generates: @verbatim comments with concatenated strings, @default and
+    // @unit (ignored), a Constants module, a typedef'd array.
+    let idl = parse(
+        r#"
+module builtin_interfaces { module msg {
+  @verbatim (language="comment", text=
+    "ROS Time." "\n"
+    "See the design article.")
+  struct Time { int32 sec; uint32 nanosec; };
+}; };
+module sensor_msgs { module msg {
+  typedef double double__9[9];
+  module Imu_Constants { const uint8 COVARIANCE_UNKNOWN = 0; };
+  struct Imu {
+    builtin_interfaces::msg::Time stamp;
+    @default (value=0.0)
+    double w;
+    double__9 orientation_covariance;
+    @unit (value="m/s^2")
+    sequence<double, 3> accel;
+  };
+}; };
+"#,
+    )
+    .expect("parses");
+    assert_eq!(
+        idl.type_names(),
+        ["builtin_interfaces::msg::Time", "sensor_msgs::msg::Imu"]
+    );
+    let m = members(&idl.type_desc("sensor_msgs::msg::Imu").expect("Imu"));
+    assert_eq!(m[0].2.name(), Some("builtin_interfaces::msg::Time"));
+    assert_eq!(m[2].2.name(), Some("sensor_msgs::msg::double__9"));
+    let rust = idl.to_rust(&Default::default()).expect("rust");
+    assert!(
+        rust.contains("pub const COVARIANCE_UNKNOWN: u8 = 0;"),
+        "{rust}"
+    );
+    assert!(rust.contains("pub type double__9 = [f64; 9];"), "{rust}");
+}

@@ -84,21 +84,6 @@ pub enum TransportError {
         /// The port found in use.
         port: u16,
     },
-    /// Every participant index in 0..=max has a port taken.
-    #[error(
-        "no free participant index in 0..={max} on {address} (ports {first_port}..{last_port} \
-         taken): raise max_auto_participant_index or set participant_index"
-    )]
-    NoFreeParticipantIndex {
-        /// `max_auto_participant_index`.
-        max: u32,
-        /// The interface address the participant would have used.
-        address: Ipv4Addr,
-        /// The first unicast port tried.
-        first_port: u16,
-        /// The last unicast port tried.
-        last_port: u16,
-    },
     /// A socket operation failed while setting up the transport.
     #[error("cannot {what}: {source}")]
     Socket {

@@ -80,7 +80,10 @@ fn two_transports_get_different_indices_and_consistent_ports() {
     require_isolated_network();
     let a = open(10, &UdpConfig::default());
     let b = open(10, &UdpConfig::default());
-    assert_eq!((a.participant_index(), b.participant_index()), (0, 1));
+    assert_eq!(
+        (a.participant_index(), b.participant_index()),
+        (Some(0), Some(1))
+    );
     // domain 10: PB + DG·10 = 9900.
     for (t, meta, user) in [(&a, 9910, 9911), (&b, 9912, 9913)] {
         assert_eq!(t.domain_id(), 10);
@@ -324,7 +327,7 @@ fn explicit_participant_index_already_taken_is_an_error_naming_the_port() {
         ..unicast_only()
     };
     let a = open(16, &cfg);
-    assert_eq!(a.participant_index(), 3);
+    assert_eq!(a.participant_index(), Some(3));
     // domain 16: 7400 + 4000 = 11400; index 3 metatraffic unicast = 11416.
     assert_eq!(a.port(SocketId::MetaUnicast), Some(11416));
     let err = UdpTransport::open(16, &cfg).unwrap_err();
@@ -347,23 +350,38 @@ fn explicit_participant_index_already_taken_is_an_error_naming_the_port() {
 }
 
 #[test]
-fn no_free_automatic_index_is_an_error_saying_what_to_do() {
+fn with_every_automatic_index_taken_the_ports_are_the_kernels() {
     require_isolated_network();
     let cfg = UdpConfig {
         max_auto_participant_index: 1,
         ..unicast_only()
     };
-    let _a = open(17, &cfg);
-    let _b = open(17, &cfg);
-    let err = UdpTransport::open(17, &cfg).unwrap_err();
+    let a = open(17, &cfg);
+    let b = open(17, &cfg);
+    // A third participant on the host: no index, ports of the kernel's choosing (not the
+    // spec's for any index), announced in its locators; it still sends SPDP to the indexed
+    // ports of its peers.
+    let c = UdpTransport::open(17, &cfg).expect("a third participant opens");
     assert_eq!(
-        err.to_string(),
-        "no free participant index in 0..=1 on 127.0.0.1 (ports 11660..11663 taken): raise \
-         max_auto_participant_index or set participant_index"
+        (
+            a.participant_index(),
+            b.participant_index(),
+            c.participant_index()
+        ),
+        (Some(0), Some(1), None)
     );
+    let meta = c.port(SocketId::MetaUnicast).expect("metatraffic port");
+    let user = c.port(SocketId::UserUnicast).expect("user-data port");
+    assert!(![11660, 11661, 11662, 11663].contains(&meta), "{meta}");
+    assert_ne!(meta, user);
+    assert!(c
+        .metatraffic_unicast_locators()
+        .iter()
+        .any(|l| l.port == u32::from(meta)));
+    assert!(!c.spdp_destinations().is_empty());
     // The index is free again once its holder is gone.
-    drop(_b);
-    assert_eq!(open(17, &cfg).participant_index(), 1);
+    drop(b);
+    assert_eq!(open(17, &cfg).participant_index(), Some(1));
 }
 
 #[test]
@@ -372,7 +390,7 @@ fn user_port_taken_by_another_program_skips_the_index() {
     // A foreign socket on index 0's user-data port (domain 20: 12400 + 11).
     let _squatter = std::net::UdpSocket::bind("127.0.0.1:12411").unwrap();
     let t = open(20, &unicast_only());
-    assert_eq!(t.participant_index(), 1);
+    assert_eq!(t.participant_index(), Some(1));
     assert_eq!(t.port(SocketId::MetaUnicast), Some(12412));
 }
 
@@ -475,7 +493,10 @@ fn nested_lo_without_multicast() {
         let want: Vec<Locator> = (0..=9).map(|i| lo(7410 + 2 * i)).collect();
         assert_eq!(t.spdp_destinations(), want);
     }
-    assert_eq!((a.participant_index(), b.participant_index()), (0, 1));
+    assert_eq!(
+        (a.participant_index(), b.participant_index()),
+        (Some(0), Some(1))
+    );
     // Zero-configuration unicast discovery both ways.
     let mut batch = RecvBatch::new(4, 1500);
     a.send_meta_to_many(a.spdp_destinations(), b"from a", 0)

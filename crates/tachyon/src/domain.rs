@@ -223,7 +223,7 @@ impl DomainParticipant {
             Some(udp) => tracing::info!(
                 domain = domain_id,
                 participant = %prefix,
-                index = udp.participant_index(),
+                index = ?udp.participant_index(),
                 interface = %udp.interface().name,
                 multicast = udp.uses_multicast(),
                 transports = ?names,
@@ -320,14 +320,16 @@ impl DomainParticipant {
         .instance_handle()
     }
 
-    /// The participant index the UDP transport chose (it fixes the unicast ports); 0 for a
-    /// participant without UDP.
-    pub fn participant_index(&self) -> u32 {
+    /// The participant index the UDP transport chose (it fixes the unicast ports: the
+    /// spec's port mapping); `None` without UDP, or when every automatic index
+    /// (`0..=max_auto_participant_index`) was taken on this host and the unicast ports were
+    /// left to the kernel.
+    pub fn participant_index(&self) -> Option<u32> {
         self.runtime
             .shared
             .transports
             .udp()
-            .map_or(0, UdpTransport::participant_index)
+            .and_then(UdpTransport::participant_index)
     }
 
     /// Whether the transport uses multicast (configured, or chosen from the interface).

@@ -465,8 +465,8 @@ fn a_participant_uses_the_pinned_index_and_unicast_peers() {
     assert_eq!(a.settings(0).udp.multicast, MulticastMode::Auto);
     let pa = DomainParticipant::with_config(11, &a).expect("participant a");
     let pb = DomainParticipant::with_config(11, &b).expect("participant b");
-    assert_eq!(pa.participant_index(), 15);
-    assert_eq!(pb.participant_index(), 2);
+    assert_eq!(pa.participant_index(), Some(15));
+    assert_eq!(pb.participant_index(), Some(2));
     assert!(!pa.uses_multicast() && !pb.uses_multicast());
     wait_until("mutual discovery", || {
         pa.discovered_participants().len() == 1 && pb.discovered_participants().len() == 1

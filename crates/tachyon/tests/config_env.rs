@@ -87,6 +87,6 @@ fn a_participant_created_with_zero_code_uses_the_file() {
     let p = DomainParticipant::new(13);
     std::env::remove_var(CONFIG_ENV);
     let p = p.expect("participant");
-    assert_eq!(p.participant_index(), 7);
+    assert_eq!(p.participant_index(), Some(7));
     assert!(!p.uses_multicast());
 }

@@ -240,7 +240,8 @@ fn user_data_is_delivered_through_a_flood_of_discovery_port_garbage() {
     let targets: Vec<SocketAddrV4> = [&a, &b]
         .iter()
         .map(|p| {
-            let port = ports.spdp_unicast(43, p.participant_index()).expect("port");
+            let index = p.participant_index().expect("an indexed participant");
+            let port = ports.spdp_unicast(43, index).expect("port");
             SocketAddrV4::new(Ipv4Addr::LOCALHOST, port)
         })
         .collect();

@@ -430,7 +430,7 @@ fn hostile_input_is_dropped_counted_and_bounded_while_data_flows() {
 
     // Where the reader's participant listens.
     let ports = PortMapping::default();
-    let index = b.participant_index();
+    let index = b.participant_index().expect("an indexed participant");
     let host = Ipv4Addr::LOCALHOST;
     let meta = SocketAddr::from((host, ports.spdp_unicast(DOMAIN, index).expect("port")));
     let user = SocketAddr::from((host, ports.user_unicast(DOMAIN, index).expect("port")));

@@ -47,4 +47,27 @@ mod tests {
         };
         assert_eq!(s.line("Square"), "Square     BLUE       005 120 [30] {255}");
     }
+
+    /// The type is the suite's, byte for byte as Cyclone DDS 11 represents it
+    /// (`interop/xtypes-vectors/suite_shape.json`): so shape_main matches the other vendors'
+    /// shape_main by type, not only by name.
+    #[test]
+    fn the_type_is_the_suites_as_cyclone_dds_11_represents_it() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../interop/xtypes-vectors/suite_shape.json"
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).expect("vector")).expect("json");
+        let desc = <ShapeType as tachyon::DdsType>::type_desc().expect("described");
+        let reps = tachyon::xtypes::TypeRepresentations::of(&desc).expect("representable");
+        let hex: String = reps
+            .type_information()
+            .to_bytes()
+            .expect("encodes")
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(hex, v["type_information_hex"].as_str().expect("hex"));
+    }
 }

@@ -48,7 +48,9 @@ use crate::interface::{select_interface, SelectedInterface};
 use crate::stats::{Counters, TransportStats};
 use crate::sys;
 use destinations::{locator, spdp_destinations, udpv4_destination};
-use setup::{allocate_index, configure_unicast, open_critical, open_multicast, use_multicast};
+use setup::{
+    allocate_index, bound_port, configure_unicast, open_critical, open_multicast, use_multicast,
+};
 use socket::{apply_priority, Sock};
 use socket2::SockAddr;
 use std::io;
@@ -64,7 +66,7 @@ use tachyon_wire::Locator;
 #[derive(Debug)]
 pub struct UdpTransport {
     domain_id: u32,
-    participant_index: u32,
+    participant_index: Option<u32>,
     interface: SelectedInterface,
     multicast: bool,
     sockets: [Option<Sock>; 5],
@@ -110,8 +112,8 @@ impl UdpTransport {
                 sockets[id.index()] = Some(Sock::new(s, port));
             }
         }
-        let meta_uc_port = ports.spdp_unicast(domain_id, participant_index)?;
-        let user_uc_port = ports.user_unicast(domain_id, participant_index)?;
+        let meta_uc_port = bound_port(&meta_uc);
+        let user_uc_port = bound_port(&user_uc);
         sockets[SocketId::MetaUnicast.index()] = Some(Sock::new(meta_uc, meta_uc_port));
         sockets[SocketId::UserUnicast.index()] = Some(Sock::new(user_uc, user_uc_port));
         let mut critical_unicast = Vec::new();
@@ -155,12 +157,13 @@ impl UdpTransport {
             counters: Counters::default(),
             interface,
         };
+        let index = participant_index.map_or_else(|| "none".to_owned(), |i| i.to_string());
         tracing::info!(
             domain_id,
-            participant_index,
+            participant_index = %index,
             interface = %transport.interface.name,
             multicast,
-            "udp: domain {domain_id} participant index {participant_index}: unicast ports \
+            "udp: domain {domain_id} participant index {index}: unicast ports \
              {meta_uc_port} (metatraffic) and {user_uc_port} (user data){}; SPDP to {} \
              destination(s)",
             if multicast {
@@ -254,8 +257,9 @@ impl UdpTransport {
         self.domain_id
     }
 
-    /// The participant index whose unicast ports this transport bound.
-    pub fn participant_index(&self) -> u32 {
+    /// The participant index whose unicast ports this transport bound; `None` when every
+    /// automatic index was taken and the ports are not tied to one.
+    pub fn participant_index(&self) -> Option<u32> {
         self.participant_index
     }
 

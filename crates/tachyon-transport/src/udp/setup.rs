@@ -37,16 +37,22 @@ pub(super) fn use_multicast(mode: MulticastMode, interface: &SelectedInterface) 
     }
 }
 
-/// Bind both unicast sockets for the configured or the lowest free participant index.
+/// Binds both unicast sockets: on the configured participant index's ports, else on the
+/// lowest free index's, else — every index in `0..=max_auto_participant_index` taken — on
+/// ports the kernel picks, not tied to an index (`None`), as Cyclone DDS does with
+/// `ParticipantIndex` `none`: a host runs any number of participants. Peers find an
+/// unindexed participant by multicast SPDP, or by its own SPDP to their well-known ports
+/// (which they answer); only a peer probing the well-known ports by unicast without
+/// announcing itself would miss it.
 pub(super) fn allocate_index(
     domain_id: u32,
     config: &UdpConfig,
     interface: &SelectedInterface,
-) -> Result<(u32, Socket, Socket), TransportError> {
+) -> Result<(Option<u32>, Socket, Socket), TransportError> {
     let ports = &config.ports;
     if let Some(index) = config.participant_index {
         return match try_index(ports, domain_id, index)? {
-            Attempt::Bound(meta, user) => Ok((index, meta, user)),
+            Attempt::Bound(meta, user) => Ok((Some(index), meta, user)),
             Attempt::InUse(port) => Err(TransportError::ParticipantIndexTaken {
                 index,
                 domain_id,
@@ -57,18 +63,35 @@ pub(super) fn allocate_index(
     let max = config.max_auto_participant_index;
     for index in 0..=max {
         match try_index(ports, domain_id, index)? {
-            Attempt::Bound(meta, user) => return Ok((index, meta, user)),
+            Attempt::Bound(meta, user) => return Ok((Some(index), meta, user)),
             Attempt::InUse(port) => {
                 tracing::debug!(index, port, "udp: participant index taken, trying the next");
             }
         }
     }
-    Err(TransportError::NoFreeParticipantIndex {
+    let taken = |e: io::Error| TransportError::socket("bind a unicast socket to a free port", e);
+    let meta =
+        bind_unicast(0, "metatraffic")?.ok_or_else(|| taken(io::ErrorKind::AddrInUse.into()))?;
+    let user =
+        bind_unicast(0, "user-data")?.ok_or_else(|| taken(io::ErrorKind::AddrInUse.into()))?;
+    tracing::info!(
+        domain_id,
         max,
-        address: interface.address,
-        first_port: ports.spdp_unicast(domain_id, 0)?,
-        last_port: ports.user_unicast(domain_id, max)?,
-    })
+        "udp: participant indices 0..={max} of domain {domain_id} are taken on {}: unicast \
+         ports not tied to an index (peers find this participant by multicast SPDP, or by its \
+         SPDP to their ports)",
+        interface.address
+    );
+    Ok((None, meta, user))
+}
+
+/// The port a socket is bound to.
+pub(super) fn bound_port(socket: &Socket) -> u16 {
+    socket
+        .local_addr()
+        .ok()
+        .and_then(|a| a.as_socket())
+        .map_or(0, |a| a.port())
 }
 
 enum Attempt {
@@ -100,11 +123,7 @@ pub(super) fn open_critical(
         .bind(&any.into())
         .map_err(|e| TransportError::socket("bind the critical unicast socket", e))?;
     configure_unicast(&socket, config, interface)?;
-    let port = socket
-        .local_addr()
-        .ok()
-        .and_then(|a| a.as_socket())
-        .map_or(0, |a| a.port());
+    let port = bound_port(&socket);
     Ok((socket, port))
 }
 
