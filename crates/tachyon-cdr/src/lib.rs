@@ -52,7 +52,7 @@ pub mod member_id;
 mod optional;
 mod reader;
 mod small;
-mod traits;
+pub mod traits;
 pub mod typedesc;
 mod writer;
 

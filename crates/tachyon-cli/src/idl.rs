@@ -25,8 +25,9 @@ pub struct IdlArgs {
     /// XTypes and Fast DDS: appendable).
     #[arg(long, value_enum, default_value_t = Ext::Final)]
     pub default_extensibility: Ext,
-    /// The path of the tachyon_cdr crate in the generated code.
-    #[arg(long, default_value = "::tachyon_cdr")]
+    /// The path of the CDR crate in the generated code: ::tachyon::cdr (a crate that depends
+    /// on tachyon), ::tachyon_cdr (one that depends on tachyon-cdr), or another path.
+    #[arg(long, default_value = "::tachyon::cdr")]
     pub cdr_crate: String,
     /// List the types (structs and unions) instead, with their IDL as Tachyon reads it.
     #[arg(long)]

@@ -49,13 +49,13 @@ pub struct VariantAttrs {
     pub name: Option<String>,
 }
 
-pub fn container(attrs: &[Attribute]) -> syn::Result<ContainerAttrs> {
+pub fn container(attrs: &[Attribute], krate: &Path) -> syn::Result<ContainerAttrs> {
     let mut c = ContainerAttrs {
         name: None,
         ext: Ext::Final,
         autoid: AutoId::Sequential,
         switch: None,
-        krate: syn::parse_quote!(::tachyon_cdr),
+        krate: krate.clone(),
     };
     for attr in attrs.iter().filter(|a| a.path().is_ident("dds")) {
         attr.parse_nested_meta(|meta| {

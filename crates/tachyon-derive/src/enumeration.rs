@@ -7,8 +7,8 @@ use syn::{DataEnum, DeriveInput, Expr, ExprLit, ExprUnary, Lit, UnOp};
 use crate::attrs;
 use crate::common::{extensibility, screaming_snake_case, type_name};
 
-pub fn expand(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream> {
-    let c = attrs::container(&input.attrs)?;
+pub fn expand(input: &DeriveInput, data: &DataEnum, krate: &syn::Path) -> syn::Result<TokenStream> {
+    let c = attrs::container(&input.attrs, krate)?;
     let name = &input.ident;
     if !input.generics.params.is_empty() {
         return Err(syn::Error::new_spanned(

@@ -22,7 +22,9 @@ use syn::{parse_macro_input, Data, DeriveInput};
 ///   `extensibility = "…"`;
 /// - `autoid = "sequential" | "hash"`: member ids of members without `id` (XTypes `@autoid`);
 /// - `switch = i32`: the discriminator type of a union (default `i32`);
-/// - `crate = "path"`: where `tachyon_cdr` is (default `::tachyon_cdr`).
+/// - `crate = "path"`: where `tachyon_cdr` is (default `::tachyon_cdr`; `::tachyon::cdr`
+///   for the derive `tachyon` re-exports, so a crate that depends on `tachyon` alone can
+///   derive).
 ///
 /// Field attributes: `key` (or a bare `#[key]`), `id = N`, `bound = N` (for `string<N>` and
 /// `sequence<T, N>`), `must_understand`, `optional` (implied by `Option<T>`), `name = "…"`
@@ -38,9 +40,22 @@ use syn::{parse_macro_input, Data, DeriveInput};
 /// variant a unit (no member) or a one-field tuple (the member).
 #[proc_macro_derive(DdsType, attributes(dds, key))]
 pub fn derive_dds_type(input: TokenStream) -> TokenStream {
+    expand(input, syn::parse_quote!(::tachyon_cdr))
+}
+
+/// The same derive, its code naming `::tachyon::cdr` (the `tachyon` crate re-exports it as
+/// `tachyon::DdsType`): a crate that depends on `tachyon` alone derives with it.
+#[doc(hidden)]
+#[proc_macro_derive(DdsTypeViaTachyon, attributes(dds, key))]
+pub fn derive_dds_type_via_tachyon(input: TokenStream) -> TokenStream {
+    expand(input, syn::parse_quote!(::tachyon::cdr))
+}
+
+fn expand(input: TokenStream, krate: syn::Path) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
+    let krate = &krate;
     let result = match &input.data {
-        Data::Struct(s) => structure::expand(&input, s),
+        Data::Struct(s) => structure::expand(&input, s, krate),
         Data::Enum(e) => {
             let is_union = e.variants.iter().any(|v| !v.fields.is_empty())
                 || e.variants.iter().any(|v| {
@@ -49,9 +64,9 @@ pub fn derive_dds_type(input: TokenStream) -> TokenStream {
                         .any(|a| a.path().is_ident("dds") && has_case(a))
                 });
             if is_union {
-                union::expand(&input, e)
+                union::expand(&input, e, krate)
             } else {
-                enumeration::expand(&input, e)
+                enumeration::expand(&input, e, krate)
             }
         }
         Data::Union(u) => Err(syn::Error::new_spanned(

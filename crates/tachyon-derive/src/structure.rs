@@ -27,8 +27,12 @@ struct Member<'a> {
     uint8: bool,
 }
 
-pub fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream> {
-    let c = attrs::container(&input.attrs)?;
+pub fn expand(
+    input: &DeriveInput,
+    data: &DataStruct,
+    krate: &syn::Path,
+) -> syn::Result<TokenStream> {
+    let c = attrs::container(&input.attrs, krate)?;
     if c.switch.is_some() {
         return Err(syn::Error::new_spanned(
             &input.ident,

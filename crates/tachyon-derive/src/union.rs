@@ -11,8 +11,8 @@ use crate::common::{
     type_name,
 };
 
-pub fn expand(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream> {
-    let c = attrs::container(&input.attrs)?;
+pub fn expand(input: &DeriveInput, data: &DataEnum, krate: &syn::Path) -> syn::Result<TokenStream> {
+    let c = attrs::container(&input.attrs, krate)?;
     let k = &c.krate;
     let name = &input.ident;
     if c.ext == Ext::Mutable {

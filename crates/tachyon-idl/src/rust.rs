@@ -20,7 +20,10 @@ use crate::model::{Kind, Model, Value};
 /// How the Rust is written.
 #[derive(Clone, Debug)]
 pub struct RustOptions {
-    /// The path of the `tachyon_cdr` crate in the generated code (its derive and traits).
+    /// The path of the CDR crate in the generated code: `::tachyon::cdr` (the default, for a
+    /// crate that depends on `tachyon`: the derive is `::tachyon::DdsType`), `::tachyon_cdr`
+    /// (a crate that depends on `tachyon-cdr`), or another path to it (then named with
+    /// `#[dds(crate = …)]`).
     pub cdr_crate: String,
     /// Derives added to every struct, enum and union besides `DdsType`, `Debug`, `Clone`,
     /// `PartialEq` (and `Default` where every member has one).
@@ -30,7 +33,7 @@ pub struct RustOptions {
 impl Default for RustOptions {
     fn default() -> RustOptions {
         RustOptions {
-            cdr_crate: "::tachyon_cdr".to_owned(),
+            cdr_crate: "::tachyon::cdr".to_owned(),
             extra_derives: Vec::new(),
         }
     }
@@ -216,8 +219,12 @@ impl Gen<'_> {
     }
 
     fn derives(&self, default: bool, copy: bool) -> String {
-        let k = &self.opts.cdr_crate;
-        let mut d = vec![format!("{k}::DdsType"), "Debug".into(), "Clone".into()];
+        let derive = if self.opts.cdr_crate == "::tachyon::cdr" {
+            "::tachyon::DdsType"
+        } else {
+            "::tachyon_cdr::DdsType"
+        };
+        let mut d = vec![derive.to_owned(), "Debug".into(), "Clone".into()];
         if copy {
             d.extend([
                 "Copy".into(),
@@ -257,13 +264,9 @@ impl Gen<'_> {
         if self.model.autoid_hash(a)? {
             attrs.push("autoid = \"hash\"".into());
         }
-        if let Some(k) = self
-            .opts
-            .cdr_crate
-            .strip_prefix("::")
-            .filter(|k| *k != "tachyon_cdr")
-        {
-            attrs.push(format!("crate = {}", lit(&format!("::{k}"))));
+        let k = self.opts.cdr_crate.as_str();
+        if k != "::tachyon::cdr" && k != "::tachyon_cdr" {
+            attrs.push(format!("crate = {}", lit(k)));
         }
         Ok(attrs)
     }

@@ -45,6 +45,9 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+// `#[derive(DdsType)]` inside this crate names `::tachyon::cdr`, as it does in users' crates.
+extern crate self as tachyon;
+
 pub mod builtin;
 pub mod condition;
 pub mod config;
@@ -85,7 +88,14 @@ pub use statistics::ParticipantStatistics;
 pub use status::{StatusKind, StatusMask};
 pub use stream::{DataAvailable, SampleStream};
 pub use subscription::{DataReader, Readable, Sample, Subscriber};
-pub use tachyon_cdr::{DdsType, Decode, Encode, KeyHash};
+/// The CDR crate: what `#[derive(DdsType)]` expands to (a crate that depends on `tachyon`
+/// alone derives through it).
+pub use tachyon_cdr as cdr;
+pub use tachyon_cdr::traits::DdsType;
+pub use tachyon_cdr::{Decode, Encode, KeyHash};
+/// `#[derive(DdsType)]`, its code naming `::tachyon::cdr` (see [`tachyon_cdr::DdsType`] for
+/// its attributes).
+pub use tachyon_derive::DdsTypeViaTachyon as DdsType;
 pub use tachyon_proto::filter::FilterError;
 pub use tachyon_proto::history::{
     InstanceSelector, InstanceState, InstanceStateMask, Query, SampleInfo, SampleState,

@@ -1,12 +1,14 @@
 //! The Rust `tachyon_idl::Builder` generates from IDL, in a module per file
 //! (`tests/equivalence.rs` checks it against the IDL).
 
-/// `interop/cdr-vectors/types.idl`: the 22 types Cyclone DDS 11's vectors cover.
+/// `interop/cdr-vectors/types.idl`: the 22 types Cyclone DDS 11's vectors cover (generated
+/// for a crate that depends on `tachyon-cdr`: `#[derive(::tachyon_cdr::DdsType)]`).
 pub mod types {
     include!(concat!(env!("OUT_DIR"), "/types.rs"));
 }
 
-/// `interop/peers/interop.idl`: the interop matrix's types.
+/// `interop/peers/interop.idl`: the interop matrix's types (generated for a crate that
+/// depends on `tachyon`: `#[derive(::tachyon::DdsType)]`).
 pub mod interop {
     include!(concat!(env!("OUT_DIR"), "/interop.rs"));
 }
