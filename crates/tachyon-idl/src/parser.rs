@@ -224,22 +224,14 @@ impl Parser {
                 self.next();
                 Def::Module { name, defs, pos }
             }
-            "struct" => {
+            "struct" | "union" => {
                 self.next();
                 let pos = self.pos();
                 let name = self.ident()?;
                 if self.is_punct(";") {
                     Def::Forward { name, pos }
-                } else {
+                } else if word == "struct" {
                     Def::Struct(self.struct_body(name, annotations, pos)?)
-                }
-            }
-            "union" => {
-                self.next();
-                let pos = self.pos();
-                let name = self.ident()?;
-                if self.is_punct(";") {
-                    Def::Forward { name, pos }
                 } else {
                     Def::Union(self.union_body(name, annotations, pos)?)
                 }
@@ -493,6 +485,10 @@ impl Parser {
             _ => return self.error("a type"),
         };
         let base = |b| Ok(TypeSpec::Base(b));
+        if let Some(b) = one_word_base(&word) {
+            self.next();
+            return base(b);
+        }
         match word.as_str() {
             "unsigned" => {
                 self.next();
@@ -522,62 +518,6 @@ impl Parser {
                 } else {
                     base(Base::Long)
                 }
-            }
-            "short" | "int16" => {
-                self.next();
-                base(Base::Short)
-            }
-            "uint16" => {
-                self.next();
-                base(Base::UShort)
-            }
-            "int32" => {
-                self.next();
-                base(Base::Long)
-            }
-            "uint32" => {
-                self.next();
-                base(Base::ULong)
-            }
-            "int64" => {
-                self.next();
-                base(Base::LongLong)
-            }
-            "uint64" => {
-                self.next();
-                base(Base::ULongLong)
-            }
-            "int8" => {
-                self.next();
-                base(Base::Int8)
-            }
-            "uint8" => {
-                self.next();
-                base(Base::UInt8)
-            }
-            "float" => {
-                self.next();
-                base(Base::Float)
-            }
-            "double" => {
-                self.next();
-                base(Base::Double)
-            }
-            "char" => {
-                self.next();
-                base(Base::Char)
-            }
-            "wchar" => {
-                self.next();
-                base(Base::WChar)
-            }
-            "boolean" => {
-                self.next();
-                base(Base::Boolean)
-            }
-            "octet" => {
-                self.next();
-                base(Base::Octet)
             }
             "string" | "wstring" => {
                 self.next();
@@ -714,6 +654,27 @@ impl Parser {
             _ => self.error("a constant expression"),
         }
     }
+}
+
+/// The base types named by one word.
+fn one_word_base(word: &str) -> Option<Base> {
+    Some(match word {
+        "short" | "int16" => Base::Short,
+        "uint16" => Base::UShort,
+        "int32" => Base::Long,
+        "uint32" => Base::ULong,
+        "int64" => Base::LongLong,
+        "uint64" => Base::ULongLong,
+        "int8" => Base::Int8,
+        "uint8" => Base::UInt8,
+        "float" => Base::Float,
+        "double" => Base::Double,
+        "char" => Base::Char,
+        "wchar" => Base::WChar,
+        "boolean" => Base::Boolean,
+        "octet" => Base::Octet,
+        _ => return None,
+    })
 }
 
 /// IDL's keywords (not usable as names unless escaped with `_`).

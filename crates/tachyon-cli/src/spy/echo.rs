@@ -156,7 +156,6 @@ pub fn run(
         .duration
         .map(|d| Instant::now() + Duration::from_secs_f64(d));
     let mut printed = 0u64;
-    let mut out = std::io::stdout().lock();
     while !stop.load(Ordering::Relaxed) && !end.is_some_and(|e| Instant::now() >= e) {
         if o.count.is_some_and(|c| printed >= c) {
             break;
@@ -185,13 +184,7 @@ pub fn run(
             } else {
                 yaml_doc(&s, key)
             };
-            use std::io::Write;
-            if out
-                .write_all(text.as_bytes())
-                .and_then(|()| out.flush())
-                .is_err()
-            {
-                // The reader of our output went away (a pipe into `head`).
+            if !super::emit(&text) {
                 return Ok(());
             }
             printed += 1;

@@ -169,13 +169,7 @@ pub fn run(
             (None, false) => "no new messages\n".to_owned(),
             (None, true) => format!("{}\n", json!({ "topic": o.topic, "rate_hz": null })),
         };
-        use std::io::Write;
-        let mut out = std::io::stdout().lock();
-        if out
-            .write_all(line.as_bytes())
-            .and_then(|()| out.flush())
-            .is_err()
-        {
+        if !super::emit(&line) {
             return Ok(());
         }
         reports += 1;

@@ -244,6 +244,16 @@ fn interval_of(w: &What) -> Option<f64> {
     }
 }
 
+/// Prints `text` and flushes it; `false` when standard output is gone (a pipe into `head`
+/// closed), which ends a streaming command quietly.
+fn emit(text: &str) -> bool {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .is_ok()
+}
+
 fn json(v: serde_json::Value) -> String {
     let mut s = serde_json::to_string_pretty(&v).unwrap_or_else(|e| format!("\"{e}\""));
     s.push('\n');

@@ -5,7 +5,7 @@
 //! needs no types.
 
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -77,12 +77,7 @@ pub fn run(p: &DomainParticipant, o: &Options, stop: &Arc<AtomicBool>) -> Result
                 format!("{t}\n")
             }
         };
-        let mut out = std::io::stdout().lock();
-        if out
-            .write_all(text.as_bytes())
-            .and_then(|()| out.flush())
-            .is_err()
-        {
+        if !super::emit(&text) {
             return Ok(());
         }
         for w in topics.values_mut() {
