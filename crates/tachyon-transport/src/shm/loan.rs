@@ -842,6 +842,13 @@ pub(crate) fn delete_dead_areas(dir: &Path, only: Option<u64>) {
         if !meta.is_file() || Some(meta.uid()) != uid {
             continue;
         }
+        if meta.len() == 0 {
+            if super::map::abandoned_empty(&path, YOUNG) && std::fs::remove_file(&path).is_ok() {
+                tracing::info!(area = %path.display(),
+                    "shm: deleted an empty loan area whose creator died before sizing it");
+            }
+            continue;
+        }
         let young = meta
             .modified()
             .ok()

@@ -216,19 +216,48 @@ impl Mapping {
     /// succeeds only when no process holds the owner's exclusive one (it died, or closed).
     /// The lock taken is released at once.
     pub(crate) fn owner_gone(&self) -> io::Result<bool> {
-        let fd = self.file.as_raw_fd();
-        // SAFETY: `fd` is an open descriptor owned by `self.file`.
-        if unsafe { libc::flock(fd, libc::LOCK_SH | libc::LOCK_NB) } == 0 {
-            // SAFETY: as above.
-            unsafe { libc::flock(fd, libc::LOCK_UN) };
-            return Ok(true);
-        }
-        let e = io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EWOULDBLOCK) => Ok(false),
-            _ => Err(e),
-        }
+        unlocked(&self.file)
     }
+}
+
+/// Whether no process holds an exclusive `flock` on `file`: takes a shared one without
+/// waiting and releases it at once.
+fn unlocked(file: &File) -> io::Result<bool> {
+    let fd = file.as_raw_fd();
+    // SAFETY: `fd` is an open descriptor owned by `file`.
+    if unsafe { libc::flock(fd, libc::LOCK_SH | libc::LOCK_NB) } == 0 {
+        // SAFETY: as above.
+        unsafe { libc::flock(fd, libc::LOCK_UN) };
+        return Ok(true);
+    }
+    let e = io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EWOULDBLOCK) => Ok(false),
+        _ => Err(e),
+    }
+}
+
+/// Whether `path` is an empty file at least `min_age` old that no process locks: what a
+/// creator killed between creating the file and sizing it leaves (`create` locks it right
+/// after creating it, so a live creator is never mistaken for a dead one). `Mapping::open`
+/// refuses empty files, so the sweepers ask this first.
+pub(crate) fn abandoned_empty(path: &Path, min_age: Duration) -> bool {
+    let Ok(file) = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
+        .open(path)
+    else {
+        return false;
+    };
+    let Ok(meta) = file.metadata() else {
+        return false;
+    };
+    let old = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age >= min_age);
+    meta.is_file() && meta.len() == 0 && old && unlocked(&file).unwrap_or(false)
 }
 
 impl Drop for Mapping {
@@ -265,5 +294,35 @@ pub(crate) fn futex_wake(word: &AtomicU32) {
     // SAFETY: `word` is a valid, aligned u32; FUTEX_WAKE does not dereference anything else.
     unsafe {
         libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE, i32::MAX);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_unlocked_file_is_abandoned_a_locked_or_sized_one_is_not() {
+        let dir = std::env::temp_dir().join(format!("tachyon-map-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("empty");
+        let file = File::create(&path).expect("create");
+        // Left by a creator killed before sizing it: abandoned (any age here).
+        assert!(abandoned_empty(&path, Duration::ZERO));
+        // Not yet old enough.
+        assert!(!abandoned_empty(&path, Duration::from_secs(3600)));
+        // A live creator holds its lock.
+        // SAFETY: `file` owns its open descriptor.
+        assert_eq!(
+            unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+            0
+        );
+        assert!(!abandoned_empty(&path, Duration::ZERO));
+        drop(file);
+        // A sized file is not this case (the owner check of a mapping decides it).
+        std::fs::write(&path, [0u8; 8]).expect("write");
+        assert!(!abandoned_empty(&path, Duration::ZERO));
+        assert!(!abandoned_empty(&dir.join("missing"), Duration::ZERO));
+        std::fs::remove_dir_all(&dir).expect("cleanup");
     }
 }

@@ -1071,6 +1071,13 @@ fn sweep(dir: &Path) {
         if !meta.is_file() || Some(meta.uid()) != uid {
             continue;
         }
+        if meta.len() == 0 {
+            if map::abandoned_empty(&path, STALE_INIT) && std::fs::remove_file(&path).is_ok() {
+                tracing::info!(segment = %path.display(),
+                    "shm: deleted an empty segment whose creator died before sizing it");
+            }
+            continue;
+        }
         let Ok(m) = map::Mapping::open(&path) else {
             continue;
         };
