@@ -90,6 +90,13 @@ pub struct WriterConfig {
     /// Requests for samples first sent less than this long ago are ignored: they are most
     /// likely still in flight (a heartbeat overtook them), not lost. 0 answers every request.
     pub nack_suppression: Duration,
+    /// Requests from a reader for samples repaired to it less than this long ago are
+    /// ignored too (0: never). For writers whose readers all match at once, as discovery's
+    /// do: the HEARTBEAT answering a reader's pre-emptive ACKNACK crosses the repair its
+    /// first request brought and asks for it again. A repair genuinely lost is asked for
+    /// again after the next HEARTBEAT, so it costs recovery time on lossy links: user writers
+    /// leave it at 0.
+    pub repair_suppression: Duration,
     /// Largest datagram built (RTPS header included); larger samples go out as DATA_FRAG.
     pub max_datagram: usize,
     /// Fragment size of DATA_FRAG.
@@ -123,6 +130,7 @@ impl Default for WriterConfig {
             heartbeat_period: Duration::from_millis(100),
             nack_response_delay: Duration::ZERO,
             nack_suppression: Duration::ZERO,
+            repair_suppression: Duration::ZERO,
             max_datagram: DEFAULT_MAX_DATAGRAM,
             fragment_size: DEFAULT_FRAGMENT_SIZE,
             heartbeat_frag_interval: 64,

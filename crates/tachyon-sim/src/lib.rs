@@ -39,6 +39,7 @@ pub mod host;
 pub mod link;
 pub mod node;
 pub mod rng;
+pub mod scale;
 pub mod sim;
 pub mod snapshot;
 pub mod stats;

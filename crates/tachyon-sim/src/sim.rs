@@ -28,6 +28,10 @@ pub struct SimConfig {
     pub max_events_per_instant: u64,
     /// `poll_transmit` calls per node and event before the simulator stops draining it.
     pub max_transmits_per_poll: usize,
+    /// The process's live heap bytes (from an instrumented global allocator), read around
+    /// every call into a node so [`Sim::node_heap`] tells how much each node's own state grew.
+    /// Only meaningful while no other thread allocates.
+    pub heap_probe: Option<fn() -> usize>,
 }
 
 impl Default for SimConfig {
@@ -39,6 +43,7 @@ impl Default for SimConfig {
             trace: false,
             max_events_per_instant: 1_000_000,
             max_transmits_per_poll: 1_000_000,
+            heap_probe: None,
         }
     }
 }
@@ -108,6 +113,8 @@ struct Slot {
     timer: Option<Instant>,
     timer_gen: u64,
     stats: Counters,
+    /// Net heap bytes allocated inside this node's calls (with a `heap_probe`).
+    heap: i64,
 }
 
 #[derive(Default)]
@@ -162,8 +169,11 @@ impl Sim {
         })
     }
 
-    /// A network with these settings.
+    /// A network with these settings. From now on the protocol's maps use a fixed hash
+    /// seed ([`tachyon_proto::maps::fix_hash_seed`]): build participants after the
+    /// simulator for runs that repeat exactly.
     pub fn with_config(config: SimConfig) -> Sim {
+        tachyon_proto::maps::fix_hash_seed();
         Sim {
             rng: Rng::new(config.seed),
             txbuf: TxBuf::new(config.max_datagram),
@@ -213,6 +223,7 @@ impl Sim {
             timer: None,
             timer_gen: 0,
             stats: Counters::default(),
+            heap: 0,
         });
         // The node may want to send or arm a timer right away.
         self.touched.insert(id);
@@ -387,6 +398,13 @@ impl Sim {
         self.nodes.get(id.index()).map(|s| &s.stats)
     }
 
+    /// How many heap bytes node `id`'s calls allocated and did not free (its state's growth
+    /// since it was added); `None` without a [`SimConfig::heap_probe`] or for an unknown node.
+    pub fn node_heap(&self, id: NodeId) -> Option<i64> {
+        self.config.heap_probe?;
+        self.nodes.get(id.index()).map(|s| s.heap)
+    }
+
     /// Counters of the directed link `from` → `to` (zero if it never carried anything);
     /// `transmits` and `timeouts` belong to nodes and stay zero here.
     pub fn link_stats(&self, from: NodeId, to: NodeId) -> Counters {
@@ -480,8 +498,10 @@ impl Sim {
         };
         slot.stats.delivered += 1;
         slot.stats.bytes_delivered += len as u64;
+        let before = heap(self.config.heap_probe);
         slot.node
             .handle_datagram(now, &source, &d.destination, &d.data);
+        slot.heap += heap(self.config.heap_probe) - before;
         d.to
     }
 
@@ -492,7 +512,9 @@ impl Sim {
         if let Some(slot) = self.nodes.get_mut(id.index()) {
             slot.timer = None;
             slot.stats.timeouts += 1;
+            let before = heap(self.config.heap_probe);
             slot.node.handle_timeout(now);
+            slot.heap += heap(self.config.heap_probe) - before;
         }
         id
     }
@@ -511,7 +533,10 @@ impl Sim {
             return;
         };
         for _ in 0..self.config.max_transmits_per_poll {
-            let Some(t) = slot.node.poll_transmit(now, &mut self.txbuf) else {
+            let before = heap(self.config.heap_probe);
+            let t = slot.node.poll_transmit(now, &mut self.txbuf);
+            slot.heap += heap(self.config.heap_probe) - before;
+            let Some(t) = t else {
                 break;
             };
             out.push((t.destination.clone(), self.txbuf.datagram(&t).to_vec()));
@@ -674,6 +699,11 @@ impl Sim {
             });
         }
     }
+}
+
+/// The live heap bytes the probe reads (0 without one).
+fn heap(probe: Option<fn() -> usize>) -> i64 {
+    probe.map_or(0, |p| i64::try_from(p()).unwrap_or(i64::MAX))
 }
 
 fn nanos(d: Duration) -> u64 {

@@ -161,8 +161,10 @@ pub(crate) struct Discovery {
     /// SPDP samples received, waiting to be processed after the datagram.
     inbox: VecDeque<spdp::Received>,
     participants: HashMap<GuidPrefix, RemoteParticipant>,
-    publications: HashMap<Guid, PublicationData>,
-    subscriptions: HashMap<Guid, SubscriptionData>,
+    /// Remote endpoints, boxed: the table's slack then costs a pointer per slot, not a
+    /// whole record (`PublicationData` is over 700 bytes).
+    publications: HashMap<Guid, Box<PublicationData>>,
+    subscriptions: HashMap<Guid, Box<SubscriptionData>>,
     local_publications: HashMap<EntityId, PublicationData>,
     local_subscriptions: HashMap<EntityId, SubscriptionData>,
     /// Local topics (name, type name) and how many times each was added: remote endpoints
@@ -260,12 +262,16 @@ impl Participant {
 
     /// Remote writers discovered (DCPSPublication).
     pub fn discovered_publications(&self) -> impl Iterator<Item = &PublicationData> {
-        self.discovery.iter().flat_map(|d| d.publications.values())
+        self.discovery
+            .iter()
+            .flat_map(|d| d.publications.values().map(|p| &**p))
     }
 
     /// Remote readers discovered (DCPSSubscription).
     pub fn discovered_subscriptions(&self) -> impl Iterator<Item = &SubscriptionData> {
-        self.discovery.iter().flat_map(|d| d.subscriptions.values())
+        self.discovery
+            .iter()
+            .flat_map(|d| d.subscriptions.values().map(|s| &**s))
     }
 
     /// A discovered participant by prefix.
@@ -275,12 +281,20 @@ impl Participant {
 
     /// A discovered remote writer.
     pub fn discovered_publication(&self, guid: &Guid) -> Option<&PublicationData> {
-        self.discovery.as_ref()?.publications.get(guid)
+        self.discovery
+            .as_ref()?
+            .publications
+            .get(guid)
+            .map(|p| &**p)
     }
 
     /// A discovered remote reader.
     pub fn discovered_subscription(&self, guid: &Guid) -> Option<&SubscriptionData> {
-        self.discovery.as_ref()?.subscriptions.get(guid)
+        self.discovery
+            .as_ref()?
+            .subscriptions
+            .get(guid)
+            .map(|s| &**s)
     }
 
     /// What is announced now of local writer `writer` (the last
@@ -341,6 +355,10 @@ impl Participant {
                 durability: Durability::TransientLocal,
             },
             keyed: true,
+            // Both sides match at once: the HEARTBEAT answering a reader's pre-emptive
+            // ACKNACK crosses the repair its first request brought, and asks for it again.
+            // Not answering requests for what just went out halves discovery's traffic.
+            repair_suppression: BUILTIN_REPAIR_SUPPRESSION,
             ..WriterConfig::default()
         };
         let reader = ReaderConfig {
@@ -552,6 +570,10 @@ const BUILTIN_READER_SAMPLES: usize = 4096;
 /// TypeLookup messages a writer keeps until acknowledged.
 const TYPE_LOOKUP_DEPTH: usize = 32;
 
+/// Requests to a builtin writer for samples it sent this recently are taken for a crossed
+/// HEARTBEAT, not a loss (the reader is asked again afterwards).
+const BUILTIN_REPAIR_SUPPRESSION: Duration = Duration::from_millis(10);
+
 /// The key hash of an entity: its GUID's 16 bytes (RTPS 2.5 9.6.3.3).
 pub(crate) fn guid_key(guid: &Guid) -> KeyHash {
     let mut k = [0u8; 16];
@@ -644,7 +666,7 @@ impl Discovery {
         let data = if reader.prefix == local {
             self.local_subscriptions.get(&reader.entity_id)
         } else {
-            self.subscriptions.get(reader)
+            self.subscriptions.get(reader).map(|s| &**s)
         };
         data?.content_filter.as_ref()
     }

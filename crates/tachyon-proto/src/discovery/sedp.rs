@@ -57,6 +57,7 @@ impl Participant {
         let readers: Vec<SubscriptionData> = d
             .subscriptions
             .values()
+            .map(|s| &**s)
             .chain(d.local_subscriptions.values())
             .cloned()
             .collect();
@@ -96,6 +97,7 @@ impl Participant {
         let writers: Vec<PublicationData> = d
             .publications
             .values()
+            .map(|p| &**p)
             .chain(d.local_publications.values())
             .cloned()
             .collect();
@@ -297,12 +299,12 @@ impl Participant {
             &owner.data.default_unicast,
             &owner.data.default_multicast,
         );
-        let old = d.publications.insert(p.guid, p.clone());
+        let old = d.publications.insert(p.guid, Box::new(p.clone()));
         match &old {
             None => d
                 .events
                 .push_back(Event::PublicationDiscovered { remote: p.guid }),
-            Some(old) if *old != p => d
+            Some(old) if **old != p => d
                 .events
                 .push_back(Event::PublicationUpdated { remote: p.guid }),
             Some(_) => {}
@@ -347,12 +349,12 @@ impl Participant {
             &owner.data.default_unicast,
             &owner.data.default_multicast,
         );
-        let old = d.subscriptions.insert(s.guid, s.clone());
+        let old = d.subscriptions.insert(s.guid, Box::new(s.clone()));
         match &old {
             None => d
                 .events
                 .push_back(Event::SubscriptionDiscovered { remote: s.guid }),
-            Some(old) if *old != s => d
+            Some(old) if **old != s => d
                 .events
                 .push_back(Event::SubscriptionUpdated { remote: s.guid }),
             Some(_) => {}

@@ -609,6 +609,7 @@ impl Participant {
         let typed_pubs: Vec<PublicationData> = d
             .publications
             .values()
+            .map(|p| &**p)
             .filter(|p| p.type_info.is_some())
             .cloned()
             .collect();
@@ -622,6 +623,7 @@ impl Participant {
         let typed_subs: Vec<SubscriptionData> = d
             .subscriptions
             .values()
+            .map(|s| &**s)
             .filter(|s| s.type_info.is_some())
             .cloned()
             .collect();

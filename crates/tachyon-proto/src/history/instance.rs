@@ -117,6 +117,11 @@ impl ReaderInstance {
         }
     }
 
+    /// Whether the instance holds no sample, valid or invalid.
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty() && self.invalid.is_none()
+    }
+
     /// Whether the instance can be forgotten: nothing to return and nobody writing it.
     pub fn is_unused(&self) -> bool {
         self.state != InstanceState::Alive

@@ -1,7 +1,7 @@
 //! [`ReaderHistory`]: the DataReader's cache — instances, KEEP_LAST / KEEP_ALL with
 //! RESOURCE_LIMITS, instance lifecycle, `read`/`take` with state masks and ranks, autopurge.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 
 use tachyon_cdr::KeyHash;
@@ -196,8 +196,19 @@ pub struct ReaderHistory {
     /// PRESENTATION ordered access with scope TOPIC or GROUP: `read`/`take` of all
     /// instances return samples in reception order instead of instance by instance.
     ordered: bool,
+    /// Forget an instance as soon as a take empties it, whoever still writes it: for readers
+    /// whose application keeps its own state per instance (discovery's builtin readers), so
+    /// the cache holds only what is waiting to be taken.
+    forget_taken: bool,
     /// The reception number of the last sample stored.
     last_seq: u64,
+    /// Instances that may hold a sample (valid or invalid): every instance that holds one is
+    /// here, an emptied one leaves at the next read or take that visits it. Reads and takes of
+    /// all instances walk this set, not every instance known (Cyclone DDS keeps such a list
+    /// too), so a take costs what it returns, not what the reader has ever seen.
+    pending: BTreeSet<KeyHash>,
+    /// Handles a read or take found empty (reused, so steady-state takes do not allocate).
+    emptied: Vec<KeyHash>,
 }
 
 impl ReaderHistory {
@@ -210,7 +221,10 @@ impl ReaderHistory {
             sample_count: 0,
             next_expiry: None,
             ordered: false,
+            forget_taken: false,
             last_seq: 0,
+            pending: BTreeSet::new(),
+            emptied: Vec::new(),
         })
     }
 
@@ -226,6 +240,19 @@ impl ReaderHistory {
         self.ordered
     }
 
+    /// Forgets each instance as soon as a take empties it, even while writers still write it
+    /// (its state and generation counts start afresh with its next sample). For a reader
+    /// whose application keeps its own state per instance, as discovery does with its builtin
+    /// readers: memory then grows with what waits to be taken, not with every key ever seen.
+    pub fn set_forget_taken(&mut self, forget: bool) {
+        self.forget_taken = forget;
+    }
+
+    /// Whether an instance a take just visited can be dropped.
+    fn forgettable(&self, inst: &ReaderInstance) -> bool {
+        inst.is_unused() || (self.forget_taken && inst.is_empty())
+    }
+
     /// Numbers an invalid-data sample a state change just created.
     fn number_state_change(&mut self, instance: &KeyHash) {
         let seq = self.last_seq + 1;
@@ -238,6 +265,7 @@ impl ReaderHistory {
             .is_some();
         if numbered {
             self.last_seq = seq;
+            self.pending.insert(*instance);
         }
     }
 
@@ -306,6 +334,7 @@ impl ReaderHistory {
             expiry,
             seq,
         });
+        self.pending.insert(instance);
         self.sample_count += 1;
         if let Some(at) = expiry {
             self.next_expiry = Some(self.next_expiry.map_or(at, |n| n.min(at)));
@@ -380,11 +409,13 @@ impl ReaderHistory {
     /// writes becomes NOT_ALIVE_NO_WRITERS (its invalid sample has source timestamp INVALID).
     pub fn writer_lost(&mut self, now: Instant, writer: Guid) {
         let mut seq = self.last_seq;
-        self.instances.retain(|_, inst| {
+        let pending = &mut self.pending;
+        self.instances.retain(|handle, inst| {
             inst.on_writer_gone(now, writer, Time::INVALID);
             if let Some(s) = inst.invalid.as_mut().filter(|s| s.seq == 0) {
                 seq += 1;
                 s.seq = seq;
+                pending.insert(*handle);
             }
             !inst.is_unused()
         });
@@ -487,13 +518,28 @@ impl ReaderHistory {
 
     /// Whether no sample (valid or invalid) is held.
     pub fn is_empty(&self) -> bool {
-        self.sample_count == 0 && self.instances.values().all(|i| i.invalid.is_none())
+        self.sample_count == 0 && self.held().all(|(_, i)| i.invalid.is_none())
+    }
+
+    /// The instances that may hold samples, in handle order from `range`.
+    fn held_in(
+        &self,
+        range: (Bound<KeyHash>, Bound<KeyHash>),
+    ) -> impl Iterator<Item = (KeyHash, &ReaderInstance)> {
+        self.pending
+            .range(range)
+            .filter_map(|h| self.instances.get(h).map(|i| (*h, i)))
+    }
+
+    /// The instances that may hold samples, in handle order.
+    fn held(&self) -> impl Iterator<Item = (KeyHash, &ReaderInstance)> {
+        self.held_in((Bound::Unbounded, Bound::Unbounded))
     }
 
     /// Whether a sample (valid or invalid) not yet read is held: the condition a
     /// `ReadCondition` with NOT_READ waits for.
     pub fn has_unread(&self) -> bool {
-        self.instances.values().any(|i| {
+        self.held().any(|(_, i)| {
             i.samples
                 .iter()
                 .any(|s| s.sample_state == SampleState::NotRead)
@@ -514,7 +560,7 @@ impl ReaderHistory {
             InstanceSelector::Instance(h) => (Bound::Included(h), Bound::Included(h)),
             InstanceSelector::NextAfter(Some(h)) => (Bound::Excluded(h), Bound::Unbounded),
         };
-        self.instances.range(range).any(|(_, inst)| {
+        self.held_in(range).any(|(_, inst)| {
             query.instance_states.contains(inst.state)
                 && query.view_states.contains(inst.view)
                 && inst
@@ -600,27 +646,49 @@ impl ReaderHistory {
             InstanceSelector::NextAfter(Some(h)) => (Bound::Excluded(h), true),
         };
         let exact = matches!(query.instance, InstanceSelector::Instance(_));
-        let mut emptied = false;
         let mut removed = 0;
-        for (&handle, inst) in self.instances.range_mut((lower, Bound::Unbounded)) {
+        let mut emptied = std::mem::take(&mut self.emptied);
+        let upper = match query.instance {
+            InstanceSelector::Instance(h) => Bound::Included(h),
+            _ => Bound::Unbounded,
+        };
+        for &handle in self.pending.range((lower, upper)) {
             if out.len() >= query.max_samples {
                 break;
             }
+            let Some(inst) = self.instances.get_mut(&handle) else {
+                emptied.push(handle);
+                continue;
+            };
             let n = collect_instance(handle, inst, query, take, out, u64::MAX, None);
             removed += if take { n.valid } else { 0 };
-            if take && inst.is_unused() {
-                // Several instances may empty in one take; forget them in a sweep below.
-                emptied = true;
+            if inst.is_empty() {
+                emptied.push(handle);
             }
             if exact || (only_one && n.total > 0) {
                 break;
             }
         }
         self.sample_count -= removed;
-        if emptied {
-            self.instances.retain(|_, inst| !inst.is_unused());
-        }
+        self.settle(take, &mut emptied);
+        self.emptied = emptied;
         Ok(out.len())
+    }
+
+    /// After a read or take: the visited instances found empty leave `pending`, and those a
+    /// take may forget are forgotten.
+    fn settle(&mut self, take: bool, emptied: &mut Vec<KeyHash>) {
+        for handle in emptied.drain(..) {
+            self.pending.remove(&handle);
+            let forget = take
+                && self
+                    .instances
+                    .get(&handle)
+                    .is_some_and(|inst| self.forgettable(inst));
+            if forget {
+                self.instances.remove(&handle);
+            }
+        }
     }
 }
 
@@ -633,8 +701,8 @@ impl ReaderHistory {
             query.instance_states.contains(inst.state) && query.view_states.contains(inst.view)
         };
         let mut seqs: Vec<u64> = self
-            .instances
-            .values()
+            .held()
+            .map(|(_, inst)| inst)
             .filter(|inst| selected(inst))
             .flat_map(|inst| inst.samples.iter().chain(inst.invalid.iter()))
             .filter(|s| query.sample_states.contains(s.sample_state))
@@ -649,16 +717,21 @@ impl ReaderHistory {
         let mut order = std::mem::take(&mut seqs);
         order.clear();
         let mut removed = 0;
-        let mut emptied = false;
-        for (&handle, inst) in self.instances.iter_mut() {
+        let mut emptied = std::mem::take(&mut self.emptied);
+        for &handle in &self.pending {
+            let Some(inst) = self.instances.get_mut(&handle) else {
+                emptied.push(handle);
+                continue;
+            };
             let n = collect_instance(handle, inst, &all, take, out, cutoff, Some(&mut order));
             removed += if take { n.valid } else { 0 };
-            emptied |= take && inst.is_unused();
+            if inst.is_empty() {
+                emptied.push(handle);
+            }
         }
         self.sample_count -= removed;
-        if emptied {
-            self.instances.retain(|_, inst| !inst.is_unused());
-        }
+        self.settle(take, &mut emptied);
+        self.emptied = emptied;
         let mut pairs: Vec<(u64, Sample)> = order.into_iter().zip(out.drain(..)).collect();
         pairs.sort_by_key(|(seq, _)| *seq);
         out.extend(pairs.into_iter().map(|(_, s)| s));

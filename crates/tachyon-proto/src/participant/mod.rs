@@ -10,6 +10,7 @@
 mod coherent;
 mod filter;
 pub mod lanes;
+mod pack;
 mod receive;
 mod representation;
 mod slots;
@@ -145,6 +146,9 @@ pub struct ParticipantStats {
     pub unknown_destination: u64,
     /// Datagrams sent.
     pub datagrams_sent: u64,
+    /// Discovery messages sent in another message's datagram (`participant/pack.rs`): each
+    /// is a datagram not sent.
+    pub messages_packed: u64,
 }
 
 impl ParticipantStats {
@@ -157,6 +161,7 @@ impl ParticipantStats {
         self.not_for_us += o.not_for_us;
         self.unknown_destination += o.unknown_destination;
         self.datagrams_sent += o.datagrams_sent;
+        self.messages_packed += o.messages_packed;
     }
 }
 
@@ -301,6 +306,8 @@ pub struct Participant {
     /// When an endpoint that left the transmit queue with nothing to send could find
     /// something without being changed (the earliest such time): all are queued again then.
     tx_recheck_at: Option<Instant>,
+    /// Packs the builtin endpoints' messages per destination.
+    packer: pack::Packer,
     /// Writers whose priority is above this are [`TimerClass::Critical`].
     critical_above: Option<i32>,
     pub(crate) stats: ParticipantStats,
@@ -337,6 +344,7 @@ impl Participant {
             next_key: 1,
             tx_reader_turn: false,
             tx_recheck_at: None,
+            packer: pack::Packer::default(),
             critical_above: None,
             stats: ParticipantStats::default(),
             builtin_input: false,
@@ -453,7 +461,12 @@ impl Participant {
         id: EntityId,
         config: ReaderConfig,
     ) -> Result<(), Error> {
-        let r = Reader::new(Guid::new(self.prefix, id), config).map_err(Error::Qos)?;
+        let mut r = Reader::new(Guid::new(self.prefix, id), config).map_err(Error::Qos)?;
+        if id.kind().is_builtin() {
+            // Discovery keeps its own state of every remote participant and endpoint: the
+            // builtin readers hold only what waits to be taken.
+            r.forget_taken_instances();
+        }
         let i = self.readers.push(r);
         self.reader_ids.insert(id, i);
         Ok(())
@@ -765,21 +778,76 @@ impl Participant {
         buf
     }
 
-    /// The next datagram: SPDP first, then the queued endpoints, writers and readers in
-    /// turn; one that sends goes to the back of its queue (no endpoint starves the others),
-    /// one with nothing to send leaves it.
+    /// The next datagram: what an earlier packing pass left, SPDP, then the queued
+    /// endpoints, writers and readers in turn; one that sends goes to the back of its queue
+    /// (no endpoint starves the others), one with nothing to send leaves it. A message of a
+    /// builtin endpoint starts a packing pass: the messages the builtin endpoints queued after
+    /// it have ready are gathered into one datagram per destination (`participant/pack.rs`).
     fn next_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
+        if let Some(t) = self.packer.pop_into(buf) {
+            self.stats.datagrams_sent += 1;
+            return Some(t);
+        }
         if self.discovery.is_some() {
             if let Some(t) = self.poll_spdp_transmit(now, buf) {
+                self.stats.datagrams_sent += 1;
                 return Some(t);
             }
         }
+        let (t, builtin) = self.next_endpoint_transmit(now, buf, false)?;
+        if builtin && self.builtin_queued_next() {
+            self.packer.add(&t, buf);
+            let mut scratch = std::mem::take(&mut self.packer.scratch);
+            scratch.resize(buf.len(), 0);
+            for _ in 1..pack::PACK_PASS {
+                match self.next_endpoint_transmit(now, &mut scratch, true) {
+                    Some((t, _)) => self.packer.add(&t, &scratch),
+                    None => break,
+                }
+            }
+            self.packer.scratch = scratch;
+            let before = self.packer.packed;
+            self.packer.finish();
+            self.stats.messages_packed += self.packer.packed - before;
+            let t = self.packer.pop_into(buf)?;
+            self.stats.datagrams_sent += 1;
+            return Some(t);
+        }
+        self.stats.datagrams_sent += 1;
+        Some(t)
+    }
+
+    /// Whether the endpoint asked next is a builtin one (a packing pass stops at a user
+    /// endpoint: its data is not held back or copied).
+    fn builtin_queued_next(&self) -> bool {
+        let writer = self.writers.front_queued().map(|w| w.map(Writer::guid));
+        let reader = self.readers.front_queued().map(|r| r.map(Reader::guid));
+        let next = match self.tx_reader_turn {
+            true => reader.or(writer),
+            false => writer.or(reader),
+        };
+        // An emptied slot leaves the queue without sending: not a reason to stop.
+        next.is_some_and(|g| g.map_or(true, |g| g.entity_id.kind().is_builtin()))
+    }
+
+    /// The next message of the queued endpoints (see [`next_transmit`](Self::next_transmit)),
+    /// and whether a builtin endpoint wrote it; with `builtin_only`, `None` as soon as the
+    /// endpoint whose turn it is is a user endpoint.
+    fn next_endpoint_transmit(
+        &mut self,
+        now: Instant,
+        buf: &mut [u8],
+        builtin_only: bool,
+    ) -> Option<(Transmit, bool)> {
         if self.tx_recheck_at.is_some_and(|t| t <= now) {
             self.tx_recheck_at = None;
             self.writers.mark_all();
             self.readers.mark_all();
         }
         while self.writers.queued() + self.readers.queued() > 0 {
+            if builtin_only && !self.builtin_queued_next() {
+                return None;
+            }
             let reader_turn = self.tx_reader_turn;
             self.tx_reader_turn = !reader_turn;
             let t = if reader_turn {
@@ -795,7 +863,7 @@ impl Participant {
                         if t.is_none() {
                             self.tx_recheck_at = earliest_of(self.tx_recheck_at, r.acks_due_at());
                         }
-                        t.map(|t| (t, i))
+                        t.map(|t| (t, i, r.guid().entity_id))
                     }
                     None => None,
                 }
@@ -812,18 +880,17 @@ impl Participant {
                         if t.is_none() {
                             self.tx_recheck_at = earliest_of(self.tx_recheck_at, w.recheck_at());
                         }
-                        t.map(|t| (t, i))
+                        t.map(|t| (t, i, w.guid().entity_id))
                     }
                     None => None,
                 }
             };
-            if let Some((t, i)) = t {
+            if let Some((t, i, id)) = t {
                 match reader_turn {
                     true => self.readers.requeue(i),
                     false => self.writers.requeue(i),
                 }
-                self.stats.datagrams_sent += 1;
-                return Some(t);
+                return Some((t, id.kind().is_builtin()));
             }
         }
         None

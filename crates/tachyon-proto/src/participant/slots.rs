@@ -203,6 +203,13 @@ impl<T> Slots<T> {
         Some((i, self.items.get_mut(i).and_then(Option::as_mut)))
     }
 
+    /// The endpoint [`next_queued`](Self::next_queued) would hand out (`Some(None)`: an
+    /// emptied slot).
+    pub(crate) fn front_queued(&self) -> Option<Option<&T>> {
+        let &i = self.ready.front()?;
+        Some(self.items.get(i).and_then(Option::as_ref))
+    }
+
     pub(crate) fn requeue(&mut self, i: usize) {
         self.mark(i);
     }

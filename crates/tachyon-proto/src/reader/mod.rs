@@ -12,7 +12,7 @@ mod proxy;
 mod send;
 
 use crate::maps::HashMap;
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
 use tachyon_cdr::KeyHash;
 use tachyon_wire::{
@@ -97,6 +97,10 @@ pub(crate) struct SetPart {
     pub changes: Vec<Received>,
 }
 
+/// Up to this many matched writers, a proxy is found by a scan (faster than hashing for
+/// the usual one or two); beyond, through the index.
+const LINEAR_LOOKUP: usize = 8;
+
 /// The reader of one DataReader. Owned and driven by the participant.
 #[derive(Debug)]
 pub(crate) struct Reader {
@@ -104,13 +108,16 @@ pub(crate) struct Reader {
     config: ReaderConfig,
     history: ReaderHistory,
     proxies: Vec<WriterProxy>,
-    /// Where the next search for a due ACKNACK starts: the proxies before it were served
-    /// last, so a burst of N ACKNACKs (discovery with N participants) costs N steps, not N².
-    ack_cursor: usize,
-    /// No ACKNACK is due before this (set when a search found none; cleared whenever one is
-    /// scheduled), so a reader with nothing to say is not searched again at every datagram
-    /// its participant writes.
-    acks_idle_until: Option<Instant>,
+    /// Where each matched writer is in `proxies`, for readers matched with many (discovery's
+    /// builtin readers match every remote participant): a submessage finds its proxy in
+    /// constant time.
+    index: HashMap<Guid, usize>,
+    /// The proxies' scheduled ACKNACKs, earliest first. Every change of a proxy's `ack_at`
+    /// goes through [`set_ack_at`](Self::set_ack_at), so the next ACKNACK due, and the
+    /// reader's next timer, are found without a pass over every matched writer.
+    ack_timers: BTreeSet<(Instant, Guid)>,
+    /// Some matched writer has a finite liveliness lease (its expiry is a timer).
+    leases: bool,
     /// Payload bytes held in the proxies' `pending` maps.
     pending_bytes: usize,
     reassembly: Reassembler,
@@ -160,8 +167,9 @@ impl Reader {
             pool: PayloadPool::new(),
             config,
             proxies: Vec::new(),
-            ack_cursor: 0,
-            acks_idle_until: None,
+            index: HashMap::default(),
+            ack_timers: BTreeSet::new(),
+            leases: false,
             pending_bytes: 0,
             data_available: false,
             blocked: false,
@@ -388,9 +396,7 @@ impl Reader {
         let missing = p.expected <= p.highest_known
             && (p.expected..=p.highest_known).any_missing(|sn| !p.pending.contains_key(&sn));
         if !final_flag || missing {
-            let p = &mut self.proxies[pi];
-            p.ack_by(now + delay);
-            self.acks_idle_until = None;
+            self.ack_by(pi, now + delay);
         }
     }
 
@@ -415,8 +421,7 @@ impl Reader {
         p.last_heartbeat_frag = Some(count);
         if p.synced && p.wants(sn, window) {
             p.frag_hint = Some((sn, last_fragment));
-            p.ack_by(now + delay);
-            self.acks_idle_until = None;
+            self.ack_by(pi, now + delay);
         }
     }
 
@@ -576,13 +581,14 @@ impl Reader {
             && !(self.config.durability == Durability::Volatile
                 && remote.durability != Durability::Volatile);
         let guid = remote.guid;
-        let mut p = WriterProxy::new(now, remote, self.config.reliability, synced);
-        if p.reliable {
-            // A pre-emptive ACKNACK makes the writer announce itself at once.
-            p.ack_at = Some(now);
-            self.acks_idle_until = None;
-        }
+        let p = WriterProxy::new(now, remote, self.config.reliability, synced);
+        let reliable = p.reliable;
+        self.index.insert(guid, self.proxies.len());
         self.proxies.push(p);
+        if reliable {
+            // A pre-emptive ACKNACK makes the writer announce itself at once.
+            self.set_ack_at(self.proxies.len() - 1, Some(now));
+        }
         self.update_writer_flags();
         self.events.push_back(Event::SubscriptionMatched {
             reader: self.guid.entity_id,
@@ -600,7 +606,12 @@ impl Reader {
         let Some(i) = self.proxy_index(writer) else {
             return false;
         };
+        self.set_ack_at(i, None);
         let gone = self.proxies.swap_remove(i);
+        self.index.remove(writer);
+        if let Some(moved) = self.proxies.get(i) {
+            self.index.insert(moved.remote.guid, i);
+        }
         let was_alive = gone.alive;
         self.pending_bytes = self
             .pending_bytes
@@ -664,11 +675,12 @@ impl Reader {
 
     /// When the next timer or acknowledgement is due.
     pub(crate) fn poll_timeout(&self) -> Option<Instant> {
-        let proxies = self.proxies.iter().flat_map(|p| {
-            [p.ack_at, p.lease_expiry.filter(|_| p.alive)]
-                .into_iter()
-                .flatten()
-        });
+        let acks = self.ack_timers.first().map(|&(at, _)| at);
+        let leases = self
+            .proxies
+            .iter()
+            .filter(|_| self.leases)
+            .filter_map(|p| p.lease_expiry.filter(|_| p.alive));
         // Strictly after the age limit: `expire` keeps what is exactly `max_age` old.
         let reassembly = self
             .reassembly
@@ -679,10 +691,11 @@ impl Reader {
             self.history.next_purge(),
             self.history.next_expiry(),
             reassembly,
+            acks,
         ]
         .into_iter()
         .flatten()
-        .chain(proxies)
+        .chain(leases)
         .min()
     }
 
@@ -695,6 +708,10 @@ impl Reader {
 
     pub(crate) fn guid(&self) -> Guid {
         self.guid
+    }
+
+    pub(crate) fn forget_taken_instances(&mut self) {
+        self.history.set_forget_taken(true);
     }
 
     pub(crate) fn history(&self) -> &ReaderHistory {
@@ -738,10 +755,44 @@ impl Reader {
                 && p.remote.liveliness.kind != LivelinessKind::ManualByTopic
         });
         self.writer_lifespans = self.proxies.iter().any(|p| p.remote.lifespan.is_some());
+        self.leases = self
+            .proxies
+            .iter()
+            .any(|p| p.remote.liveliness.lease_duration.is_some());
     }
 
     fn proxy_index(&self, writer: &Guid) -> Option<usize> {
-        self.proxies.iter().position(|p| p.remote.guid == *writer)
+        if self.proxies.len() <= LINEAR_LOOKUP {
+            self.proxies.iter().position(|p| p.remote.guid == *writer)
+        } else {
+            self.index.get(writer).copied()
+        }
+    }
+
+    /// Schedules (or with `None` cancels) the ACKNACK to proxy `pi`.
+    fn set_ack_at(&mut self, pi: usize, at: Option<Instant>) {
+        let Some(p) = self.proxies.get_mut(pi) else {
+            return;
+        };
+        if p.ack_at == at {
+            return;
+        }
+        if let Some(old) = p.ack_at {
+            self.ack_timers.remove(&(old, p.remote.guid));
+        }
+        if let Some(new) = at {
+            self.ack_timers.insert((new, p.remote.guid));
+        }
+        p.ack_at = at;
+    }
+
+    /// An ACKNACK to proxy `pi` is due by `at` (an earlier one stays).
+    fn ack_by(&mut self, pi: usize, at: Instant) {
+        let Some(p) = self.proxies.get(pi) else {
+            return;
+        };
+        let at = p.ack_at.map_or(at, |a| a.min(at));
+        self.set_ack_at(pi, Some(at));
     }
 
     /// A submessage from `writer` arrived: its matched proxy (renewed), or `None` (counted)

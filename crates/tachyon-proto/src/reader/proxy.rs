@@ -74,7 +74,8 @@ pub(crate) struct WriterProxy {
     pub highest_known: SequenceNumber,
     /// Changes and gaps received ahead of `expected`, bounded by `max_out_of_order`.
     pub pending: BTreeMap<SequenceNumber, Pending>,
-    /// When the next ACKNACK (and NACK_FRAGs) go out.
+    /// When the next ACKNACK (and NACK_FRAGs) go out; changed only through
+    /// `Reader::set_ack_at`, which keeps the reader's timer set in step.
     pub ack_at: Option<Instant>,
     /// When it was matched: pre-emptive ACKNACKs repeat, less and less often, until its
     /// first HEARTBEAT.
@@ -123,11 +124,6 @@ impl WriterProxy {
             lease_expiry,
             sets: SetAssembly::default(),
         }
-    }
-
-    /// Schedules an ACKNACK no later than `at` (an earlier one already due stays).
-    pub fn ack_by(&mut self, at: Instant) {
-        self.ack_at = Some(self.ack_at.map_or(at, |a| a.min(at)));
     }
 
     /// When the next pre-emptive ACKNACK goes out after one sent at `now`, while no HEARTBEAT

@@ -14,20 +14,20 @@ use crate::transmit::{Destination, Transmit};
 const NACK_FRAG_MAX: usize = 4 + 16 + 8 + 32 + 4;
 
 impl Reader {
-    /// Whether no ACKNACK is due before some later time: nothing for
-    /// [`poll_transmit`](Self::poll_transmit) to do at `now`.
+    /// Whether no ACKNACK is due at `now`: nothing for
+    /// [`poll_transmit`](Self::poll_transmit) to do.
     #[inline]
     pub(crate) fn acks_idle(&self, now: Instant) -> bool {
-        self.acks_idle_until.is_some_and(|t| now < t)
+        self.ack_timers.first().map_or(true, |&(at, _)| now < at)
     }
 
-    /// After [`poll_transmit`](Self::poll_transmit) found nothing: when the next ACKNACK
-    /// falls due (`None`: not before something changes).
+    /// When the next ACKNACK falls due (`None`: not before something changes).
     pub(crate) fn acks_due_at(&self) -> Option<Instant> {
-        self.acks_idle_until.filter(|&t| t != Instant::MAX)
+        self.ack_timers.first().map(|&(at, _)| at)
     }
 
-    /// Writes the next ACKNACK (with NACK_FRAGs) into `buf`.
+    /// Writes the next ACKNACK (with NACK_FRAGs) into `buf`: the earliest due, so readers
+    /// matched with many writers (discovery) serve them in turn.
     pub(crate) fn poll_transmit(
         &mut self,
         now: Instant,
@@ -35,21 +35,16 @@ impl Reader {
         buf: &mut [u8],
     ) -> Option<Transmit> {
         loop {
-            if self.acks_idle(now) {
+            let &(at, writer) = self.ack_timers.first()?;
+            if at > now {
                 return None;
             }
-            let n = self.proxies.len();
-            let Some(pi) = (0..n)
-                .map(|k| (self.ack_cursor + k) % n)
-                .find(|&i| self.proxies[i].ack_at.is_some_and(|at| at <= now))
-            else {
-                // Nothing is due before the earliest ACKNACK scheduled.
-                let next = self.proxies.iter().filter_map(|p| p.ack_at).min();
-                self.acks_idle_until = Some(next.unwrap_or(Instant::MAX));
-                return None;
+            let Some(pi) = self.proxy_index(&writer) else {
+                // Cannot happen (an unmatched proxy's timer leaves with it); never loop on it.
+                self.ack_timers.remove(&(at, writer));
+                continue;
             };
-            self.ack_cursor = (pi + 1) % n;
-            self.proxies[pi].ack_at = None;
+            self.set_ack_at(pi, None);
             let Some(dest) = self.proxies[pi].dest else {
                 continue;
             };
@@ -59,7 +54,9 @@ impl Reader {
             // Until the writer's first HEARTBEAT, an ACKNACK asks for one (final flag clear)
             // and is repeated; afterwards one that requests nothing needs no answer.
             let preemptive = p.reliable && p.last_heartbeat.is_none();
-            p.ack_at = p.next_preemptive_ack(now);
+            let next = p.next_preemptive_ack(now);
+            self.set_ack_at(pi, next);
+            let p = &mut self.proxies[pi];
             let mut mb = MessageBuilder::new(&mut *buf, header).ok()?;
             mb.info_dst(writer.prefix).ok()?;
             if layout::acknack(&state) > mb.remaining() {

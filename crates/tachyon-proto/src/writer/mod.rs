@@ -259,6 +259,7 @@ impl Writer {
         self.touch();
         let last = self.history.last_sn();
         let delay = self.config.nack_response_delay;
+        let window = self.config.repair_suppression;
         let fresh = self.recently_sent(now);
         let Some(p) = self.proxy_mut(&reader) else {
             self.stats.acknacks_ignored += 1;
@@ -299,8 +300,9 @@ impl Writer {
         p.drop_requests_below(base);
         let mut asked = false;
         let mut suppressed = false;
+        let repaired = p.repaired_within(now, window);
         for sn in state.iter().filter(|&sn| sn >= base && sn <= last) {
-            if sn >= fresh {
+            if sn >= fresh || repaired.is_some_and(|upto| sn <= upto) {
                 suppressed = true;
                 continue;
             }
@@ -328,7 +330,7 @@ impl Writer {
         self.silent_heartbeats = 0;
         if suppressed {
             // Ask again once what was in flight has had time to arrive.
-            let at = now + self.config.nack_suppression;
+            let at = now + self.config.nack_suppression.max(window);
             self.heartbeat_at = Some(self.heartbeat_at.map_or(at, |h| h.min(at)));
         }
         self.release();

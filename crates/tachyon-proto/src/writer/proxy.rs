@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, VecDeque};
 use tachyon_wire::{FragmentNumberSet, Locator, SequenceNumber};
 
 use crate::endpoint::{Reliability, RemoteReader};
-use crate::time::Instant;
+use crate::time::{Duration, Instant};
 
 /// A run of fragments `first..=last` of one sample to (re)send to one reader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +54,10 @@ pub(crate) struct ReaderProxy {
     /// The heartbeat addressed to it next asserts the writer's liveliness (a reader outside
     /// the fan-out does not hear the one to everyone).
     pub liveliness_due: bool,
+    /// When a repair last went to this reader and the highest sequence number it carried:
+    /// requests for those numbers within the repair suppression duration are ignored (a
+    /// HEARTBEAT that crossed the repair, not a loss).
+    pub repaired: Option<(Instant, SequenceNumber)>,
 }
 
 impl ReaderProxy {
@@ -74,7 +78,21 @@ impl ReaderProxy {
             transcode: None,
             transcoded: None,
             liveliness_due: false,
+            repaired: None,
         }
+    }
+
+    /// Notes that `sn` was just resent to this reader.
+    pub fn note_repair(&mut self, now: Instant, sn: SequenceNumber, window: Duration) {
+        let upto = self.repaired_within(now, window).map_or(sn, |u| u.max(sn));
+        self.repaired = Some((now, upto));
+    }
+
+    /// The highest sequence number resent to this reader less than `window` ago.
+    pub fn repaired_within(&self, now: Instant, window: Duration) -> Option<SequenceNumber> {
+        self.repaired
+            .filter(|(at, _)| now.saturating_duration_since(*at) < window)
+            .map(|(_, sn)| sn)
     }
 
     /// Whether the reader wants a sample with this payload (no filter: every one).

@@ -349,6 +349,8 @@ impl Writer {
                 self.put_data(&mut mb, reader.entity_id, &change, by_ref)
                     .ok()?;
                 self.stats.data_resent += 1;
+                let window = self.config.repair_suppression;
+                self.proxies[i].note_repair(now, sn, window);
                 self.proxies[i].requested.remove(&sn);
                 wrote = true;
                 continue;
@@ -619,9 +621,12 @@ impl Writer {
             Some(p) => {
                 // A volatile reader matched late starts where it became relevant.
                 first = first.max(p.first_relevant).min(SequenceNumber(last.0 + 1));
-                p.acked < last
+                // A reader that never answered must answer, even when there is nothing to
+                // acknowledge (an empty writer): else it stays out of sync and is sent a
+                // heartbeat forever.
+                p.acked < last || (p.is_reliable() && !p.synced)
             }
-            None => self.unacknowledged(),
+            None => self.wants_heartbeats(),
         };
         let count = self.next_heartbeat_count();
         let requests_ack = outstanding && ask;
