@@ -2,6 +2,7 @@
 # Builds the benchmark programs of the other vendors into OUTDIR (default target/bench):
 #   fastdds_perf  against Debian's Fast DDS 2.9 (libfastrtps-dev, libfastcdr-dev)
 #   cyclone_ping  against Debian's Cyclone DDS 0.10.2 (cyclonedds-dev: headers, libddsc, idlc)
+#   fastdds_join, cyclone_join  one process of a discovery-at-scale run (bench/join.py)
 #   hdds_latency_benchmark  HDDS 1.1.2's own latency_benchmark example, from its crates.io
 #                 package (checksum pinned), built with cargo (scenario 8: in process)
 #   iceoryx2_ping  bench/peers/iceoryx2_ping: a ping-pong over iceoryx2 0.10 (crates.io, its
@@ -43,6 +44,22 @@ if newer "$OUT/cyclone_ping" "$SRC/cyclone_ping.c" "$SRC/cyclone_ping_types.idl"
     gcc -O2 -Wall -Wextra -Werror -std=gnu11 -I"$gen" -o "$OUT/cyclone_ping.tmp" "$SRC/cyclone_ping.c" \
         "$gen/cyclone_ping_types.o" -lddsc -lpthread -lm
     mv "$OUT/cyclone_ping.tmp" "$OUT/cyclone_ping"
+fi
+
+if newer "$OUT/fastdds_join" "$SRC/fastdds_join.cpp"; then
+    echo "building fastdds_join" >&2
+    g++ -O2 -Wall -Werror -std=c++17 -o "$OUT/fastdds_join.tmp" "$SRC/fastdds_join.cpp" \
+        -lfastrtps -lfastcdr -lpthread
+    mv "$OUT/fastdds_join.tmp" "$OUT/fastdds_join"
+fi
+
+if newer "$OUT/cyclone_join" "$SRC/cyclone_join.c" "$SRC/cyclone_ping_types.idl" \
+    "$OUT/cyclone_ping"; then
+    echo "building cyclone_join" >&2
+    gen="$OUT/cyclone_ping.gen" # the types cyclone_ping's build generated
+    gcc -O2 -Wall -Wextra -Werror -std=gnu11 -I"$gen" -o "$OUT/cyclone_join.tmp" "$SRC/cyclone_join.c" \
+        "$gen/cyclone_ping_types.o" -lddsc -lpthread
+    mv "$OUT/cyclone_join.tmp" "$OUT/cyclone_join"
 fi
 
 # HDDS: its package from crates.io, checked against the checksum the registry's index gives,

@@ -629,3 +629,33 @@ class SameHostTest(unittest.TestCase):
                    "Tachyon (loaned), 32 B (same run)")]
         self.assertAlmostEqual(flat["ratio"], 1.1)
         self.assertEqual(flat["status"], "met")
+
+
+class JoinSummaryTest(unittest.TestCase):
+    """bench/join.py's table: medians over the runs that matched, failed runs counted apart,
+    Tachyon's ratios to the others."""
+
+    def test_medians_failures_and_ratios(self):
+        import importlib.util
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "join.py")
+        spec = importlib.util.spec_from_file_location("bench_join", path)
+        join = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(join)
+
+        def run(impl, full, cpu, error=None):
+            r = {"impl": impl, "processes": 50, "endpoints": 10, "error": error}
+            if not error:
+                r.update(full_match_s=full, median_match_s=full / 2, cpu_s_per_process=cpu,
+                         rss_kib_per_process=8192, udp_in_per_process=100.0, udp_out_per_process=50.0,
+                         udp_dropped_per_process=0.0)
+            return r
+
+        records = [run("tachyon", 0.5, 0.02), run("tachyon", 0.7, 0.03), run("tachyon", 0.6, 0.025),
+                   run("cyclone", 2.0, 0.08), run("cyclone", 1.0, 0.05, error="not matched"),
+                   run("fastdds", 4.0, 0.1, error="x")]
+        text = join.summarize(records, ["tachyon", "cyclone", "fastdds"])
+        self.assertIn("| Tachyon | 3 / 3 | 0.600 | 0.300 | 25 | 8.0 | 50 / 100 | 0 |", text)
+        self.assertIn("| Cyclone DDS 0.10 | 1 / 2 | 2.000 |", text)
+        self.assertIn("| Fast DDS 2.9 | 0 / 1 | — |", text)
+        self.assertIn("Tachyon / Cyclone DDS 0.10: full match 0.30×, CPU per process 0.31×", text)
+        self.assertNotIn("Tachyon / Fast DDS", text)

@@ -238,7 +238,7 @@ fn full_publication() -> PublicationData {
         type_name: "ShapeType".to_owned(),
         unicast_locators: vec![udp4([192, 168, 1, 5], 7411)],
         multicast_locators: vec![udp4([239, 255, 0, 2], 7401)],
-        qos: full_writer_qos(),
+        qos: full_writer_qos().into(),
         presentation: Presentation {
             access_scope: AccessScope::Group,
             coherent_access: true,
@@ -267,7 +267,7 @@ fn full_subscription() -> SubscriptionData {
         unicast_locators: vec![udp4([192, 168, 1, 5], 7413), udp4([10, 1, 1, 1], 7413)],
         multicast_locators: vec![],
         expects_inline_qos: true,
-        qos: full_reader_qos(),
+        qos: full_reader_qos().into(),
         presentation: Presentation {
             access_scope: AccessScope::Topic,
             coherent_access: false,
@@ -342,12 +342,13 @@ fn defaults_round_trip_and_match_an_empty_list() {
     let mut w = PublicationData::new(guid(WRITER_GUID), "T", "Ty");
     assert!(w.qos.representation.is_empty());
     let back = PublicationData::from_payload(&w.to_payload());
-    w.qos.representation = vec![DataRepresentation::Xcdr1];
+    std::sync::Arc::make_mut(&mut w.qos).representation = vec![DataRepresentation::Xcdr1];
     assert_eq!(back, Ok(w));
     let mut r = SubscriptionData::new(guid(READER_GUID), "T", "Ty");
     assert!(r.qos.representation.is_empty());
     let back = SubscriptionData::from_payload(&r.to_payload());
-    r.qos.representation = vec![DataRepresentation::Xcdr1, DataRepresentation::Xcdr2];
+    std::sync::Arc::make_mut(&mut r.qos).representation =
+        vec![DataRepresentation::Xcdr1, DataRepresentation::Xcdr2];
     assert_eq!(back, Ok(r));
 
     // Only the GUID: everything else is the builtin-topic default.
@@ -471,7 +472,7 @@ fn emitted_parameters_are_minimal_but_always_carry_reliability_durability_repres
 #[test]
 fn type_consistency_is_sent_with_its_options() {
     let mut r = SubscriptionData::new(guid(READER_GUID), "T", "Ty");
-    r.qos.type_consistency = TypeConsistency::disallow();
+    std::sync::Arc::make_mut(&mut r.qos).type_consistency = TypeConsistency::disallow();
     let bytes = r.to_payload();
     let view = ParameterListPayloadView::parse(&bytes).unwrap();
     // kind DISALLOW (0), then ignore_sequence_bounds, ignore_string_bounds,
@@ -488,7 +489,7 @@ fn type_consistency_is_sent_with_its_options() {
         TypeConsistency::disallow()
     );
     // ALLOW with its options as set.
-    r.qos.type_consistency = TypeConsistency {
+    std::sync::Arc::make_mut(&mut r.qos).type_consistency = TypeConsistency {
         ignore_member_names: true,
         force_type_validation: true,
         ..TypeConsistency::allow()
@@ -1453,13 +1454,13 @@ fn publication() -> impl Strategy<Value = PublicationData> {
             type_name: a.3,
             unicast_locators: a.4,
             multicast_locators: a.5,
-            qos,
+            qos: qos.into(),
             presentation: c.0,
             group_entity_id: None,
             partition: c.1,
             group_data: c.2,
             topic_data: c.3,
-            type_info: typed(&c.4),
+            type_info: typed(&c.4).map(Into::into),
             type_information: c.4,
             representation_announced: true,
             entity_name: c.5,
@@ -1515,13 +1516,13 @@ fn subscription() -> impl Strategy<Value = SubscriptionData> {
             unicast_locators: a.4,
             multicast_locators: a.5,
             expects_inline_qos: a.6,
-            qos,
+            qos: qos.into(),
             presentation: c.0,
             partition: c.1,
             group_data: c.2,
             topic_data: c.3,
             content_filter: c.4,
-            type_info: typed(&c.5),
+            type_info: typed(&c.5).map(Into::into),
             type_information: c.5,
             representation_announced: true,
             entity_name: c.6,

@@ -335,7 +335,7 @@ fn host(i: u32, n: u32, endpoints: u32, progress: &Progress) -> (Participant, Sc
             .expect("a valid writer configuration");
         let qos = DataWriterQos::default();
         let mut data = PublicationData::new(Guid::UNKNOWN, &format!("t{i}_{k}"), "Payload");
-        data.qos = qos;
+        data.qos = qos.into();
         p.announce_writer(Instant::ZERO, w, data)
             .expect("a fresh writer");
     }
@@ -348,7 +348,7 @@ fn host(i: u32, n: u32, endpoints: u32, progress: &Progress) -> (Participant, Sc
             .expect("a valid reader configuration");
         let owner = (i + 1 + k % (n - 1)) % n;
         let mut data = SubscriptionData::new(Guid::UNKNOWN, &format!("t{owner}_{k}"), "Payload");
-        data.qos = DataReaderQos::default().reliable();
+        data.qos = DataReaderQos::default().reliable().into();
         p.announce_reader(Instant::ZERO, r, data)
             .expect("a fresh reader");
     }

@@ -58,13 +58,13 @@ fn add<A: App>(sim: &mut Sim, n: u8, p: Participant, app: A) -> NodeId {
 
 fn publication(topic: &str, qos: DataWriterQos) -> PublicationData {
     let mut p = PublicationData::new(Guid::UNKNOWN, topic, "Payload");
-    p.qos = qos;
+    p.qos = qos.into();
     p
 }
 
 fn subscription(topic: &str, qos: DataReaderQos) -> SubscriptionData {
     let mut s = SubscriptionData::new(Guid::UNKNOWN, topic, "Payload");
-    s.qos = qos;
+    s.qos = qos.into();
     s
 }
 

@@ -209,7 +209,7 @@ impl Publisher {
         }
         // A critical writer is reached (acknowledgements) in the critical lane.
         data.unicast_locators = sh.endpoint_locators(qos.transport_priority);
-        data.qos = qos.clone();
+        data.qos = qos.clone().into();
         data.topic_data = topic.qos().topic_data;
         let mut g = lock(&self.state);
         data.partition.clone_from(&g.qos.partition);
@@ -594,10 +594,10 @@ impl<T: Writable> DataWriter<T> {
         *cur = qos.clone();
         drop(cur);
         let mut result = Ok(());
-        if let Some(mut data) = announced.filter(|d| d.qos != qos) {
+        if let Some(mut data) = announced.filter(|d| *d.qos != qos) {
             // Becoming critical, or no longer: the lane its readers answer in changes too.
             data.unicast_locators = sh.endpoint_locators(qos.transport_priority);
-            data.qos = qos;
+            data.qos = qos.into();
             result = st
                 .participant
                 .announce_writer(now, self.inner.id, data)

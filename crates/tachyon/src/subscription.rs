@@ -238,7 +238,7 @@ impl Subscriber {
             data.content_filter = Some(property);
             c.own().participant.set_reader_filter(id, Some(filter))?;
         }
-        data.qos = qos.clone();
+        data.qos = qos.clone().into();
         data.topic_data = topic_qos.topic_data;
         // A reader of a critical topic (its TRANSPORT_PRIORITY above the threshold: readers
         // have none of their own) gets its data in the critical lane.
@@ -813,8 +813,8 @@ impl<T: Readable> DataReader<T> {
         *cur = qos.clone();
         drop(cur);
         let mut result = Ok(());
-        if let Some(mut data) = announced.filter(|d| d.qos != qos) {
-            data.qos = qos;
+        if let Some(mut data) = announced.filter(|d| *d.qos != qos) {
+            data.qos = qos.into();
             result = st
                 .participant
                 .announce_reader(now, self.inner.id, data)

@@ -6,6 +6,7 @@
 
 mod bulk;
 mod data;
+mod join;
 mod loan;
 mod node;
 mod options;
@@ -94,12 +95,15 @@ pub fn run(a: &PerfArgs) -> Result<(), Failure> {
     if a.mode == Mode::Storm {
         return storm::run(a);
     }
-    if matches!(a.mode, Mode::Pong | Mode::Pub) {
+    if matches!(a.mode, Mode::Pong | Mode::Pub | Mode::Join) {
         let stop = STOP.get_or_init(Default::default);
         for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
             signal_hook::flag::register(signal, std::sync::Arc::clone(stop))
                 .map_err(|e| Failure::Other(format!("cannot handle signal {signal}: {e}")))?;
         }
+    }
+    if a.mode == Mode::Join {
+        return join::run(a);
     }
     let result = match a.type_kind {
         TypeKind::Fixed => loan::run(a)?,
@@ -149,6 +153,6 @@ fn run_with<T: PerfSample>(a: &PerfArgs) -> Result<Option<RunResult>, Failure> {
             let reader = node(true)?;
             Ok(Some(write_take::run(a, &writer, &reader)?))
         }
-        (Mode::Storm, _) => Ok(None),
+        (Mode::Storm | Mode::Join, _) => Ok(None),
     }
 }

@@ -24,6 +24,9 @@ pub enum Mode {
     /// A discovery storm: announce `--participants` fake participants by SPDP (no DDS
     /// participant of its own), then stop.
     Storm,
+    /// One process of a discovery-at-scale run (`bench/join.py`): `--endpoints` writers and
+    /// readers; prints when every one is matched, then stays until stopped.
+    Join,
 }
 
 impl Mode {
@@ -36,6 +39,7 @@ impl Mode {
             Mode::Intra => "intra",
             Mode::WriteTake => "write-take",
             Mode::Storm => "storm",
+            Mode::Join => "join",
         }
     }
 }
@@ -245,6 +249,15 @@ pub struct PerfArgs {
     /// storm: the builtin endpoints the fake participants announce.
     #[arg(long, value_enum, default_value = "full")]
     pub fake_endpoints: FakeEndpoints,
+    /// join: this process's index, below `--processes`.
+    #[arg(long, default_value_t = 0)]
+    pub index: u32,
+    /// join: processes of the run.
+    #[arg(long, default_value_t = 2)]
+    pub processes: u32,
+    /// join: endpoints of this process, half writers and half readers.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub endpoints: u32,
 }
 
 /// Most fake participants `storm` announces (one socket each).

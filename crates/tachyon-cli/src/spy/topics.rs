@@ -76,11 +76,11 @@ fn unmatched<'a>(
     r: &'a SubscriptionBuiltinTopicData,
 ) -> Option<Unmatched<'a>> {
     let mut offered = PublicationData::new(w.key.0, &w.topic_name, &w.type_name);
-    offered.qos = w.qos.clone();
+    offered.qos = w.qos.clone().into();
     offered.presentation = w.presentation;
     offered.partition = w.partition.clone();
     let mut requested = SubscriptionData::new(r.key.0, &r.topic_name, &r.type_name);
-    requested.qos = r.qos.clone();
+    requested.qos = r.qos.clone().into();
     requested.presentation = r.presentation;
     requested.partition = r.partition.clone();
     let silent = |prefix| {

@@ -23,6 +23,8 @@
 //! `None`; both peers encode them so (a 100 ms `max_blocking_time` from Fast DDS is
 //! fraction `0x1999999a`).
 
+use std::sync::Arc;
+
 use tachyon_wire::parameter::payload::encapsulation;
 use tachyon_wire::parameter::{
     pid, ContentFilterProperty, DurabilityServiceQos, HistoryQos, LivelinessQos, PresentationQos,
@@ -203,8 +205,10 @@ pub struct PublicationData {
     pub unicast_locators: Vec<Locator>,
     /// PID_MULTICAST_LOCATOR.
     pub multicast_locators: Vec<Locator>,
-    /// The writer's QoS as announced (fields SEDP does not carry keep their defaults).
-    pub qos: DataWriterQos,
+    /// The writer's QoS as announced (fields SEDP does not carry keep their defaults); shared
+    /// between the endpoints that announce the same (discovery keeps one per distinct QoS,
+    /// `docs/scale.md`): change it with `Arc::make_mut`.
+    pub qos: Arc<DataWriterQos>,
     /// PRESENTATION of its publisher.
     pub presentation: Presentation,
     /// PID_GROUP_ENTITYID: its publisher, if sent.
@@ -219,7 +223,7 @@ pub struct PublicationData {
     pub type_information: Option<Vec<u8>>,
     /// PID_TYPE_INFORMATION decoded, when it does (Fast DDS 2.x sends a form that does not,
     /// XCDR1 with an encapsulation header: such an endpoint is matched by type name).
-    pub type_info: Option<TypeInformation>,
+    pub type_info: Option<Arc<TypeInformation>>,
     /// Whether the announcement carried PID_DATA_REPRESENTATION (`qos.representation` holds
     /// XCDR1, the spec's meaning of its absence, when it did not). Fast DDS up to 2.x never
     /// sends it, whatever its application asked (`compat::Unannounced`).
@@ -245,8 +249,8 @@ pub struct SubscriptionData {
     pub multicast_locators: Vec<Locator>,
     /// PID_EXPECTS_INLINE_QOS.
     pub expects_inline_qos: bool,
-    /// The reader's QoS as announced.
-    pub qos: DataReaderQos,
+    /// The reader's QoS as announced; shared as [`PublicationData::qos`] is.
+    pub qos: Arc<DataReaderQos>,
     /// PRESENTATION of its subscriber.
     pub presentation: Presentation,
     /// PARTITION of its subscriber.
@@ -261,7 +265,7 @@ pub struct SubscriptionData {
     pub type_information: Option<Vec<u8>>,
     /// PID_TYPE_INFORMATION decoded, when it does (Fast DDS 2.x sends a form that does not,
     /// XCDR1 with an encapsulation header: such an endpoint is matched by type name).
-    pub type_info: Option<TypeInformation>,
+    pub type_info: Option<Arc<TypeInformation>>,
     /// Whether the announcement carried PID_DATA_REPRESENTATION (`qos.representation` holds
     /// XCDR1, the spec's meaning of its absence, when it did not). Fast DDS up to 2.x never
     /// sends it, whatever its application asked (`compat::Unannounced`).
@@ -300,7 +304,10 @@ macro_rules! set_type_information {
             /// Announces `info` as this endpoint's TypeInformation (PID_TYPE_INFORMATION).
             pub fn set_type_information(&mut self, info: &TypeInformation) {
                 self.type_information = info.to_bytes().ok();
-                self.type_info = self.type_information.is_some().then(|| info.clone());
+                self.type_info = self
+                    .type_information
+                    .is_some()
+                    .then(|| Arc::new(info.clone()));
             }
         }
     };
@@ -501,7 +508,7 @@ impl PublicationData {
             type_name: type_name.to_owned(),
             unicast_locators: Vec::new(),
             multicast_locators: Vec::new(),
-            qos: DataWriterQos::default(),
+            qos: Arc::default(),
             presentation: Presentation::default(),
             group_entity_id: None,
             partition: Vec::new(),
@@ -616,7 +623,7 @@ impl PublicationData {
             type_name,
             unicast_locators: f.unicast,
             multicast_locators: f.multicast,
-            qos,
+            qos: Arc::new(qos),
             presentation: f.presentation.unwrap_or_default(),
             group_entity_id: f.group_entity_id,
             partition: f.partition,
@@ -625,7 +632,8 @@ impl PublicationData {
             type_info: f
                 .type_information
                 .as_deref()
-                .and_then(|b| decode_type_information(payload, b).ok()),
+                .and_then(|b| decode_type_information(payload, b).ok())
+                .map(Arc::new),
             type_information: f.type_information,
             representation_announced,
             entity_name: f.entity_name,
@@ -645,7 +653,7 @@ impl SubscriptionData {
             unicast_locators: Vec::new(),
             multicast_locators: Vec::new(),
             expects_inline_qos: false,
-            qos: DataReaderQos::default(),
+            qos: Arc::default(),
             presentation: Presentation::default(),
             partition: Vec::new(),
             group_data: Vec::new(),
@@ -757,7 +765,7 @@ impl SubscriptionData {
             unicast_locators: f.unicast,
             multicast_locators: f.multicast,
             expects_inline_qos: f.expects_inline_qos,
-            qos,
+            qos: Arc::new(qos),
             presentation: f.presentation.unwrap_or_default(),
             partition: f.partition,
             group_data: f.group_data,
@@ -766,7 +774,8 @@ impl SubscriptionData {
             type_info: f
                 .type_information
                 .as_deref()
-                .and_then(|b| decode_type_information(payload, b).ok()),
+                .and_then(|b| decode_type_information(payload, b).ok())
+                .map(Arc::new),
             type_information: f.type_information,
             representation_announced,
             entity_name: f.entity_name,

@@ -13,6 +13,7 @@
 //! announcements can allocate; what is refused is counted in [`DiscoveryStats`].
 
 pub mod data;
+mod intern;
 mod liveliness;
 mod sedp;
 mod spdp;
@@ -167,6 +168,10 @@ pub(crate) struct Discovery {
     subscriptions: HashMap<Guid, Box<SubscriptionData>>,
     local_publications: HashMap<EntityId, PublicationData>,
     local_subscriptions: HashMap<EntityId, SubscriptionData>,
+    /// The distinct QoS and type information of remote endpoints, shared by them.
+    writer_qos: intern::Interner<crate::qos::DataWriterQos>,
+    reader_qos: intern::Interner<crate::qos::DataReaderQos>,
+    type_infos: intern::Interner<tachyon_xtypes::TypeInformation>,
     /// Local topics (name, type name) and how many times each was added: remote endpoints
     /// on their names with other types raise INCONSISTENT_TOPIC.
     local_topics: HashMap<(String, String), usize>,
@@ -205,6 +210,9 @@ impl Participant {
             subscriptions: HashMap::default(),
             local_publications: HashMap::default(),
             local_subscriptions: HashMap::default(),
+            writer_qos: intern::Interner::default(),
+            reader_qos: intern::Interner::default(),
+            type_infos: intern::Interner::default(),
             local_topics: HashMap::default(),
             deleted: VecDeque::new(),
             lease_check: None,

@@ -53,12 +53,21 @@ impl Participant {
             &publication.guid,
             publication.to_payload(),
         );
-        // Rematch from scratch: QoS may have changed.
+        // Rematch from scratch: QoS may have changed. Only readers of its topic can be
+        // related (of the topic it announced before, when it is announced again).
+        let old_topic = d
+            .local_publications
+            .get(&writer)
+            .map(|o| o.topic_name.clone());
+        let related = |s: &&SubscriptionData| {
+            s.topic_name == publication.topic_name || old_topic.as_deref() == Some(&s.topic_name)
+        };
         let readers: Vec<SubscriptionData> = d
             .subscriptions
             .values()
             .map(|s| &**s)
             .chain(d.local_subscriptions.values())
+            .filter(related)
             .cloned()
             .collect();
         for s in &readers {
@@ -94,11 +103,19 @@ impl Participant {
             &subscription.guid,
             subscription.to_payload(),
         );
+        let old_topic = d
+            .local_subscriptions
+            .get(&reader)
+            .map(|o| o.topic_name.clone());
+        let related = |p: &&PublicationData| {
+            p.topic_name == subscription.topic_name || old_topic.as_deref() == Some(&p.topic_name)
+        };
         let writers: Vec<PublicationData> = d
             .publications
             .values()
             .map(|p| &**p)
             .chain(d.local_publications.values())
+            .filter(related)
             .cloned()
             .collect();
         for p in &writers {
@@ -299,6 +316,8 @@ impl Participant {
             &owner.data.default_unicast,
             &owner.data.default_multicast,
         );
+        p.qos = d.writer_qos.intern(p.qos);
+        p.type_info = p.type_info.map(|t| d.type_infos.intern(t));
         let old = d.publications.insert(p.guid, Box::new(p.clone()));
         match &old {
             None => d
@@ -316,14 +335,23 @@ impl Participant {
             p.type_info.is_some(),
         );
         // With TypeInformation, types are compared by assignability, not by name.
-        if !self.check_topic_types(now, d, p.guid, &p.topic_name, p.type_info.as_ref())
+        if !self.check_topic_types(now, d, p.guid, &p.topic_name, p.type_info.as_deref())
             && old.as_ref().map_or(true, |o| {
                 (&o.topic_name, &o.type_name) != (&p.topic_name, &p.type_name)
             })
         {
             inconsistent_topics(d, &p.topic_name, &p.type_name, p.guid);
         }
-        let locals: Vec<SubscriptionData> = d.local_subscriptions.values().cloned().collect();
+        // Only the local readers of its topic (or of the topic it announced before) can be
+        // related: matching each of a participant's endpoints against every remote one
+        // would cost N·M² per participant in a system of N participants of M endpoints.
+        let old_topic = old.as_ref().map(|o| o.topic_name.as_str());
+        let locals: Vec<SubscriptionData> = d
+            .local_subscriptions
+            .values()
+            .filter(|s| s.topic_name == p.topic_name || old_topic == Some(s.topic_name.as_str()))
+            .cloned()
+            .collect();
         for s in &locals {
             self.match_pair(now, d, &p, s);
         }
@@ -349,6 +377,8 @@ impl Participant {
             &owner.data.default_unicast,
             &owner.data.default_multicast,
         );
+        s.qos = d.reader_qos.intern(s.qos);
+        s.type_info = s.type_info.map(|t| d.type_infos.intern(t));
         let old = d.subscriptions.insert(s.guid, Box::new(s.clone()));
         match &old {
             None => d
@@ -365,14 +395,21 @@ impl Participant {
             s.type_information.as_deref(),
             s.type_info.is_some(),
         );
-        if !self.check_topic_types(now, d, s.guid, &s.topic_name, s.type_info.as_ref())
+        if !self.check_topic_types(now, d, s.guid, &s.topic_name, s.type_info.as_deref())
             && old.as_ref().map_or(true, |o| {
                 (&o.topic_name, &o.type_name) != (&s.topic_name, &s.type_name)
             })
         {
             inconsistent_topics(d, &s.topic_name, &s.type_name, s.guid);
         }
-        let locals: Vec<PublicationData> = d.local_publications.values().cloned().collect();
+        // Only the local writers of its topic (or of the topic it announced before).
+        let old_topic = old.as_ref().map(|o| o.topic_name.as_str());
+        let locals: Vec<PublicationData> = d
+            .local_publications
+            .values()
+            .filter(|p| p.topic_name == s.topic_name || old_topic == Some(p.topic_name.as_str()))
+            .cloned()
+            .collect();
         for p in &locals {
             self.match_pair(now, d, p, &s);
         }

@@ -17,6 +17,8 @@
 //! DDS 3 asks it first) from the library. Everything received is checked: a reply's objects
 //! must hash to their identifiers and are kept only when asked for.
 
+use std::sync::Arc;
+
 use tachyon_cdr::KeyHash;
 use tachyon_wire::{EntityId, Guid, GuidPrefix};
 use tachyon_xtypes::lookup::{instance_name, remote_ex};
@@ -95,8 +97,8 @@ pub(crate) struct TypeState {
 }
 
 /// What of a TypeInformation type checking can use: a minimal identifier that is a hash.
-fn usable(info: &Option<TypeInformation>) -> Option<&TypeInformation> {
-    info.as_ref()
+fn usable(info: &Option<Arc<TypeInformation>>) -> Option<&TypeInformation> {
+    info.as_deref()
         .filter(|i| i.minimal.id.id.hash().is_some() || i.complete.id.id.hash().is_some())
 }
 
@@ -527,7 +529,7 @@ impl Participant {
         let Some(info) = info.filter(|i| i.minimal.id.id.hash().is_some()) else {
             return false;
         };
-        let locals: Vec<(String, TypeInformation)> = d
+        let locals: Vec<(String, Arc<TypeInformation>)> = d
             .local_topics
             .keys()
             .filter(|(n, _)| n == topic)
@@ -581,7 +583,7 @@ impl Participant {
         d: &mut Discovery,
         topic: &str,
     ) {
-        let remotes: Vec<(Guid, TypeInformation)> = d
+        let remotes: Vec<(Guid, Arc<TypeInformation>)> = d
             .publications
             .values()
             .filter(|p| p.topic_name == topic)
@@ -615,7 +617,7 @@ impl Participant {
             .collect();
         let local_subs: Vec<SubscriptionData> = d.local_subscriptions.values().cloned().collect();
         for p in &typed_pubs {
-            self.check_topic_types(now, d, p.guid, &p.topic_name, p.type_info.as_ref());
+            self.check_topic_types(now, d, p.guid, &p.topic_name, p.type_info.as_deref());
             for s in local_subs.iter().filter(|s| s.topic_name == p.topic_name) {
                 self.match_pair(now, d, p, s);
             }
@@ -629,7 +631,7 @@ impl Participant {
             .collect();
         let local_pubs: Vec<PublicationData> = d.local_publications.values().cloned().collect();
         for s in &typed_subs {
-            self.check_topic_types(now, d, s.guid, &s.topic_name, s.type_info.as_ref());
+            self.check_topic_types(now, d, s.guid, &s.topic_name, s.type_info.as_deref());
             for p in local_pubs.iter().filter(|p| p.topic_name == s.topic_name) {
                 self.match_pair(now, d, p, s);
             }

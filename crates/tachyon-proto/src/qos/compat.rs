@@ -444,7 +444,7 @@ mod tests {
         let mut w = PublicationData::new(Guid::UNKNOWN, "Square", "ShapeType");
         let mut r = SubscriptionData::new(Guid::UNKNOWN, "Square", "ShapeType");
         // A Tachyon XCDR2 writer and a Fast DDS 2.x reader that announced nothing.
-        w.qos.representation = vec![Xcdr2];
+        std::sync::Arc::make_mut(&mut w.qos).representation = vec![Xcdr2];
         assert_eq!(
             check(&w, &r),
             MatchOutcome::Incompatible(vec![QosPolicyId::DataRepresentation])
@@ -454,8 +454,8 @@ mod tests {
             MatchOutcome::Match(Xcdr1)
         );
         // A Fast DDS 2.x writer that announced nothing and a Tachyon XCDR2-only reader.
-        w.qos.representation = vec![];
-        r.qos.representation = vec![Xcdr2];
+        std::sync::Arc::make_mut(&mut w.qos).representation = vec![];
+        std::sync::Arc::make_mut(&mut r.qos).representation = vec![Xcdr2];
         assert_eq!(
             check(&w, &r),
             MatchOutcome::Incompatible(vec![QosPolicyId::DataRepresentation])
@@ -465,8 +465,10 @@ mod tests {
             MatchOutcome::Match(Xcdr1)
         );
         // Other policies are still checked.
-        r.qos.reliability.kind = crate::endpoint::Reliability::Reliable;
-        w.qos.reliability.kind = crate::endpoint::Reliability::BestEffort;
+        std::sync::Arc::make_mut(&mut r.qos).reliability.kind =
+            crate::endpoint::Reliability::Reliable;
+        std::sync::Arc::make_mut(&mut w.qos).reliability.kind =
+            crate::endpoint::Reliability::BestEffort;
         assert_eq!(
             check_with(&w, &r, Unannounced::Writer),
             MatchOutcome::Incompatible(vec![QosPolicyId::Reliability])

@@ -116,8 +116,13 @@ pub(crate) struct Reader {
     /// goes through [`set_ack_at`](Self::set_ack_at), so the next ACKNACK due, and the
     /// reader's next timer, are found without a pass over every matched writer.
     ack_timers: BTreeSet<(Instant, Guid)>,
+    /// The earliest of `ack_timers`, kept beside it: asked after every event, it then costs
+    /// no walk down the tree (cold in memory when a process holds thousands of readers).
+    ack_next: Option<Instant>,
     /// Some matched writer has a finite liveliness lease (its expiry is a timer).
     leases: bool,
+    /// Matched writers that are alive (LIVELINESS_CHANGED's alive_count).
+    alive_count: usize,
     /// Payload bytes held in the proxies' `pending` maps.
     pending_bytes: usize,
     reassembly: Reassembler,
@@ -169,7 +174,9 @@ impl Reader {
             proxies: Vec::new(),
             index: HashMap::default(),
             ack_timers: BTreeSet::new(),
+            ack_next: None,
             leases: false,
+            alive_count: 0,
             pending_bytes: 0,
             data_available: false,
             blocked: false,
@@ -509,10 +516,13 @@ impl Reader {
     /// Timers: acknowledgements are sent from `poll_transmit`; here leases, deadlines,
     /// autopurge and abandoned reassemblies.
     pub(crate) fn handle_timeout(&mut self, now: Instant) {
-        for i in 0..self.proxies.len() {
+        // Leases: only when a writer has one (not a builtin reader's, one per participant).
+        let leased = if self.leases { self.proxies.len() } else { 0 };
+        for i in 0..leased {
             let p = &mut self.proxies[i];
             if p.alive && p.lease_expiry.is_some_and(|at| at <= now) {
                 p.alive = false;
+                self.alive_count = self.alive_count.saturating_sub(1);
                 p.lease_expiry = None;
                 let writer = p.remote.guid;
                 self.history.writer_lost(now, writer);
@@ -583,13 +593,19 @@ impl Reader {
         let guid = remote.guid;
         let p = WriterProxy::new(now, remote, self.config.reliability, synced);
         let reliable = p.reliable;
+        // The flags of `update_writer_flags`, for one more writer (not a walk over all).
+        let liveliness = &p.remote.liveliness;
+        self.participant_leases |=
+            liveliness.lease_duration.is_some() && liveliness.kind != LivelinessKind::ManualByTopic;
+        self.writer_lifespans |= p.remote.lifespan.is_some();
+        self.leases |= liveliness.lease_duration.is_some();
+        self.alive_count += usize::from(p.alive);
         self.index.insert(guid, self.proxies.len());
         self.proxies.push(p);
         if reliable {
             // A pre-emptive ACKNACK makes the writer announce itself at once.
             self.set_ack_at(self.proxies.len() - 1, Some(now));
         }
-        self.update_writer_flags();
         self.events.push_back(Event::SubscriptionMatched {
             reader: self.guid.entity_id,
             remote: guid,
@@ -613,6 +629,9 @@ impl Reader {
             self.index.insert(moved.remote.guid, i);
         }
         let was_alive = gone.alive;
+        if was_alive {
+            self.alive_count = self.alive_count.saturating_sub(1);
+        }
         self.pending_bytes = self
             .pending_bytes
             .saturating_sub(gone.pending.values().map(Pending::bytes).sum());
@@ -675,12 +694,18 @@ impl Reader {
 
     /// When the next timer or acknowledgement is due.
     pub(crate) fn poll_timeout(&self) -> Option<Instant> {
-        let acks = self.ack_timers.first().map(|&(at, _)| at);
+        let acks = self.ack_next;
+        // Walked only when some writer has a liveliness lease (builtin readers have one
+        // proxy per participant and none).
         let leases = self
-            .proxies
-            .iter()
-            .filter(|_| self.leases)
-            .filter_map(|p| p.lease_expiry.filter(|_| p.alive));
+            .leases
+            .then(|| {
+                self.proxies
+                    .iter()
+                    .filter_map(|p| p.lease_expiry.filter(|_| p.alive))
+                    .min()
+            })
+            .flatten();
         // Strictly after the age limit: `expire` keeps what is exactly `max_age` old.
         let reassembly = self
             .reassembly
@@ -692,10 +717,10 @@ impl Reader {
             self.history.next_expiry(),
             reassembly,
             acks,
+            leases,
         ]
         .into_iter()
         .flatten()
-        .chain(leases)
         .min()
     }
 
@@ -784,6 +809,7 @@ impl Reader {
             self.ack_timers.insert((new, p.remote.guid));
         }
         p.ack_at = at;
+        self.ack_next = self.ack_timers.first().map(|&(t, _)| t);
     }
 
     /// An ACKNACK to proxy `pi` is due by `at` (an earlier one stays).
@@ -838,13 +864,15 @@ impl Reader {
             return false;
         }
         p.alive = true;
+        self.alive_count += 1;
         let writer = p.remote.guid;
         self.liveliness_changed(writer, true);
         true
     }
 
     fn liveliness_changed(&mut self, writer: Guid, alive: bool) {
-        let alive_count = self.proxies.iter().filter(|p| p.alive).count();
+        let alive_count = self.alive_count;
+        debug_assert_eq!(alive_count, self.proxies.iter().filter(|p| p.alive).count());
         self.events.push_back(Event::LivelinessChanged {
             reader: self.guid.entity_id,
             writer,

@@ -18,12 +18,12 @@ impl Reader {
     /// [`poll_transmit`](Self::poll_transmit) to do.
     #[inline]
     pub(crate) fn acks_idle(&self, now: Instant) -> bool {
-        self.ack_timers.first().map_or(true, |&(at, _)| now < at)
+        self.ack_next.map_or(true, |at| now < at)
     }
 
     /// When the next ACKNACK falls due (`None`: not before something changes).
     pub(crate) fn acks_due_at(&self) -> Option<Instant> {
-        self.ack_timers.first().map(|&(at, _)| at)
+        self.ack_next
     }
 
     /// Writes the next ACKNACK (with NACK_FRAGs) into `buf`: the earliest due, so readers
@@ -42,6 +42,7 @@ impl Reader {
             let Some(pi) = self.proxy_index(&writer) else {
                 // Cannot happen (an unmatched proxy's timer leaves with it); never loop on it.
                 self.ack_timers.remove(&(at, writer));
+                self.ack_next = self.ack_timers.first().map(|&(t, _)| t);
                 continue;
             };
             self.set_ack_at(pi, None);

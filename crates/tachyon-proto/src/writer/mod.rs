@@ -14,6 +14,7 @@
 //! periodic heartbeat, and before a KEEP_ALL history can fill up.
 
 mod proxy;
+mod readers;
 mod send;
 mod transcode;
 
@@ -30,6 +31,7 @@ use crate::history::{
     WriteError, WriterHistory,
 };
 use crate::layout;
+use crate::maps::HashMap;
 use crate::time::Instant;
 use crate::transmit::Destination;
 
@@ -161,9 +163,16 @@ pub(crate) struct Writer {
     /// `fanout` split into the locators of other transports and those of shared memory,
     /// when it has both (kept with it, so a send allocates nothing to split it).
     fanout_split: Option<(Destination, Destination)>,
-    /// Where the next search for a reader that needs its own heartbeat starts (a burst of N
-    /// of them costs N steps, not N²).
-    hb_cursor: usize,
+    /// Proxies that may owe a heartbeat or a repair, oldest flag first (`readers.rs`).
+    attention: VecDeque<usize>,
+    /// Proxy index by reader GUID (used above `readers::LINEAR_LOOKUP` proxies).
+    index: HashMap<Guid, usize>,
+    /// The lowest sequence number acknowledged by a reliable reader, and how many hold it.
+    floor: Option<(SequenceNumber, usize)>,
+    /// Reliable readers that have not answered a HEARTBEAT yet.
+    unsynced: usize,
+    /// Readers served alone (another representation, `transcode`).
+    served_alone: usize,
     /// Periodic heartbeats since the last ACKNACK from any reader (or the last write): past
     /// [`QUIET_HEARTBEATS`] the period doubles, up to [`MAX_HEARTBEAT_PERIOD`].
     silent_heartbeats: u32,
@@ -224,7 +233,11 @@ impl Writer {
             heartbeat_now: false,
             shm_echo: None,
             fanout_split: None,
-            hb_cursor: 0,
+            attention: VecDeque::new(),
+            index: HashMap::default(),
+            floor: None,
+            unsynced: 0,
+            served_alone: 0,
             silent_heartbeats: 0,
             heartbeat_liveliness: false,
             released: SequenceNumber::ZERO,
@@ -261,10 +274,11 @@ impl Writer {
         let delay = self.config.nack_response_delay;
         let window = self.config.repair_suppression;
         let fresh = self.recently_sent(now);
-        let Some(p) = self.proxy_mut(&reader) else {
+        let Some(i) = self.proxy_index(&reader) else {
             self.stats.acknacks_ignored += 1;
             return;
         };
+        let p = &mut self.proxies[i];
         if !p.is_reliable() {
             self.stats.acknacks_ignored += 1;
             return;
@@ -283,20 +297,19 @@ impl Writer {
             // duplicated request for repairs was served when it first came.
             if !final_flag && state.num_bits == 0 {
                 p.needs_heartbeat = true;
+                self.flag_proxy(i);
             }
             self.stats.acknacks_ignored += 1;
             return;
         }
         p.last_acknack = Some(count.0);
-        if final_flag || state.num_bits > 0 {
-            p.synced = true;
-        }
         // A reader cannot acknowledge what was never written.
         let base = SequenceNumber(state.base.0.clamp(1, last.0.saturating_add(1)));
-        let acked = SequenceNumber(base.0 - 1);
-        if acked > p.acked {
-            p.acked = acked;
+        if final_flag || state.num_bits > 0 {
+            self.proxy_synced(i);
         }
+        self.proxy_acked(i, SequenceNumber(base.0 - 1));
+        let p = &mut self.proxies[i];
         p.drop_requests_below(base);
         let mut asked = false;
         let mut suppressed = false;
@@ -320,6 +333,7 @@ impl Writer {
             // Cyclone DDS's readers wait for exactly that before they accept data reliably.
             p.needs_heartbeat = true;
         }
+        self.flag_proxy(i);
         self.stats.acknacks_received += 1;
         // A reader answers: the periodic heartbeat goes back to its configured pace, at once
         // if it had backed off.
@@ -349,10 +363,11 @@ impl Writer {
         let fresh = self.recently_sent(now);
         let in_history = self.history.get(sn).is_some();
         let delay = self.config.nack_response_delay;
-        let Some(p) = self.proxy_mut(&reader) else {
+        let Some(i) = self.proxy_index(&reader) else {
             self.stats.acknacks_ignored += 1;
             return;
         };
+        let p = &mut self.proxies[i];
         // NACK suppression is about what the fan-out just sent (not a reader served alone).
         let held = in_history && (p.transcode.is_some() || sn < fresh);
         if !p.is_reliable() || p.last_nack_frag.is_some_and(|c| count.0 <= c) {
@@ -363,6 +378,7 @@ impl Writer {
         if held && sn > p.acked && sn >= p.first_relevant && !p.requested.contains(&sn) {
             p.request_fragments(sn, missing);
             p.repair_at.get_or_insert(now + delay);
+            self.flag_proxy(i);
         }
         self.stats.nack_frags_received += 1;
     }
@@ -372,15 +388,20 @@ impl Writer {
         self.touch();
         if self.heartbeat_at.is_some_and(|at| at <= now) {
             self.heartbeat_at = None;
-            if self.unacknowledged() {
-                self.heartbeat_now = true;
-            }
             let last = self.history.last_sn();
-            for p in self.proxies.iter_mut().filter(|p| {
-                p.is_reliable() && (!p.synced || (p.transcode.is_some() && p.acked < last))
-            }) {
-                // Readers outside the fan-out hear the periodic heartbeat addressed to them.
-                p.needs_heartbeat = true;
+            if self.unacknowledged() {
+                self.periodic_heartbeat(last);
+            }
+            if self.unsynced > 0 || self.served_alone > 0 {
+                let attention = &mut self.attention;
+                for (i, p) in self.proxies.iter_mut().enumerate().filter(|(_, p)| {
+                    p.is_reliable() && (!p.synced || (p.transcode.is_some() && p.acked < last))
+                }) {
+                    // Readers outside the fan-out hear the periodic heartbeat addressed to
+                    // them.
+                    p.needs_heartbeat = true;
+                    readers::flag(attention, p, i);
+                }
             }
             if self.wants_heartbeats() {
                 self.silent_heartbeats = self.silent_heartbeats.saturating_add(1);
@@ -406,6 +427,34 @@ impl Writer {
             }
             let _ = at;
             self.lease_expiry = None;
+        }
+    }
+
+    /// The periodic heartbeat while some reader lacks an acknowledgement: one to the fan-out,
+    /// unless it is a list of unicast locators longer than the number of readers behind.
+    /// Such a heartbeat costs a datagram per locator and asks every reader for an ACKNACK,
+    /// those in sync included: while a hundred participants join, a builtin writer's fan-out
+    /// lists a hundred locators and a few readers lag (bench/join.py measured 100 datagrams
+    /// per remote participant before). The readers behind then get one each (packed with the
+    /// other builtin endpoints' messages to the same participant).
+    fn periodic_heartbeat(&mut self, last: SequenceNumber) {
+        let listed = match &self.fanout {
+            Some(Destination::Many(locs)) => locs.len(),
+            _ => 0,
+        };
+        let behind = |p: &proxy::ReaderProxy| {
+            p.is_reliable() && p.transcode.is_none() && p.dest.is_some() && p.acked < last
+        };
+        if listed == 0 || self.proxies.iter().filter(|p| behind(p)).count() >= listed {
+            self.heartbeat_now = true;
+            return;
+        }
+        let attention = &mut self.attention;
+        for (i, p) in self.proxies.iter_mut().enumerate() {
+            if behind(p) {
+                p.needs_heartbeat = true;
+                readers::flag(attention, p, i);
+            }
         }
     }
 
@@ -505,10 +554,16 @@ impl Writer {
     fn queued(&mut self, now: Instant, sn: SequenceNumber, payload_len: usize) {
         // Readers outside the fan-out (another representation) get it on their own, at once.
         let mut alone = false;
-        for p in self.proxies.iter_mut().filter(|p| p.transcode.is_some()) {
-            p.requested.insert(sn);
-            p.repair_at = Some(p.repair_at.map_or(now, |at| at.min(now)));
-            alone = true;
+        if self.served_alone > 0 {
+            let attention = &mut self.attention;
+            for (i, p) in self.proxies.iter_mut().enumerate() {
+                if p.transcode.is_some() {
+                    p.requested.insert(sn);
+                    p.repair_at = Some(p.repair_at.map_or(now, |at| at.min(now)));
+                    readers::flag(attention, p, i);
+                    alone = true;
+                }
+            }
         }
         if self.fanout.is_none() {
             // Nobody in the fan-out: the change is "sent" to it as soon as it is written.
@@ -538,10 +593,14 @@ impl Writer {
         self.renew_lease(now);
         self.heartbeat_now = true;
         self.heartbeat_liveliness = true;
-        for p in self.proxies.iter_mut().filter(|p| p.transcode.is_some()) {
-            // Outside the fan-out: told by a heartbeat of its own.
-            p.needs_heartbeat = true;
-            p.liveliness_due = true;
+        let attention = &mut self.attention;
+        for (i, p) in self.proxies.iter_mut().enumerate() {
+            if p.transcode.is_some() {
+                // Outside the fan-out: told by a heartbeat of its own.
+                p.needs_heartbeat = true;
+                p.liveliness_due = true;
+                readers::flag(attention, p, i);
+            }
         }
     }
 
@@ -561,6 +620,7 @@ impl Writer {
         if let Some(p) = self.proxy_mut(&remote.guid) {
             p.dest = remote.unicast_locators.first().copied();
             p.remote = remote;
+            self.recount();
             self.refresh_fanout();
             return;
         }
@@ -578,8 +638,8 @@ impl Writer {
             // Tell it where the writer stands, so it can ask for what it lacks.
             p.needs_heartbeat = true;
         }
-        self.proxies.push(p);
-        self.refresh_fanout();
+        self.push_proxy(p);
+        self.fanout_added(self.proxies.len() - 1);
         self.update_all_filtered();
         if self.wants_heartbeats() && self.heartbeat_at.is_none() {
             self.heartbeat_at = Some(now + self.config.heartbeat_period);
@@ -595,10 +655,10 @@ impl Writer {
     /// Unmatches a reader; what was kept only for it is released. False if it was unknown.
     pub(crate) fn unmatch_reader(&mut self, reader: &Guid) -> bool {
         self.touch();
-        let Some(i) = self.proxies.iter().position(|p| p.remote.guid == *reader) else {
+        let Some(i) = self.proxy_index(reader) else {
             return false;
         };
-        self.proxies.swap_remove(i);
+        self.remove_proxy(i);
         self.refresh_fanout();
         self.update_all_filtered();
         if self.fanout.is_none() {
@@ -620,6 +680,54 @@ impl Writer {
     fn refresh_fanout(&mut self) {
         self.fanout = send::fanout(&self.proxies);
         self.fanout_split = self.fanout.as_ref().and_then(send::split_shm);
+    }
+
+    /// Where new data goes once proxy `i` joined, without a walk over every reader when
+    /// the answer follows from the old one (a builtin writer gains a reader per participant):
+    /// a multicast group the newcomer also listens on stays; a unicast locator that is also
+    /// the newcomer's stays; a list of locators gains the newcomer's (adding a reader never
+    /// makes a shared group or a single locator appear). Otherwise everything is recomputed.
+    fn fanout_added(&mut self, i: usize) {
+        let Some(p) = self.proxies.get(i) else {
+            return;
+        };
+        if p.transcode.is_some() {
+            return;
+        }
+        match (&mut self.fanout, p.dest) {
+            (Some(Destination::Multicast(m)), _) if p.remote.multicast_locators.contains(m) => {}
+            (Some(Destination::Unicast(u)), Some(d)) if *u == d => {}
+            (Some(Destination::Many(_)), None) => {}
+            (Some(Destination::Many(locs)), Some(d)) => {
+                if !locs.contains(&d) {
+                    locs.push(d);
+                    let shm = |l: &tachyon_wire::Locator| {
+                        l.kind == tachyon_wire::Locator::KIND_TACHYON_SHM
+                    };
+                    match &mut self.fanout_split {
+                        Some((others, shared)) => {
+                            let side = if shm(&d) { shared } else { others };
+                            match side {
+                                Destination::Many(v) => v.push(d),
+                                Destination::Unicast(one) => {
+                                    *side = Destination::Many(vec![*one, d])
+                                }
+                                Destination::Multicast(_) => {
+                                    self.fanout_split =
+                                        self.fanout.as_ref().and_then(send::split_shm);
+                                }
+                            }
+                        }
+                        // One kind so far: a split appears only with a locator of the other.
+                        None if locs.first().is_some_and(|f| shm(f) != shm(&d)) => {
+                            self.fanout_split = self.fanout.as_ref().and_then(send::split_shm);
+                        }
+                        None => {}
+                    }
+                }
+            }
+            _ => self.refresh_fanout(),
+        }
     }
 
     fn fanout_emptied(&mut self) {
@@ -721,7 +829,7 @@ impl Writer {
                 return false;
             }
         }
-        if self.next_heartbeat_proxy().is_some() || self.proxies.iter().any(|p| p.repair_due(now)) {
+        if self.next_heartbeat_proxy().is_some() || self.next_repair_proxy(now).is_some() {
             return true;
         }
         self.quiet = Some(self.earliest_repair());
@@ -757,15 +865,6 @@ impl Writer {
         self.quiet = Some(self.earliest_repair());
     }
 
-    /// When the earliest delayed repair falls due.
-    fn earliest_repair(&self) -> Option<Instant> {
-        self.proxies
-            .iter()
-            .filter(|p| !p.requested.is_empty() || !p.frag_runs.is_empty())
-            .filter_map(|p| p.repair_at)
-            .min()
-    }
-
     /// The period until the next periodic heartbeat: the configured one while readers answer;
     /// doubled for every heartbeat past [`QUIET_HEARTBEATS`] that none answered, up to
     /// [`MAX_HEARTBEAT_PERIOD`]. Readers that never answer (a crashed peer not yet timed out,
@@ -780,14 +879,6 @@ impl Writer {
             .min(16);
         base.saturating_mul(1 << doublings)
             .min(MAX_HEARTBEAT_PERIOD.max(base))
-    }
-
-    /// The next reader, from `hb_cursor` on, that needs a heartbeat of its own.
-    pub(crate) fn next_heartbeat_proxy(&self) -> Option<usize> {
-        let n = self.proxies.len();
-        (0..n)
-            .map(|k| (self.hb_cursor + k) % n)
-            .find(|&i| self.proxies[i].needs_heartbeat)
     }
 
     /// The next event.
@@ -822,18 +913,13 @@ impl Writer {
     /// Whether every matched reliable reader acknowledged every change up to `sn`
     /// (`wait_for_acknowledgments`).
     pub(crate) fn is_acknowledged(&self, sn: SequenceNumber) -> bool {
-        self.proxies
-            .iter()
-            .filter(|p| p.is_reliable())
-            .all(|p| p.acked >= sn)
+        self.acked_floor().map_or(true, |floor| floor >= sn)
     }
 
     /// Whether a reliable reader still lacks an acknowledgement of some change.
     pub(crate) fn unacknowledged(&self) -> bool {
         let last = self.history.last_sn();
-        self.proxies
-            .iter()
-            .any(|p| p.is_reliable() && p.acked < last)
+        self.acked_floor().is_some_and(|floor| floor < last)
     }
 
     /// The flow-control bound: [`MAX_UNACKNOWLEDGED_BYTES`], or four of the largest sample.
@@ -870,24 +956,24 @@ impl Writer {
     /// Whether periodic heartbeats are needed: something is unacknowledged, or a reliable
     /// reader has not answered a HEARTBEAT yet.
     fn wants_heartbeats(&self) -> bool {
-        self.unacknowledged() || self.proxies.iter().any(|p| p.is_reliable() && !p.synced)
+        self.unacknowledged() || self.unsynced > 0
     }
 
     // ---- internals -------------------------------------------------------------------------
 
-    fn proxy_mut(&mut self, guid: &Guid) -> Option<&mut ReaderProxy> {
-        self.proxies.iter_mut().find(|p| p.remote.guid == *guid)
-    }
-
     fn has_reliable(&self) -> bool {
-        self.proxies.iter().any(ReaderProxy::is_reliable)
+        self.floor.is_some()
     }
 
     /// Releases from the cache what every reader has: acknowledged by the reliable ones, sent
     /// to the best-effort ones (those served alone: what is still queued for them is kept).
     fn release(&mut self) {
-        let queued_alone = self
-            .proxies
+        let alone = if self.served_alone > 0 {
+            &self.proxies[..]
+        } else {
+            &[]
+        };
+        let queued_alone = alone
             .iter()
             .filter(|p| p.transcode.is_some())
             .flat_map(|p| {
@@ -902,14 +988,7 @@ impl Writer {
             .shm_echo
             .as_ref()
             .map_or(sent, |(_, sn)| sent.min(SequenceNumber(sn.0 - 1)));
-        let acked = self
-            .proxies
-            .iter()
-            .filter(|p| p.is_reliable())
-            .map(|p| p.acked)
-            .min()
-            .unwrap_or(sent)
-            .min(sent);
+        let acked = self.acked_floor().unwrap_or(sent).min(sent);
         if acked > self.released {
             self.released = acked;
             self.history.remove_acknowledged(acked);

@@ -58,6 +58,8 @@ pub(crate) struct ReaderProxy {
     /// requests for those numbers within the repair suppression duration are ignored (a
     /// HEARTBEAT that crossed the repair, not a loss).
     pub repaired: Option<(Instant, SequenceNumber)>,
+    /// In the writer's attention queue (`readers.rs`).
+    pub flagged: bool,
 }
 
 impl ReaderProxy {
@@ -79,6 +81,7 @@ impl ReaderProxy {
             transcoded: None,
             liveliness_due: false,
             repaired: None,
+            flagged: false,
         }
     }
 

@@ -20,31 +20,31 @@ use crate::transmit::{Destination, Transmit};
 /// per distinct locator). Readers of another representation than the writer's are served
 /// alone (`transcode` module) and left out.
 pub(super) fn fanout(all: &[ReaderProxy]) -> Option<Destination> {
-    let proxies: Vec<&ReaderProxy> = all.iter().filter(|p| p.transcode.is_none()).collect();
-    let first = proxies.first()?;
-    let mut locs: Vec<Locator> = Vec::new();
-    for p in &proxies {
-        if let Some(l) = p.dest {
-            if !locs.contains(&l) {
-                locs.push(l);
-            }
-        }
-    }
+    let proxies = || all.iter().filter(|p| p.transcode.is_none());
+    let first = proxies().next()?;
     // One destination (one reader, or readers of one participant): unicast. A multicast
     // send would also wake every other member of the group on the way, this process's
     // own sockets included (multicast loopback), for nothing.
-    let all_unicast = proxies.iter().all(|p| p.dest.is_some());
-    if all_unicast && locs.len() == 1 {
-        return Some(Destination::Unicast(locs[0]));
+    if let Some(d) = first.dest {
+        if proxies().all(|p| p.dest == Some(d)) {
+            return Some(Destination::Unicast(d));
+        }
     }
-    let shared = first.remote.multicast_locators.iter().find(|m| {
-        proxies
-            .iter()
-            .all(|p| p.remote.multicast_locators.contains(m))
-    });
+    let shared = first
+        .remote
+        .multicast_locators
+        .iter()
+        .find(|m| proxies().all(|p| p.remote.multicast_locators.contains(m)));
     if let Some(m) = shared {
         return Some(Destination::Multicast(*m));
     }
+    // Each distinct unicast locator once (a set: a builtin writer has a reader per
+    // participant, and this runs at every match).
+    let mut seen = crate::maps::HashSet::default();
+    let locs: Vec<Locator> = proxies()
+        .filter_map(|p| p.dest)
+        .filter(|l| seen.insert(*l))
+        .collect();
     match locs.len() {
         0 => None,
         1 => Some(Destination::Unicast(locs[0])),
@@ -274,7 +274,7 @@ impl Writer {
     /// Answers the requests of the first reader whose repair is due: data it lacks, GAPs for
     /// what it cannot have, then a heartbeat addressed to it.
     fn send_repairs(&mut self, now: Instant, header: &Header, out: &mut [u8]) -> Option<Transmit> {
-        let i = self.proxies.iter().position(|p| p.repair_due(now))?;
+        let i = self.next_repair_proxy(now)?;
         let Some(dest) = self.proxies[i].dest else {
             // Nowhere to send a repair: drop the requests, the reader will ask again.
             let p = &mut self.proxies[i];
@@ -461,7 +461,6 @@ impl Writer {
         }
         loop {
             let i = self.next_heartbeat_proxy()?;
-            self.hb_cursor = (i + 1) % self.proxies.len();
             self.proxies[i].needs_heartbeat = false;
             let Some(dest) = self.proxies[i].dest else {
                 continue;

@@ -47,9 +47,10 @@ impl Writer {
     ) {
         self.touch();
         let (last, next_new) = (self.history.last_sn(), self.next_new);
-        let Some(p) = self.proxies.iter_mut().find(|p| p.remote.guid == *reader) else {
+        let Some(i) = self.proxy_index(reader) else {
             return;
         };
+        let p = &mut self.proxies[i];
         if p.transcode == to {
             return;
         }
@@ -78,6 +79,8 @@ impl Writer {
                      locator to send it converted samples to: it gets nothing");
             }
         }
+        self.flag_proxy(i);
+        self.recount();
         self.refresh_fanout();
         if self.fanout.is_none() {
             self.fanout_emptied();
