@@ -110,6 +110,26 @@ peer_args=(--peer tachyon=target/debug/tachyon_peer --peer cyclone=target/intero
 [ -x target/interop/fastdds_peer ] && peer_args+=(--peer fastdds=target/interop/fastdds_peer)
 in_netns python3 interop/matrix.py "${peer_args[@]}"
 
+say "discovery servers without multicast: Fast DDS's and Tachyon's, Tachyon and Fast DDS clients (in a network namespace where multicast cannot work)"
+# Fast DDS's discovery server comes from Debian's fastdds-tools (the script says so and runs
+# Tachyon's alone when it cannot be installed). Clients find the server through
+# ROS_DISCOVERY_SERVER; the namespace's loopback has no multicast route, so nothing can
+# depend on multicast.
+bash scripts/ensure-packages.sh fastdds-tools || echo "fastdds-tools missing: Fast DDS's server is skipped"
+cargo build -p tachyon-cli --locked --offline
+if [ -x target/interop/fastdds_peer ]; then
+    unshare "$ns_flags" -- bash -c '
+        set -e
+        ip link set lo up
+        export TACHYON_TEST_NETNS=1
+        exec "$@"
+    ' netns python3 interop/discovery_server.py --tachyon target/debug/tachyon \
+        --peer tachyon=target/debug/tachyon_peer --peer fastdds=target/interop/fastdds_peer \
+        --logs "${TMPDIR:-/tmp}/tachyon-discovery-server"
+else
+    echo "skipped: the Fast DDS peer (target/interop/fastdds_peer) was not built"
+fi
+
 say "tachyon spy against Cyclone DDS 0.10 and 11, Fast DDS and Tachyon (in an isolated network namespace)"
 # Their peers run on one domain; `tachyon spy ls|topics --json` must name each one's vendor,
 # release, host and process, and the pair of a topic that does not match, and why; `echo`

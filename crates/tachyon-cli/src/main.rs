@@ -7,9 +7,12 @@
 //!   the `shape_main` binary, see `docs/interop.md`);
 //! - `tachyon spy ls|topics|typeof|echo|hz|watch`: what runs on a domain, any vendor's
 //!   (see `docs/spy.md`);
-//! - `tachyon idl FILE.idl`: Rust types with `#[derive(DdsType)]` for an IDL file.
+//! - `tachyon idl FILE.idl`: Rust types with `#[derive(DdsType)]` for an IDL file;
+//! - `tachyon discovery-server`: a discovery server, Fast DDS's protocol (see
+//!   `docs/discovery-server.md`).
 #![forbid(unsafe_code)]
 
+mod discovery;
 mod floor;
 mod idl;
 mod perf;
@@ -47,6 +50,9 @@ enum Command {
     Spy(spy::SpyArgs),
     /// Rust types with #[derive(DdsType)] for an IDL file (to standard output or -o DIR).
     Idl(idl::IdlArgs),
+    /// A discovery server (Fast DDS's protocol, as `fastdds discovery`): clients find each
+    /// other through it without multicast (ROS_DISCOVERY_SERVER).
+    DiscoveryServer(discovery::ServerArgs),
 }
 
 fn main() -> ExitCode {
@@ -63,6 +69,7 @@ fn main() -> ExitCode {
         Command::Floor(a) => floor::run(a),
         Command::Spy(a) => spy::run(a),
         Command::Idl(a) => idl::run(a),
+        Command::DiscoveryServer(a) => discovery::run(a),
         Command::Shape { .. } => return ExitCode::SUCCESS,
     };
     match outcome {
@@ -81,5 +88,6 @@ fn command_name(cli: &Cli) -> String {
         Command::Shape { .. } => "shape".to_owned(),
         Command::Spy(a) => format!("spy {}", a.what.name()),
         Command::Idl(_) => "idl".to_owned(),
+        Command::DiscoveryServer(_) => "discovery-server".to_owned(),
     }
 }

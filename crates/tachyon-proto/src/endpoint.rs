@@ -119,6 +119,11 @@ pub struct WriterConfig {
     /// Its publisher's PRESENTATION has `coherent_access`: its samples may carry
     /// coherent-set inline QoS, which the fragment size must leave room for.
     pub coherent_sets: bool,
+    /// Every DATA carries the sample's identity (writer GUID, sequence number) in eProsima's
+    /// inline parameter 0x800f, which Fast DDS discovery servers require of the discovery
+    /// data they receive (discovery writers of a discovery-server client,
+    /// `discovery/client.rs`).
+    pub sample_identity: bool,
 }
 
 impl Default for WriterConfig {
@@ -138,6 +143,7 @@ impl Default for WriterConfig {
             deadline: None,
             liveliness: Liveliness::default(),
             priority: 0,
+            sample_identity: false,
             batch_delay: None,
             coherent_sets: false,
         }

@@ -41,12 +41,6 @@ pub(crate) const fn acknack(state: &SequenceNumberSet) -> usize {
     4 + 8 + state.wire_len() + 4
 }
 
-/// The inline QoS a change carries: the key hash for keyed topics, the status info for
-/// dispose/unregister, and the coherent-set parameters of a change in a set.
-pub(crate) fn inline_qos(keyed: bool, change: &CacheChange) -> Option<InlineQos> {
-    inline_qos_of(keyed, change, ByRef::No)
-}
-
 /// How a DATA carries its sample.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ByRef<'a> {
@@ -73,8 +67,36 @@ impl ByRef<'_> {
     }
 }
 
-/// [`inline_qos`], and with `by_reference` the parameter saying the sample is handed by
-/// reference ([`crate::local`], [`crate::shared`]).
+/// [`inline_qos_of`], and with `identity` (the writer's entity id) the sample's identity in
+/// eProsima's parameter 0x800f (`WriterConfig::sample_identity`: discovery writers, whose
+/// samples are never coherent nor handed by reference). The identity's writer is the one of
+/// that entity id in the participant the instance (an entity's GUID) belongs to: the writer
+/// itself for its own entities, the original writer for what a discovery server relays.
+pub(crate) fn inline_qos_with(
+    keyed: bool,
+    identity: Option<tachyon_wire::EntityId>,
+    change: &CacheChange,
+    by_reference: ByRef<'_>,
+) -> Option<InlineQos> {
+    let Some(entity) = identity else {
+        return inline_qos_of(keyed, change, by_reference);
+    };
+    let mut prefix = [0u8; 12];
+    prefix.copy_from_slice(&change.instance.0[..12]);
+    let writer = tachyon_wire::Guid::new(tachyon_wire::GuidPrefix(prefix), entity);
+    let mut q = InlineQos::open(keyed.then_some(change.instance.0), status_info(change));
+    q.raw(
+        crate::discovery::PID_FASTDDS_SAMPLE_IDENTITY,
+        &crate::discovery::sample_identity(&writer, change.sn),
+    );
+    q.close();
+    Some(q)
+}
+
+/// The inline QoS a change carries: the key hash for keyed topics, the status info for
+/// dispose/unregister, the coherent-set parameters of a change in a set, and with
+/// `by_reference` the parameter saying the sample is handed by reference
+/// ([`crate::local`], [`crate::shared`]).
 pub(crate) fn inline_qos_of(
     keyed: bool,
     change: &CacheChange,

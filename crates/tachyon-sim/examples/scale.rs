@@ -2,8 +2,12 @@
 //!
 //! ```text
 //! cargo run --release -p tachyon-sim --example scale -- [--participants 10,100,300,1000]
-//!     [--endpoints 20] [--loss 0,0.02] [--steady 30]
+//!     [--endpoints 20] [--loss 0,0.02] [--steady 30] [--server]
 //! ```
+//!
+//! `--server`: discovery through a discovery server on a host of its own, every participant
+//! its client, no multicast (the per-participant figures average over the clients and the
+//! server).
 //!
 //! For each N and loss: time to discover every participant and to match every endpoint,
 //! datagrams and bytes per participant per second during the join and in steady state, handled
@@ -28,7 +32,7 @@ fn live_heap() -> usize {
 }
 
 const USAGE: &str = "usage: scale [--participants 10,100,300,1000] [--endpoints 20] \
-                     [--loss 0,0.02] [--steady SECONDS]";
+                     [--loss 0,0.02] [--steady SECONDS] [--server]";
 
 fn usage(problem: &str) -> ! {
     eprintln!("{problem}\n{USAGE}");
@@ -55,6 +59,7 @@ fn main() {
     let mut endpoints = 20u32;
     let mut losses = vec![0.0f64, 0.02];
     let mut steady = 30u64;
+    let mut server = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = || {
@@ -66,6 +71,7 @@ fn main() {
             "--endpoints" => endpoints = number(&value()),
             "--loss" => losses = list(&value()),
             "--steady" => steady = number(&value()),
+            "--server" => server = true,
             "--help" | "-h" => {
                 println!("{USAGE}");
                 return;
@@ -97,6 +103,7 @@ fn main() {
                 loss,
                 steady: Duration::from_secs(steady),
                 heap_probe: Some(live_heap),
+                server,
                 ..ScaleConfig::new(n, endpoints)
             };
             let t = std::time::Instant::now();

@@ -17,7 +17,9 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use tachyon_proto::discovery::{DiscoveryConfig, PublicationData, SubscriptionData};
+use tachyon_proto::discovery::{
+    fastdds_server_prefix, DiscoveryConfig, DiscoveryServer, PublicationData, SubscriptionData,
+};
 use tachyon_proto::qos::{DataReaderQos, DataWriterQos};
 use tachyon_proto::{
     Duration, Event, Instant, Participant, ParticipantConfig, ReaderConfig, Reliability,
@@ -55,6 +57,9 @@ pub struct ScaleConfig {
     pub limit: Duration,
     /// The live heap bytes of the process (see [`SimConfig::heap_probe`]).
     pub heap_probe: Option<fn() -> usize>,
+    /// Discovery through a discovery server (`discovery/server.rs`) on a host of its own,
+    /// every participant its client, no multicast; `false`: simple discovery by multicast.
+    pub server: bool,
 }
 
 impl ScaleConfig {
@@ -70,6 +75,7 @@ impl ScaleConfig {
             steady: Duration::from_secs(30),
             limit: Duration::from_secs(120),
             heap_probe: None,
+            server: false,
         }
     }
 }
@@ -120,6 +126,8 @@ pub struct ScaleReport {
     pub endpoints: u32,
     /// Loss probability.
     pub loss: f64,
+    /// Discovery went through a discovery server (counted among the participants' averages).
+    pub server: bool,
     /// When the last participant knew all others (`None`: not within the limit).
     pub discovered_at: Option<Duration>,
     /// When the last endpoint was matched (`None`: not within the limit); equal to
@@ -162,21 +170,45 @@ pub fn run(config: &ScaleConfig) -> ScaleReport {
         ..SimConfig::default()
     });
     let done = Progress::default();
-    let ids: Vec<NodeId> = (0..n)
+    let server = config.server.then(|| DiscoveryServer {
+        prefix: fastdds_server_prefix(0),
+        locators: vec![server_locator()],
+    });
+    let mut ids: Vec<NodeId> = (0..n)
         .map(|i| {
-            let (participant, app) = host(i, n, config.endpoints, &done);
+            let (participant, app) = host(i, n, config.endpoints, &done, server.as_ref());
             let id = sim
                 .add_node(Host::new(participant, app), [locator(i)])
                 .expect("distinct locators");
-            sim.join(id, spdp_group()).expect("a known node");
+            if server.is_none() {
+                sim.join(id, spdp_group()).expect("a known node");
+            }
             id
         })
         .collect();
+    // The server knows every client when it is done.
+    let mut total = n as usize;
+    if let Some(server) = &server {
+        let discovery = DiscoveryConfig {
+            metatraffic_unicast: server.locators.clone(),
+            default_unicast: server.locators.clone(),
+            max_participants: n as usize,
+            server: true,
+            ..DiscoveryConfig::default()
+        };
+        let p = Participant::with_discovery(server.prefix, ParticipantConfig::default(), discovery);
+        let app = ScaleApp::new(n as usize, 0, &done);
+        let id = sim
+            .add_node(Host::new(p, app), [server_locator()])
+            .expect("distinct locators");
+        ids.push(id);
+        total += 1;
+    }
 
     let start = *sim.stats();
     let limit = Instant::ZERO + config.limit;
     let step = Duration::from_millis(10);
-    while done.matched.get() < n as usize && sim.now() < limit {
+    while done.matched.get() < total && sim.now() < limit {
         if sim.run_for(step) == RunOutcome::Stalled {
             break;
         }
@@ -191,14 +223,16 @@ pub fn run(config: &ScaleConfig) -> ScaleReport {
     };
     let discovered_at = latest(|a| a.discovered_at);
     let matched_at = latest(|a| a.matched_at);
-    let join = Traffic::between(&start, &joined, n);
+    // Per participant: the server, when there is one, is one of them.
+    let nodes = u32::try_from(total).unwrap_or(u32::MAX);
+    let join = Traffic::between(&start, &joined, nodes);
 
     // Steady state: after the settling time.
     let _ = sim.run_for(config.settle);
     let before = *sim.stats();
     let _ = sim.run_for(config.steady);
     let after = *sim.stats();
-    let steady = Traffic::between(&before, &after, n).per_second(config.steady);
+    let steady = Traffic::between(&before, &after, nodes).per_second(config.steady);
 
     let heap_per_participant = config.heap_probe.map(|_| {
         let total: i64 = ids.iter().filter_map(|&id| sim.node_heap(id)).sum();
@@ -216,6 +250,7 @@ pub fn run(config: &ScaleConfig) -> ScaleReport {
         participants: n,
         endpoints: config.endpoints,
         loss: config.loss,
+        server: config.server,
         discovered_at,
         matched_at,
         join,
@@ -268,6 +303,20 @@ struct ScaleApp {
     progress: Progress,
 }
 
+impl ScaleApp {
+    fn new(others: usize, expected_matches: usize, progress: &Progress) -> ScaleApp {
+        ScaleApp {
+            others,
+            expected_matches,
+            known: 0,
+            matches: 0,
+            discovered_at: None,
+            matched_at: None,
+            progress: progress.clone(),
+        }
+    }
+}
+
 impl App for ScaleApp {
     fn on_event(&mut self, now: Instant, _: &mut Participant, event: Event) {
         match event {
@@ -301,6 +350,11 @@ fn spdp_group() -> Locator {
     udp4([239, 255, 0, 1], 7400)
 }
 
+/// The discovery server's host and port.
+fn server_locator() -> Locator {
+    udp4([10, 255, 255, 254], 11811)
+}
+
 /// Host `i`'s unicast locator, 10.0.0.1 on.
 fn locator(i: u32) -> Locator {
     let [_, a, b, c] = (i + 1).to_be_bytes();
@@ -315,12 +369,23 @@ fn prefix(i: u32) -> GuidPrefix {
     GuidPrefix(p)
 }
 
-fn host(i: u32, n: u32, endpoints: u32, progress: &Progress) -> (Participant, ScaleApp) {
+fn host(
+    i: u32,
+    n: u32,
+    endpoints: u32,
+    progress: &Progress,
+    server: Option<&DiscoveryServer>,
+) -> (Participant, ScaleApp) {
     let discovery = DiscoveryConfig {
-        spdp_destinations: vec![spdp_group()],
+        spdp_destinations: if server.is_some() {
+            Vec::new()
+        } else {
+            vec![spdp_group()]
+        },
         metatraffic_unicast: vec![locator(i)],
         default_unicast: vec![locator(i)],
-        max_participants: n as usize,
+        max_participants: n as usize + 1,
+        servers: server.into_iter().cloned().collect(),
         ..DiscoveryConfig::default()
     };
     let mut p = Participant::with_discovery(prefix(i), ParticipantConfig::default(), discovery);
@@ -354,14 +419,7 @@ fn host(i: u32, n: u32, endpoints: u32, progress: &Progress) -> (Participant, Sc
     }
     // Each reader matches one writer; writer k is read only when readers have a reader k.
     let expected_matches = 2 * readers as usize;
-    let app = ScaleApp {
-        others: n as usize - 1,
-        expected_matches,
-        known: 0,
-        matches: 0,
-        discovered_at: None,
-        matched_at: None,
-        progress: progress.clone(),
-    };
-    (p, app)
+    // A client knows the server too.
+    let others = n as usize - 1 + usize::from(server.is_some());
+    (p, ScaleApp::new(others, expected_matches, progress))
 }

@@ -2,8 +2,10 @@
 //! endpoints each started together, with and without loss. The protocol's behaviour (time to
 //! match, traffic, handled messages) is a snapshot; memory per remote participant and per
 //! remote endpoint, measured by an instrumented allocator around each participant's calls, is
-//! held to bounds. `cargo run --release -p tachyon-sim --example scale` gives the full table
-//! (N up to 1,000), `docs/scale.md` the figures.
+//! held to bounds. The same through a discovery server (every participant its client, no
+//! multicast): steady traffic per participant independent of N. `cargo run --release -p
+//! tachyon-sim --example scale [-- --server]` gives the full table (N up to 1,000),
+//! `docs/scale.md` the figures.
 
 use std::alloc::System;
 
@@ -25,6 +27,7 @@ fn row(table: &mut Table, r: &ScaleReport) {
     let ms =
         |d: Option<Duration>| d.map_or("-".into(), |d| format!("{:.1}ms", d.as_secs_f64() * 1e3));
     table.row([
+        if r.server { "server" } else { "simple" }.to_owned(),
         r.participants.to_string(),
         format!("{:.0}%", r.loss * 100.0),
         ms(r.discovered_at),
@@ -41,6 +44,7 @@ fn row(table: &mut Table, r: &ScaleReport) {
 #[test]
 fn discovery_grows_as_measured() {
     let mut table = Table::new([
+        "discovery",
         "N",
         "loss",
         "discovered",
@@ -96,6 +100,30 @@ fn discovery_grows_as_measured() {
                 "N={n} loss={loss}: {:.2} datagrams sent per participant per second in \
                  steady state, more than SPDP's one every 3 s",
                 r.steady.sent
+            );
+            row(&mut table, &r);
+        }
+    }
+    // Through a discovery server: a client hears only from the server (and the clients it
+    // shares topics with), so what it receives in steady state does not grow with N.
+    for n in [10, 30] {
+        for loss in [0.0, 0.02] {
+            let r = run(&ScaleConfig {
+                loss,
+                server: true,
+                ..ScaleConfig::new(n, 20)
+            });
+            assert!(
+                r.matched_at < Some(Duration::from_secs(5)),
+                "N={n} loss={loss} through a server: matched at {:?}",
+                r.matched_at
+            );
+            assert_eq!(r.refused, 0, "a scale run refuses nothing");
+            assert!(
+                r.steady.received < 2.0,
+                "N={n} loss={loss} through a server: {:.2} datagrams received per participant \
+                 per second in steady state",
+                r.steady.received
             );
             row(&mut table, &r);
         }

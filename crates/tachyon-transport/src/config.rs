@@ -20,17 +20,42 @@ pub enum MulticastMode {
 pub struct Peer {
     /// The peer's address. A multicast address is used as is, on the SPDP multicast port.
     pub address: Ipv4Addr,
-    /// The peer's participant index; `None` probes every index in
+    /// The participant indices probed on it, `first..=last`; `None` probes every index in
     /// `0..=max_auto_participant_index`.
-    pub participant_index: Option<u32>,
+    pub indices: Option<PeerIndices>,
+}
+
+/// The participant indices probed on a [`Peer`]: `first..=last`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PeerIndices {
+    /// The lowest index.
+    pub first: u32,
+    /// The highest index (at least `first`).
+    pub last: u32,
 }
 
 impl Peer {
+    /// Most participant indices one peer entry may name (each is a datagram per SPDP period).
+    pub const MAX_INDICES: u32 = 256;
+
     /// A peer probed on every participant index in `0..=max_auto_participant_index`.
     pub fn any_index(address: Ipv4Addr) -> Self {
         Peer {
             address,
-            participant_index: None,
+            indices: None,
+        }
+    }
+
+    /// A peer probed on participant index `index` only.
+    pub fn with_index(address: Ipv4Addr, index: u32) -> Self {
+        Peer::with_indices(address, index, index)
+    }
+
+    /// A peer probed on participant indices `first..=last`.
+    pub fn with_indices(address: Ipv4Addr, first: u32, last: u32) -> Self {
+        Peer {
+            address,
+            indices: Some(PeerIndices { first, last }),
         }
     }
 }
@@ -75,6 +100,10 @@ pub struct UdpConfig {
     /// data. `None` (the default): no such socket. The runtime sets it from
     /// `threads.critical_priority`.
     pub critical_priority: Option<i32>,
+    /// The metatraffic unicast port, fixed (a discovery server's well-known port, which its
+    /// clients are told): the participant then takes no index, and its user-data port is one
+    /// the kernel picks. `None` (the default): the ports of the participant index.
+    pub metatraffic_port: Option<u16>,
 }
 
 impl Default for UdpConfig {
@@ -92,6 +121,7 @@ impl Default for UdpConfig {
             multicast_ttl: 1,
             multicast_loopback: true,
             critical_priority: None,
+            metatraffic_port: None,
         }
     }
 }
@@ -113,6 +143,6 @@ mod tests {
         assert_eq!((c.receive_buffer_size, c.send_buffer_size), (None, None));
         assert_eq!(c.multicast_ttl, 1);
         assert!(c.multicast_loopback);
-        assert_eq!(Peer::any_index(Ipv4Addr::LOCALHOST).participant_index, None);
+        assert_eq!(Peer::any_index(Ipv4Addr::LOCALHOST).indices, None);
     }
 }

@@ -71,6 +71,15 @@ pub enum TransportError {
     /// The configured multicast group is not an IPv4 multicast address.
     #[error("spdp_multicast_group {0} is not an IPv4 multicast address (224.0.0.0/4)")]
     NotMulticast(Ipv4Addr),
+    /// The fixed metatraffic port (a discovery server's) is taken by another socket.
+    #[error(
+        "port {port} (the discovery server's) is in use: another server runs on this host, or \
+         choose another port"
+    )]
+    MetatrafficPortTaken {
+        /// The port.
+        port: u16,
+    },
     /// The explicitly configured participant index has a port taken by another socket.
     #[error(
         "participant index {index} in domain {domain_id} is taken: port {port} is in use; \

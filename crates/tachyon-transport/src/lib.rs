@@ -51,7 +51,7 @@ mod transport;
 mod udp;
 
 pub use batch::{RecvBatch, MAX_UDP_PAYLOAD};
-pub use config::{MulticastMode, Peer, UdpConfig};
+pub use config::{MulticastMode, Peer, PeerIndices, UdpConfig};
 pub use error::TransportError;
 pub use interface::{
     choose_interface, list_interfaces, select_interface, InterfaceFlags, InterfaceInfo,

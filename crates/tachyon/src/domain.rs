@@ -48,6 +48,13 @@ pub struct ParticipantSettings {
     /// The shared-memory segment: its size and who may open it (the configuration file's
     /// `[shm]`).
     pub shm: ShmConfig,
+    /// Discovery servers to be a client of (Fast DDS's discovery-server protocol); empty:
+    /// simple discovery (multicast and peers). With servers, the participant announces
+    /// itself to them only and learns of the others from them.
+    pub discovery_servers: Vec<crate::DiscoveryServerAddress>,
+    /// Be a discovery server (Fast DDS's protocol; `None`, the default: not one). Its
+    /// clients announce themselves to it and learn of each other from it.
+    pub discovery_server: Option<crate::ServerRole>,
     /// Lease announced to others (`None`: 10 s).
     pub lease_duration: Option<Duration>,
     /// SPDP announcement period (`None`: 3 s).
@@ -170,6 +177,7 @@ impl DomainParticipant {
         } else {
             let config = UdpConfig {
                 critical_priority: settings.threads.critical_priority,
+                metatraffic_port: settings.discovery_server.map(|s| s.port),
                 ..settings.udp.clone()
             };
             Some(UdpTransport::open(domain_id, &config)?)
@@ -204,11 +212,27 @@ impl DomainParticipant {
             max_remote_endpoints: settings
                 .max_remote_endpoints
                 .unwrap_or(defaults.max_remote_endpoints),
-            spdp_destinations: locators.spdp_destinations.clone(),
+            // A discovery-server client announces itself to its servers only.
+            spdp_destinations: if settings.discovery_servers.is_empty() {
+                locators.spdp_destinations.clone()
+            } else {
+                Vec::new()
+            },
+            servers: settings
+                .discovery_servers
+                .iter()
+                .map(|s| tachyon_proto::discovery::DiscoveryServer {
+                    prefix: tachyon_proto::discovery::fastdds_server_prefix(s.id),
+                    locators: vec![tachyon_wire::Locator::udp(std::net::SocketAddr::V4(
+                        s.address,
+                    ))],
+                })
+                .collect(),
             metatraffic_unicast: locators.metatraffic_unicast.clone(),
             metatraffic_multicast: locators.metatraffic_multicast.clone(),
             default_unicast: locators.default_unicast.clone(),
             default_multicast: locators.default_multicast.clone(),
+            server: settings.discovery_server.is_some(),
             use_multicast,
             reach: transports.reach(),
             wall_clock_at_zero: wall,
@@ -217,7 +241,10 @@ impl DomainParticipant {
             properties: process_properties(),
             ..defaults
         };
-        let prefix = new_prefix();
+        let prefix = match settings.discovery_server {
+            Some(role) => tachyon_proto::discovery::fastdds_server_prefix(role.id),
+            None => new_prefix(),
+        };
         let names: Vec<&str> = transports.all().iter().map(|t| t.name()).collect();
         match transports.udp() {
             Some(udp) => tracing::info!(

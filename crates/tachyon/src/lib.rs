@@ -52,6 +52,7 @@ pub mod builtin;
 pub mod condition;
 pub mod config;
 pub mod content_filter;
+pub mod discovery_server;
 pub mod domain;
 pub mod dynamic;
 pub mod error;
@@ -74,6 +75,9 @@ pub use builtin::{
 pub use condition::{Condition, GuardCondition, ReadCondition, StatusCondition, WaitSet};
 pub use config::{Config, ConfigError};
 pub use content_filter::{ContentFilteredTopic, TopicDescription};
+pub use discovery_server::{
+    DiscoveryServerAddress, ServerRole, DEFAULT_SERVER_PORT, ROS_DISCOVERY_SERVER_ENV,
+};
 pub use domain::{
     DomainParticipant, DomainParticipantFactory, ParticipantSettings, TransportSettings,
 };
@@ -102,7 +106,7 @@ pub use tachyon_proto::history::{
     SampleStateMask, ViewState, ViewStateMask,
 };
 pub use tachyon_proto::qos;
-pub use tachyon_transport::{MulticastMode, Peer, UdpConfig};
+pub use tachyon_transport::{MulticastMode, Peer, PeerIndices, UdpConfig};
 /// XTypes type representation: TypeObjects, TypeInformation, assignability, IDL printing.
 pub use tachyon_xtypes as xtypes;
 pub use topic::Topic;

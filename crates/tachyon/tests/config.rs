@@ -109,10 +109,7 @@ fn a_full_file_parses_into_every_setting() {
         u.peers,
         vec![
             Peer::any_index(Ipv4Addr::new(10, 0, 0, 2)),
-            Peer {
-                address: Ipv4Addr::new(10, 0, 0, 3),
-                participant_index: Some(3)
-            }
+            Peer::with_index(Ipv4Addr::new(10, 0, 0, 3), 3)
         ]
     );
     assert_eq!(u.participant_index, Some(4));
@@ -489,6 +486,30 @@ fn a_participant_uses_the_pinned_index_and_unicast_peers() {
     wait_matched(&w, &r);
     w.write(&Note { id: 9 }).expect("write");
     assert_eq!(take_at_least(&r, 1), vec![Note { id: 9 }]);
+}
+
+#[test]
+fn a_peer_index_range_reaches_a_participant_inside_it() {
+    tachyon_transport::testing::require_isolated_network();
+    // a sits on index 14, beyond the automatic range; b probes 127.0.0.1 on 12..=16 only
+    // (added as TACHYON_PEERS adds them), and a announces nowhere b listens.
+    let a = Config::from_toml_str(
+        "[udp]\nmulticast = \"off\"\nparticipant_index = 14\npeers = [\"127.0.0.1:9\"]\n",
+        "a.toml",
+    )
+    .expect("config a");
+    let mut b = Config::from_toml_str(
+        "[udp]\nmulticast = \"off\"\nparticipant_index = 3\npeers = [\"127.0.0.1:9\"]\n",
+        "b.toml",
+    )
+    .expect("config b");
+    b.add_peers([Peer::with_indices(Ipv4Addr::LOCALHOST, 12, 16)]);
+    assert_eq!(b.settings(13).udp.peers.len(), 2);
+    let pa = DomainParticipant::with_config(13, &a).expect("participant a");
+    let pb = DomainParticipant::with_config(13, &b).expect("participant b");
+    wait_until("mutual discovery", || {
+        pa.discovered_participants().len() == 1 && pb.discovered_participants().len() == 1
+    });
 }
 
 #[test]

@@ -491,6 +491,13 @@ impl ParticipantData {
         })?;
         let guid: Guid = guid.ok_or(DataError::Missing("PID_PARTICIPANT_GUID"))?;
         d.guid_prefix = guid.prefix;
+        // A Tachyon discovery-server client announces eProsima's vendor id (Fast DDS servers
+        // require it) and its own in a property.
+        if d.vendor_id == VendorId::FAST_DDS {
+            if let Some(v) = super::client::announced_vendor(&d.properties) {
+                d.vendor_id = v;
+            }
+        }
         d.product_version = ProductVersion::from_spdp(payload, d.vendor_id);
         d.builtin_endpoints = endpoint_set.or(legacy_endpoint_set).unwrap_or(0);
         Ok(d)
@@ -947,6 +954,20 @@ fn for_each_parameter(
         f(p.pid, Parameter::parse(&p, list.endian()).value)?;
     }
     Ok(())
+}
+
+/// The topic name a DCPSPublication or DCPSSubscription payload holds, if it decodes.
+pub fn topic_name_of(payload: &[u8]) -> Option<String> {
+    let mut name = None;
+    let _ = for_each_parameter(payload, |pid, value| {
+        if pid == pid::TOPIC_NAME {
+            if let ParameterValue::String(s) = value {
+                name = Some(s);
+            }
+        }
+        Ok(())
+    });
+    name
 }
 
 /// The first GUID parameter `guid_pid` of a payload, else its PID_KEY_HASH as a GUID.

@@ -12,10 +12,12 @@
 //! Limits ([`DiscoveryConfig::max_participants`], `max_remote_endpoints`) bound what a flood of
 //! announcements can allocate; what is refused is counted in [`DiscoveryStats`].
 
+mod client;
 pub mod data;
 mod intern;
 mod liveliness;
 mod sedp;
+mod server;
 mod spdp;
 mod types;
 
@@ -33,11 +35,23 @@ use crate::history::{
 use crate::time::{Duration, Instant};
 use crate::{Participant, ReaderConfig};
 
+pub(crate) use client::sample_identity;
+pub use client::{fastdds_server_prefix, PID_FASTDDS_SAMPLE_IDENTITY};
 pub use data::{
     builtin_endpoints, DataError, ParticipantData, ParticipantMessage, ProductVersion,
     PublicationData, SubscriptionData,
 };
 pub use types::{TypeFetch, TypeStats};
+
+/// A discovery server this participant is a client of (Fast DDS's discovery-server
+/// protocol, `discovery/client.rs`): its GUID prefix and the locators it listens on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DiscoveryServer {
+    /// The server's GUID prefix (a Fast DDS 2.x server's: [`fastdds_server_prefix`]).
+    pub prefix: GuidPrefix,
+    /// Where it listens (its metatraffic unicast locators).
+    pub locators: Vec<Locator>,
+}
 
 /// What discovery needs to know about this participant and its network.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,6 +99,13 @@ pub struct DiscoveryConfig {
     /// Wall-clock time at `Instant::ZERO`, for source timestamps of discovery data (the
     /// protocol reads no clock; the runtime supplies it).
     pub wall_clock_at_zero: Duration,
+    /// Discovery servers to be a client of (default none: simple discovery). With servers,
+    /// SPDP goes to them only and SEDP runs with them only (`discovery/client.rs`).
+    pub servers: Vec<DiscoveryServer>,
+    /// This participant is a discovery server (`discovery/server.rs`): its clients announce
+    /// themselves to it, and it relays what they announce. Its GUID prefix should be a
+    /// server's ([`fastdds_server_prefix`]), which is how Fast DDS clients know it.
+    pub server: bool,
 }
 
 impl Default for DiscoveryConfig {
@@ -109,6 +130,8 @@ impl Default for DiscoveryConfig {
             entity_name: None,
             properties: Vec::new(),
             wall_clock_at_zero: Duration::ZERO,
+            servers: Vec::new(),
+            server: false,
         }
     }
 }
@@ -150,8 +173,11 @@ pub enum ParticipantLostReason {
 pub struct RemoteParticipant {
     /// The last announcement received.
     pub data: ParticipantData,
-    /// When it is removed unless heard from again (`None`: infinite lease).
+    /// When it is removed unless heard from again (`None`: infinite lease, or known through
+    /// a discovery server, which announces its end).
     pub lease_expiry: Option<Instant>,
+    /// Known through a discovery server's relay rather than its own announcements.
+    pub relayed: bool,
 }
 
 /// The discovery state of a participant.
@@ -183,6 +209,12 @@ pub(crate) struct Discovery {
     liveliness: liveliness::State,
     /// The type library and TypeLookup state.
     types: types::TypeState,
+    /// Endpoints announced before their participant, oldest first.
+    orphans: VecDeque<sedp::Orphan>,
+    /// The discovery servers this participant is a client of, if any.
+    client: Option<client::Client>,
+    /// The server state, when this participant is a discovery server.
+    server: Option<server::Server>,
     events: VecDeque<Event>,
     stats: DiscoveryStats,
 }
@@ -199,10 +231,31 @@ impl Participant {
         discovery: DiscoveryConfig,
     ) -> Participant {
         let mut p = Participant::new(prefix, config);
-        p.create_builtin_endpoints();
+        p.create_builtin_endpoints(!discovery.servers.is_empty() || discovery.server);
+        let client = client::Client::new(&discovery.servers);
+        if client.is_some() {
+            p.create_pdp_reader();
+            for server in &discovery.servers {
+                p.prematch_server(Instant::ZERO, server);
+            }
+        }
+        let server = discovery.server.then(server::Server::default);
+        if server.is_some() {
+            p.create_server_endpoints();
+        }
         let me = spdp::own_data(prefix, p.config.vendor_id, &discovery);
+        let mut announcer = spdp::Announcer::new(me, &discovery);
+        if client.is_some() {
+            announcer.set_reliable();
+        }
+        if server.is_some() {
+            // A server announces through its reliable PDP writer only.
+            announcer.silence();
+        }
         p.discovery = Some(Box::new(Discovery {
-            spdp: spdp::Announcer::new(me, &discovery),
+            spdp: announcer,
+            client,
+            server,
             config: discovery,
             inbox: VecDeque::new(),
             participants: HashMap::default(),
@@ -218,6 +271,7 @@ impl Participant {
             lease_check: None,
             liveliness: liveliness::State::default(),
             types: types::TypeState::default(),
+            orphans: VecDeque::new(),
             events: VecDeque::new(),
             stats: DiscoveryStats::default(),
         }));
@@ -239,9 +293,16 @@ impl Participant {
         for r in readers {
             self.retract_reader(now, r);
         }
-        if let Some(d) = self.discovery.as_mut() {
+        let Some(mut d) = self.discovery.take() else {
+            return;
+        };
+        if d.server.is_some() {
+            let me = self.prefix;
+            self.server_participant_gone(now, &mut d, me);
+        } else {
             d.spdp.announce_deletion();
         }
+        self.discovery = Some(d);
     }
 
     /// Changes the participant's USER_DATA (DDS `DomainParticipant::set_qos`) and announces
@@ -251,14 +312,24 @@ impl Participant {
         let Some(d) = self.discovery.as_mut() else {
             return;
         };
+        // A discovery-server client announces to its servers only, which relay it.
         let known = d
             .participants
             .values()
+            .filter(|_| d.client.is_none())
             .map(|p| usable(&d.config.reach, &p.data.metatraffic_unicast, false))
             .filter(|l| !l.is_empty())
             .collect();
         d.config.user_data.clone_from(&user_data);
-        d.spdp.set_user_data(user_data, known);
+        if d.spdp.set_user_data(user_data, known) {
+            if let Some(c) = d.client.as_mut() {
+                d.spdp.next_sn();
+                c.announce_to_all(true);
+            }
+            if let Some(s) = d.server.as_mut() {
+                s.announce_now();
+            }
+        }
     }
 
     // ---- getters ---------------------------------------------------------------------------
@@ -354,7 +425,9 @@ impl Participant {
 
     // ---- internals -------------------------------------------------------------------------
 
-    fn create_builtin_endpoints(&mut self) {
+    /// The builtin endpoints; `with_servers`: SEDP data carries its sample identity, as
+    /// discovery servers require.
+    fn create_builtin_endpoints(&mut self, with_servers: bool) {
         let writer = |history| WriterConfig {
             reliability: Reliability::Reliable,
             history: WriterHistoryConfig {
@@ -369,27 +442,18 @@ impl Participant {
             repair_suppression: BUILTIN_REPAIR_SUPPRESSION,
             ..WriterConfig::default()
         };
-        let reader = ReaderConfig {
-            reliability: Reliability::Reliable,
-            history: ReaderHistoryConfig {
-                history: History::KeepAll,
-                limits: ResourceLimits {
-                    max_samples: Some(BUILTIN_READER_SAMPLES),
-                    ..ResourceLimits::default()
-                },
-                ..ReaderHistoryConfig::default()
-            },
-            durability: Durability::TransientLocal,
-            keyed: true,
-            ..ReaderConfig::default()
-        };
+        let reader = builtin_reader();
         for id in [
             EntityId::SEDP_PUBLICATIONS_WRITER,
             EntityId::SEDP_SUBSCRIPTIONS_WRITER,
             EntityId::PARTICIPANT_MESSAGE_WRITER,
         ] {
+            let config = WriterConfig {
+                sample_identity: with_servers && sedp::is_sedp(id),
+                ..writer(History::KeepLast(1))
+            };
             // The builtin configurations are valid by construction.
-            let _ = self.insert_writer(id, writer(History::KeepLast(1)));
+            let _ = self.insert_writer(id, config);
         }
         // TypeLookup (XTypes 7.6.3.3.4): keyless, reliable, volatile request and reply
         // endpoints; a writer keeps its last messages until they are acknowledged.
@@ -441,6 +505,20 @@ impl Participant {
         }
     }
 
+    /// The reliable PDP reader of a discovery-server client (`discovery/client.rs`).
+    fn create_pdp_reader(&mut self) {
+        fn participant_key(payload: &[u8], _is_key: bool) -> Option<KeyHash> {
+            data::participant_guid_from_key(payload).map(|g| guid_key(&g))
+        }
+        let _ = self.insert_reader(
+            EntityId::SPDP_READER,
+            ReaderConfig {
+                key_hash_of: Some(crate::endpoint::KeyHashFn::new(participant_key)),
+                ..builtin_reader()
+            },
+        );
+    }
+
     /// Runs discovery after inputs: processes received SPDP samples and builtin-reader data.
     ///
     /// Only datagrams that carried builtin-endpoint traffic pay for it: user data skips it.
@@ -455,6 +533,9 @@ impl Participant {
         while let Some(rx) = d.inbox.pop_front() {
             self.handle_spdp(now, &mut d, rx);
         }
+        if d.client.is_some() || d.server.is_some() {
+            self.drain_pdp(now, &mut d);
+        }
         self.drain_sedp(now, &mut d);
         self.drain_liveliness(now, &mut d);
         self.drain_typelookup(now, &mut d);
@@ -465,7 +546,9 @@ impl Participant {
     pub(crate) fn renew_lease(&mut self, now: Instant, prefix: GuidPrefix) {
         if let Some(d) = self.discovery.as_mut() {
             if let Some(p) = d.participants.get_mut(&prefix) {
-                p.lease_expiry = p.data.lease_duration.and_then(|l| now.checked_add(l));
+                if !p.relayed {
+                    p.lease_expiry = p.data.lease_duration.and_then(|l| now.checked_add(l));
+                }
             }
         }
     }
@@ -480,16 +563,22 @@ impl Participant {
         }
         self.liveliness_timeout(now, &mut d);
         self.retry_type_requests(now, &mut d);
+        self.server_timeout(now, &mut d);
         self.discovery = Some(d);
     }
 
     /// When discovery next needs `handle_timeout`.
     pub(crate) fn discovery_poll_timeout(&self) -> Option<Instant> {
         let d = self.discovery.as_ref()?;
-        [d.spdp.next_due(), d.lease_check, d.liveliness.next_due()]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            d.spdp.next_due(),
+            d.lease_check,
+            d.liveliness.next_due(),
+            Participant::server_due(d),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// The next discovery event.
@@ -539,9 +628,19 @@ impl Participant {
             .copied()
             .collect();
         for g in subs {
-            self.remove_subscription(d, g);
+            self.remove_subscription(now, d, g);
         }
         self.unmatch_builtin(now, prefix);
+        self.server_participant_gone(now, d, prefix);
+        if let Some(c) = d.client.as_mut() {
+            if let Some(server) = c.server(&prefix).cloned() {
+                // Matched anew: a restarted server numbers its announcements from 1 again.
+                c.server_lost(&prefix);
+                let writer = Guid::new(prefix, EntityId::SPDP_WRITER);
+                let _ = self.unmatch_writer(now, EntityId::SPDP_READER, &writer);
+                self.prematch_server(now, &server);
+            }
+        }
         if reason == ParticipantLostReason::Deleted {
             // An announcement it sent before its dispose may still arrive after it (through
             // another socket, multicast versus unicast): it must not bring it back.
@@ -566,6 +665,24 @@ impl Participant {
         let seconds = i32::try_from(t.as_secs()).unwrap_or(i32::MAX);
         let fraction = ((u64::from(t.subsec_nanos()) << 32) / 1_000_000_000) as u32;
         Time { seconds, fraction }
+    }
+}
+
+/// The configuration of the reliable builtin readers.
+fn builtin_reader() -> ReaderConfig {
+    ReaderConfig {
+        reliability: Reliability::Reliable,
+        history: ReaderHistoryConfig {
+            history: History::KeepAll,
+            limits: ResourceLimits {
+                max_samples: Some(BUILTIN_READER_SAMPLES),
+                ..ResourceLimits::default()
+            },
+            ..ReaderHistoryConfig::default()
+        },
+        durability: Durability::TransientLocal,
+        keyed: true,
+        ..ReaderConfig::default()
     }
 }
 

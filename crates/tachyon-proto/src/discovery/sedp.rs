@@ -2,7 +2,9 @@
 //! and subscriptions writers, learning remote ones from the builtin readers, and matching
 //! them — topic, type, partitions and request-offered QoS ([`crate::qos::compat`]).
 
+use std::collections::VecDeque;
 use tachyon_cdr::KeyHash;
+
 use tachyon_wire::{EntityId, Guid, GuidPrefix, VendorId};
 
 use super::data::{PublicationData, SubscriptionData};
@@ -25,6 +27,48 @@ pub(super) fn publication_key(payload: &[u8], _is_key: bool) -> Option<KeyHash> 
 /// Key hash of a DCPSSubscription payload without inline key hash.
 pub(super) fn subscription_key(payload: &[u8], _is_key: bool) -> Option<KeyHash> {
     super::data::endpoint_guid_from_key(payload).map(|g| guid_key(&g))
+}
+
+/// Most endpoints kept waiting for their participant, and for how long.
+const ORPHAN_LIMIT: usize = 1024;
+const ORPHAN_TTL: crate::time::Duration = crate::time::Duration::from_secs(30);
+
+/// An announced endpoint, decoded.
+#[derive(Debug)]
+pub(super) enum Announced {
+    Publication(Box<PublicationData>),
+    Subscription(Box<SubscriptionData>),
+}
+
+impl Announced {
+    fn guid(&self) -> Guid {
+        match self {
+            Announced::Publication(p) => p.guid,
+            Announced::Subscription(s) => s.guid,
+        }
+    }
+}
+
+/// An endpoint announced before its participant: a discovery server's relay of it can
+/// overtake the relay of the participant's announcement, and on a lossy link SEDP can
+/// overtake SPDP. Dropping it would lose it for good (the reliable reader acknowledged it),
+/// so it waits for the participant (bounded in number and time).
+#[derive(Debug)]
+pub(super) struct Orphan {
+    expires: Instant,
+    endpoint: Announced,
+    payload: Payload,
+}
+
+impl Orphan {
+    fn guid(&self) -> Guid {
+        self.endpoint.guid()
+    }
+}
+
+/// Whether `writer` is one of the SEDP writers.
+pub(super) fn is_sedp(writer: EntityId) -> bool {
+    writer == EntityId::SEDP_PUBLICATIONS_WRITER || writer == EntityId::SEDP_SUBSCRIPTIONS_WRITER
 }
 
 impl Participant {
@@ -258,13 +302,17 @@ impl Participant {
             let guid = key_guid(&s.info.instance_handle);
             if s.info.instance_state != InstanceState::Alive || !s.info.valid_data {
                 if s.info.instance_state != InstanceState::Alive {
+                    d.orphans.retain(|o| o.guid() != guid);
                     self.remove_publication(now, d, guid);
                 }
                 continue;
             }
             let bytes = s.data.as_ref().map_or(&[][..], Payload::as_bytes);
             match PublicationData::from_payload(bytes) {
-                Ok(p) => self.add_publication(now, d, p),
+                Ok(p) => {
+                    let payload = s.data.clone().unwrap_or_default();
+                    self.on_endpoint(now, d, Announced::Publication(Box::new(p)), payload);
+                }
                 Err(e) => {
                     d.stats.malformed += 1;
                     tracing::debug!(writer = %guid.prefix, error = %e, "DCPSPublication rejected");
@@ -281,18 +329,76 @@ impl Participant {
             let guid = key_guid(&s.info.instance_handle);
             if s.info.instance_state != InstanceState::Alive || !s.info.valid_data {
                 if s.info.instance_state != InstanceState::Alive {
-                    self.remove_subscription(d, guid);
+                    d.orphans.retain(|o| o.guid() != guid);
+                    self.remove_subscription(now, d, guid);
                 }
                 continue;
             }
             let bytes = s.data.as_ref().map_or(&[][..], Payload::as_bytes);
             match SubscriptionData::from_payload(bytes) {
-                Ok(sub) => self.add_subscription(now, d, sub),
+                Ok(sub) => {
+                    let payload = s.data.clone().unwrap_or_default();
+                    self.on_endpoint(now, d, Announced::Subscription(Box::new(sub)), payload);
+                }
                 Err(e) => {
                     d.stats.malformed += 1;
                     tracing::debug!(reader = %guid.prefix, error = %e, "DCPSSubscription rejected");
                 }
             }
+        }
+    }
+
+    /// An endpoint announced (`payload`: its announcement as received). One of a participant
+    /// not known yet is kept a while ([`Orphan`]) and adopted when the participant appears.
+    fn on_endpoint(&mut self, now: Instant, d: &mut Discovery, e: Announced, payload: Payload) {
+        let guid = e.guid();
+        if !d.participants.contains_key(&guid.prefix) {
+            d.stats.orphan_endpoints += 1;
+            tracing::debug!(endpoint = %guid, "endpoint of a participant not known yet: kept");
+            d.orphans.retain(|o| o.guid() != guid);
+            while d.orphans.front().is_some_and(|o| o.expires <= now)
+                || d.orphans.len() >= ORPHAN_LIMIT
+            {
+                d.orphans.pop_front();
+            }
+            let expires = now.checked_add(ORPHAN_TTL).unwrap_or(now);
+            d.orphans.push_back(Orphan {
+                expires,
+                endpoint: e,
+                payload,
+            });
+            return;
+        }
+        let reader = match e {
+            Announced::Publication(p) => {
+                self.add_publication(now, d, *p);
+                d.publications
+                    .contains_key(&guid)
+                    .then_some(EntityId::SEDP_PUBLICATIONS_READER)
+            }
+            Announced::Subscription(s) => {
+                self.add_subscription(now, d, *s);
+                d.subscriptions
+                    .contains_key(&guid)
+                    .then_some(EntityId::SEDP_SUBSCRIPTIONS_READER)
+            }
+        };
+        if let (Some(reader), true) = (reader, d.server.is_some()) {
+            self.server_endpoint(now, d, reader, guid, payload);
+        }
+    }
+
+    /// A participant appeared: the endpoints it announced before are taken now.
+    pub(super) fn adopt_orphans(&mut self, now: Instant, d: &mut Discovery, prefix: GuidPrefix) {
+        if !d.orphans.iter().any(|o| o.guid().prefix == prefix) {
+            return;
+        }
+        let (mine, rest): (VecDeque<Orphan>, VecDeque<Orphan>) = std::mem::take(&mut d.orphans)
+            .into_iter()
+            .partition(|o| o.guid().prefix == prefix && o.expires > now);
+        d.orphans = rest;
+        for o in mine {
+            self.on_endpoint(now, d, o.endpoint, o.payload);
         }
     }
 
@@ -421,6 +527,7 @@ impl Participant {
         }
         Participant::forget_remote_types(d, guid);
         tracing::debug!(writer = %guid, "publication removed");
+        self.server_endpoint_gone(now, d, guid);
         let readers: Vec<EntityId> = d.local_subscriptions.keys().copied().collect();
         for r in readers {
             let _ = self.unmatch_writer(now, r, &guid);
@@ -428,11 +535,12 @@ impl Participant {
         d.events.push_back(Event::PublicationLost { remote: guid });
     }
 
-    pub(super) fn remove_subscription(&mut self, d: &mut Discovery, guid: Guid) {
+    pub(super) fn remove_subscription(&mut self, now: Instant, d: &mut Discovery, guid: Guid) {
         if d.subscriptions.remove(&guid).is_none() {
             return;
         }
         Participant::forget_remote_types(d, guid);
+        self.server_endpoint_gone(now, d, guid);
         let writers: Vec<EntityId> = d.local_publications.keys().copied().collect();
         for w in writers {
             let _ = self.unmatch_reader(w, &guid);
@@ -617,7 +725,7 @@ fn durability(k: DurabilityKind) -> Durability {
 
 /// The serialized key of an endpoint: a parameter list holding only PID_ENDPOINT_GUID, as
 /// Cyclone DDS and Fast DDS send with a dispose.
-fn endpoint_key_payload(guid: &Guid) -> Vec<u8> {
+pub(super) fn endpoint_key_payload(guid: &Guid) -> Vec<u8> {
     use tachyon_wire::parameter::{payload::encapsulation, pid};
     use tachyon_wire::{
         Encapsulation, Parameter, ParameterList, ParameterListPayload, ParameterValue,

@@ -67,6 +67,28 @@ impl Announcer {
         &self.data
     }
 
+    /// The sequence number of the last announcement.
+    pub(super) fn sn(&self) -> i64 {
+        self.sn
+    }
+
+    /// The serialized announcement.
+    pub(super) fn payload(&self) -> &[u8] {
+        &self.payload
+    }
+
+    /// As a discovery-server client: one announcement, sequence number 1, sent reliably
+    /// (its number changes only when its content does).
+    pub(super) fn set_reliable(&mut self) {
+        self.sn = 1;
+    }
+
+    /// As a discovery server: no stateless announcements (its PDP writer announces it).
+    pub(super) fn silence(&mut self) {
+        self.next = None;
+        self.initial_left = 0;
+    }
+
     pub(super) fn next_due(&self) -> Option<Instant> {
         if self.dispose || !self.directed.is_empty() {
             return Some(Instant::ZERO);
@@ -75,10 +97,11 @@ impl Announcer {
     }
 
     /// Changes USER_DATA and announces the change at once: on the SPDP destinations now (the
-    /// periodic schedule restarts) and to every participant in `known` directly.
-    pub(super) fn set_user_data(&mut self, user_data: Vec<u8>, known: Vec<Vec<Locator>>) {
+    /// periodic schedule restarts) and to every participant in `known` directly. Returns
+    /// whether it changed.
+    pub(super) fn set_user_data(&mut self, user_data: Vec<u8>, known: Vec<Vec<Locator>>) -> bool {
         if self.dispose || self.data.user_data == user_data {
-            return;
+            return false;
         }
         self.data.user_data = user_data;
         self.payload = self.data.to_payload();
@@ -86,6 +109,12 @@ impl Announcer {
             self.next = Some(Instant::ZERO);
         }
         self.directed.extend(known);
+        true
+    }
+
+    /// The announcement changed: a reliable one gets the next sequence number.
+    pub(super) fn next_sn(&mut self) {
+        self.sn += 1;
     }
 
     pub(super) fn announce_deletion(&mut self) {
@@ -125,6 +154,17 @@ pub(super) fn own_data(
     d.user_data.clone_from(&config.user_data);
     d.entity_name.clone_from(&config.entity_name);
     d.properties.clone_from(&config.properties);
+    if !config.servers.is_empty() {
+        super::client::client_announcement(&mut d);
+    }
+    if config.server {
+        d.properties
+            .retain(|(k, _)| k != "PARTICIPANT_TYPE" && k != "DS_VERSION");
+        d.properties
+            .push(("PARTICIPANT_TYPE".to_owned(), "SERVER".to_owned()));
+        d.properties
+            .push(("DS_VERSION".to_owned(), "2.0".to_owned()));
+    }
     d
 }
 
@@ -185,6 +225,19 @@ impl Participant {
                 return;
             }
         };
+        self.accept_participant(now, d, data, &rx.payload, false);
+    }
+
+    /// A participant's announcement (`raw`: as received): from itself, or `relayed` by a
+    /// discovery server (whose PDP writer then tells of its end: it gets no lease here).
+    pub(super) fn accept_participant(
+        &mut self,
+        now: Instant,
+        d: &mut Discovery,
+        data: ParticipantData,
+        raw: &[u8],
+        relayed: bool,
+    ) {
         if data.domain_id.is_some_and(|id| id != d.config.domain_id)
             || data.domain_tag != d.config.domain_tag
         {
@@ -196,14 +249,23 @@ impl Participant {
         if prefix == self.prefix {
             return;
         }
-        let expiry = data.lease_duration.and_then(|l| now.checked_add(l));
+        let expiry = if relayed {
+            None
+        } else {
+            data.lease_duration.and_then(|l| now.checked_add(l))
+        };
         if let Some(p) = d.participants.get_mut(&prefix) {
             p.lease_expiry = expiry;
+            p.relayed = relayed;
+            if let Some(t) = expiry {
+                d.lease_check = Some(d.lease_check.map_or(t, |c| c.min(t)));
+            }
             if p.data != data {
                 // Locators or builtin endpoints changed: rematch the builtin endpoints.
                 p.data = data;
                 let data = p.data.clone();
                 self.match_builtin(now, d, &data);
+                self.server_participant(now, d, &data, raw);
                 d.events.push_back(Event::ParticipantUpdated {
                     participant: prefix,
                 });
@@ -223,17 +285,21 @@ impl Participant {
                 "participant refused: max_participants reached");
             return;
         }
-        tracing::debug!(participant = %prefix, vendor = ?data.vendor_id, "participant discovered");
+        tracing::debug!(participant = %prefix, vendor = ?data.vendor_id, relayed, "participant discovered");
         self.match_builtin(now, d, &data);
-        let to = usable(&d.config.reach, &data.metatraffic_unicast, false);
-        if !to.is_empty() {
-            d.spdp.directed.push_back(to);
+        self.server_participant(now, d, &data, raw);
+        if d.client.is_none() && d.server.is_none() {
+            let to = usable(&d.config.reach, &data.metatraffic_unicast, false);
+            if !to.is_empty() {
+                d.spdp.directed.push_back(to);
+            }
         }
         d.participants.insert(
             prefix,
             RemoteParticipant {
                 data,
                 lease_expiry: expiry,
+                relayed,
             },
         );
         if let Some(t) = expiry {
@@ -242,6 +308,7 @@ impl Participant {
         d.events.push_back(Event::ParticipantDiscovered {
             participant: prefix,
         });
+        self.adopt_orphans(now, d, prefix);
         // Our endpoints are announced to it through the transient-local SEDP writers; a
         // liveliness assertion lets its readers see our writers alive at once.
         d.liveliness.assert_automatic_soon();
@@ -255,6 +322,27 @@ impl Participant {
             locs = usable(reach, &p.metatraffic_multicast, d.config.use_multicast);
         }
         let prefix = p.guid_prefix;
+        // A discovery-server client runs SEDP with its servers only (they relay the rest),
+        // and receives their PDP writers' announcements with a reliable reader.
+        let server = d.client.as_ref().map(|c| c.is_server(&prefix));
+        if server == Some(true) && p.builtin_endpoints & be::PARTICIPANT_ANNOUNCER != 0 {
+            let _ = self.match_writer(
+                now,
+                EntityId::SPDP_READER,
+                RemoteWriter {
+                    guid: Guid::new(prefix, EntityId::SPDP_WRITER),
+                    unicast_locators: locs.clone(),
+                    reliability: Reliability::Reliable,
+                    durability: Durability::TransientLocal,
+                    liveliness: Liveliness::default(),
+                    ownership_strength: 0,
+                    lifespan: None,
+                    group: None,
+                    vendor: p.vendor_id,
+                },
+            );
+        }
+        let sedp = server != Some(false);
         let pairs = [
             (
                 EntityId::SEDP_PUBLICATIONS_WRITER,
@@ -288,6 +376,9 @@ impl Participant {
             ),
         ];
         for (writer, reader, their_reader_bit, their_writer_bit) in pairs {
+            if !sedp && super::sedp::is_sedp(writer) {
+                continue;
+            }
             // The TypeLookup endpoints are volatile, the others transient-local.
             let durability = if writer.0[1] == 0x03 {
                 Durability::Volatile
@@ -359,9 +450,11 @@ impl Participant {
     /// Whether SPDP has an announcement to send that no timer tells of (a dispose, or one
     /// directed at a participant just heard from).
     pub(crate) fn spdp_pending(&self) -> bool {
-        self.discovery
-            .as_ref()
-            .is_some_and(|d| d.spdp.dispose || !d.spdp.directed.is_empty())
+        self.discovery.as_ref().is_some_and(|d| {
+            d.spdp.dispose
+                || !d.spdp.directed.is_empty()
+                || d.client.as_ref().is_some_and(|c| c.has_due())
+        })
     }
 
     /// The next SPDP datagram, if one is due.
@@ -370,10 +463,28 @@ impl Participant {
         let d = self.discovery.as_mut()?;
         let time = Participant::discovery_time(d, now);
         let a = &mut d.spdp;
+        if !a.dispose {
+            if let Some(c) = d.client.as_mut() {
+                // A client announces to its servers only, reliably (`discovery/client.rs`).
+                if a.next.is_some_and(|t| t <= now) {
+                    c.announce_to_all(false);
+                    let period = if c.all_acked() {
+                        d.config.announce_period
+                    } else {
+                        d.config.initial_announce_period
+                    };
+                    a.next = now.checked_add(period);
+                }
+                return self.poll_client_transmit(now, buf);
+            }
+        }
         let (dest, dispose) = if a.dispose {
             a.dispose = false;
             a.next = None;
             let mut all = d.config.spdp_destinations.clone();
+            if let Some(c) = d.client.as_ref() {
+                all.extend(c.locators().copied());
+            }
             for p in d.participants.values() {
                 all.extend(usable(&d.config.reach, &p.data.metatraffic_unicast, false));
             }
@@ -395,7 +506,16 @@ impl Participant {
         a.sn += 1;
         let key = super::guid_key(&Guid::new(self.prefix, EntityId::PARTICIPANT));
         let status = dispose.then_some(DISPOSED_UNREGISTERED);
-        let qos = InlineQos::new(Some(key.0), status);
+        let mut qos = InlineQos::open(Some(key.0), status);
+        if d.client.is_some() {
+            // Fast DDS servers require the sample identity of a dispose too.
+            let writer = Guid::new(self.prefix, EntityId::SPDP_WRITER);
+            qos.raw(
+                super::PID_FASTDDS_SAMPLE_IDENTITY,
+                &super::client::sample_identity(&writer, SequenceNumber(a.sn)),
+            );
+        }
+        qos.close();
         let payload: &[u8] = if dispose { &[] } else { &a.payload };
         let mut mb = MessageBuilder::new(buf, &header).ok()?;
         mb.info_ts(Some(time)).ok()?;

@@ -65,6 +65,19 @@ impl Participant {
         }
     }
 
+    /// Gives matched reader `reader` of local (main-lane) writer `writer` a filter of the
+    /// participant's own (a discovery server's topic scope, `discovery/server.rs`).
+    pub(crate) fn set_reader_sample_filter(
+        &mut self,
+        writer: EntityId,
+        reader: &Guid,
+        filter: Option<SampleFilter>,
+    ) {
+        if let Some(w) = self.writer_mut(writer) {
+            w.set_reader_sample_filter(reader, filter);
+        }
+    }
+
     /// [`give_reader_filter`](Self::give_reader_filter) with the filter discovery holds.
     fn apply_reader_filter(&mut self, writer: EntityId, reader: &Guid) {
         let prefix = self.prefix;

@@ -61,7 +61,15 @@ impl Participant {
                 _ if !rx.for_us => self.stats.not_for_us += 1,
                 // A lane has no discovery: builtin traffic is the main participant's.
                 _ if self.siblings.lane && is_builtin(&sub) => self.siblings.forward = true,
-                SubmessageView::Data(d) if d.writer_id() == EntityId::SPDP_WRITER => {
+                // SPDP is stateless, except from the PDP writers of the discovery servers
+                // this participant is a client of: their reliable traffic goes to its PDP
+                // reader (`discovery/client.rs`).
+                SubmessageView::Data(d)
+                    if d.writer_id() == EntityId::SPDP_WRITER
+                        && !self
+                            .routes
+                            .contains_key(&Guid::new(rx.source, EntityId::SPDP_WRITER)) =>
+                {
                     self.builtin_input = true;
                     self.on_spdp_data(rx.source, &d);
                 }
@@ -109,6 +117,9 @@ impl Participant {
                     let (count, fin) = (a.count(), a.is_final());
                     match self.writer_mut(a.writer_id()) {
                         Some(w) => w.handle_acknack(now, reader, &state, count, fin),
+                        None if a.writer_id() == EntityId::SPDP_WRITER => {
+                            self.on_pdp_acknack(reader, &state)
+                        }
                         None => self.no_writer(a.writer_id(), reader),
                     }
                 }

@@ -771,6 +771,21 @@ impl Writer {
         self.update_all_filtered();
     }
 
+    /// Gives matched reader `reader` a filter of the writer's choosing (`None`: none), as a
+    /// discovery server scopes what it relays to each client by topic
+    /// (`discovery/server.rs`).
+    pub(crate) fn set_reader_sample_filter(
+        &mut self,
+        reader: &Guid,
+        filter: Option<crate::filter::SampleFilter>,
+    ) {
+        self.touch();
+        if let Some(p) = self.proxy_mut(reader) {
+            p.filter = filter.map(crate::filter::Hook);
+        }
+        self.update_all_filtered();
+    }
+
     fn update_all_filtered(&mut self) {
         self.all_filtered =
             !self.proxies.is_empty() && self.proxies.iter().all(|p| p.filter.is_some());

@@ -63,6 +63,12 @@ fn fragments_that_fit(room: usize, qos: usize, fragment_size: u16) -> u32 {
 }
 
 impl Writer {
+    /// The writer's entity id when its samples carry their identity inline
+    /// (`WriterConfig::sample_identity`, `layout::inline_qos_with`).
+    fn identity(&self) -> Option<EntityId> {
+        self.config.sample_identity.then_some(self.guid.entity_id)
+    }
+
     /// Writes the next datagram into `buf`: new data first, then repairs, then heartbeats.
     pub(crate) fn poll_transmit(
         &mut self,
@@ -148,7 +154,7 @@ impl Writer {
                 self.put_gap(&mut mb, from)?;
             }
             let by_ref = by_reference(reach, &change);
-            let qos = layout::inline_qos_of(self.config.keyed, &change, by_ref);
+            let qos = layout::inline_qos_with(self.config.keyed, self.identity(), &change, by_ref);
             let qos_len = qos.as_ref().map_or(0, |q| q.as_bytes().len());
             let whole = INFO_TS + layout::data(qos_len, on_wire(&change, by_ref));
             if self.next_fragment == 0 && whole <= mb.remaining() {
@@ -343,7 +349,7 @@ impl Writer {
             } else {
                 ByRef::No
             };
-            let qos = layout::inline_qos_of(self.config.keyed, &change, by_ref);
+            let qos = layout::inline_qos_with(self.config.keyed, self.identity(), &change, by_ref);
             let qos_len = qos.as_ref().map_or(0, |q| q.as_bytes().len());
             if INFO_TS + layout::data(qos_len, on_wire(&change, by_ref)) <= mb.remaining() {
                 self.put_data(&mut mb, reader.entity_id, &change, by_ref)
@@ -420,7 +426,8 @@ impl Writer {
                 self.proxies[i].frag_runs.pop_front();
                 continue;
             }
-            let qos = layout::inline_qos(self.config.keyed, &change);
+            let qos =
+                layout::inline_qos_with(self.config.keyed, self.identity(), &change, ByRef::No);
             let qos_len = qos.as_ref().map_or(0, |q| q.as_bytes().len());
             let room = fragments_that_fit(mb.remaining(), qos_len, self.config.fragment_size);
             let count = room.min(last + 1 - run.first).max(1);
@@ -533,7 +540,7 @@ impl Writer {
         change: &CacheChange,
         by_ref: ByRef<'_>,
     ) -> Result<(), tachyon_wire::EmitError> {
-        let qos = layout::inline_qos_of(self.config.keyed, change, by_ref);
+        let qos = layout::inline_qos_with(self.config.keyed, self.identity(), change, by_ref);
         mb.info_ts(Some(change.source_timestamp))?;
         mb.data(&DataSpec {
             reader_id: reader,
@@ -578,7 +585,7 @@ impl Writer {
         let end = (first.saturating_add(count).saturating_sub(1) as usize)
             .saturating_mul(size)
             .min(len);
-        let qos = layout::inline_qos(self.config.keyed, change);
+        let qos = layout::inline_qos_with(self.config.keyed, self.identity(), change, ByRef::No);
         mb.info_ts(Some(change.source_timestamp))?;
         mb.data_frag(&DataFragSpec {
             reader_id: reader,

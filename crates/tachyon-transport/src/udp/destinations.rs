@@ -34,8 +34,8 @@ pub(super) fn spdp_destinations(
             out.push(locator(peer.address, ports.spdp_multicast(domain_id)?));
             continue;
         }
-        let indices = match peer.participant_index {
-            Some(i) => i..=i,
+        let indices = match peer.indices {
+            Some(r) => r.first..=r.last,
             None => 0..=config.max_auto_participant_index,
         };
         for i in indices {
@@ -112,18 +112,10 @@ mod tests {
             vec!["udp/239.255.0.1:7400"]
         );
         cfg.peers = vec![
-            Peer {
-                address: Ipv4Addr::new(10, 0, 0, 7),
-                participant_index: Some(3),
-            },
-            Peer {
-                address: Ipv4Addr::new(239, 255, 0, 1),
-                participant_index: None,
-            },
-            Peer {
-                address: Ipv4Addr::new(10, 0, 0, 8),
-                participant_index: None,
-            },
+            Peer::with_index(Ipv4Addr::new(10, 0, 0, 7), 3),
+            Peer::any_index(Ipv4Addr::new(239, 255, 0, 1)),
+            Peer::any_index(Ipv4Addr::new(10, 0, 0, 8)),
+            Peer::with_indices(Ipv4Addr::new(10, 0, 0, 9), 4, 5),
         ];
         cfg.max_auto_participant_index = 1;
         assert_eq!(
@@ -132,7 +124,9 @@ mod tests {
                 "udp/239.255.0.1:7400",
                 "udp/10.0.0.7:7416",
                 "udp/10.0.0.8:7410",
-                "udp/10.0.0.8:7412"
+                "udp/10.0.0.8:7412",
+                "udp/10.0.0.9:7418",
+                "udp/10.0.0.9:7420"
             ]
         );
     }
@@ -140,10 +134,7 @@ mod tests {
     #[test]
     fn peer_ports_out_of_range_are_an_error() {
         let cfg = UdpConfig {
-            peers: vec![Peer {
-                address: Ipv4Addr::LOCALHOST,
-                participant_index: Some(40_000),
-            }],
+            peers: vec![Peer::with_index(Ipv4Addr::LOCALHOST, 40_000)],
             ..UdpConfig::default()
         };
         let err = spdp_destinations(0, &cfg, &iface([127, 0, 0, 1], false), false).unwrap_err();

@@ -50,6 +50,14 @@ pub(super) fn allocate_index(
     interface: &SelectedInterface,
 ) -> Result<(Option<u32>, Socket, Socket), TransportError> {
     let ports = &config.ports;
+    let taken = |e: io::Error| TransportError::socket("bind a unicast socket to a free port", e);
+    if let Some(port) = config.metatraffic_port {
+        let meta = bind_unicast(port, "metatraffic")?
+            .ok_or(TransportError::MetatrafficPortTaken { port })?;
+        let user =
+            bind_unicast(0, "user-data")?.ok_or_else(|| taken(io::ErrorKind::AddrInUse.into()))?;
+        return Ok((None, meta, user));
+    }
     if let Some(index) = config.participant_index {
         return match try_index(ports, domain_id, index)? {
             Attempt::Bound(meta, user) => Ok((Some(index), meta, user)),
@@ -69,7 +77,6 @@ pub(super) fn allocate_index(
             }
         }
     }
-    let taken = |e: io::Error| TransportError::socket("bind a unicast socket to a free port", e);
     let meta =
         bind_unicast(0, "metatraffic")?.ok_or_else(|| taken(io::ErrorKind::AddrInUse.into()))?;
     let user =

@@ -26,6 +26,14 @@ pub enum ConfigError {
         /// What the operating system said.
         source: std::io::Error,
     },
+    /// An environment variable's value is malformed (`TACHYON_PEERS`).
+    #[error("bad value of the environment variable {variable}: {message}")]
+    EnvValue {
+        /// The variable.
+        variable: &'static str,
+        /// What was expected and what was found.
+        message: String,
+    },
     /// The file is not valid TOML.
     #[error("{file}{}: {message}", at(*.line))]
     Syntax {

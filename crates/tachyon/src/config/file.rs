@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer};
 use super::threads::{ThreadMode, ThreadRoles, ThreadSettings};
 use super::value::{
     CpuValue, GroupValue, IndexValue, LeaseValue, MulticastValue, PeerValue, PeriodValue,
-    PriorityValue, SizeValue, UnixGroupValue,
+    PriorityValue, ServersValue, SizeValue, UnixGroupValue,
 };
 use crate::domain::ParticipantSettings;
 
@@ -225,6 +225,8 @@ struct PortsRepr {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a table of discovery settings")]
 struct DiscoveryRepr {
+    servers: Option<ServersValue>,
+    server: Option<ServerRepr>,
     lease_duration: Option<LeaseValue>,
     announce_period: Option<PeriodValue>,
     max_participants: Option<usize>,
@@ -233,6 +235,17 @@ struct DiscoveryRepr {
 
 impl DiscoveryRepr {
     fn apply(&self, s: &mut ParticipantSettings) {
+        set(
+            &mut s.discovery_servers,
+            self.servers.as_ref().map(|v| v.0.clone()),
+        );
+        if let Some(server) = &self.server {
+            let d = crate::ServerRole::default();
+            s.discovery_server = Some(crate::ServerRole {
+                id: server.id.unwrap_or(d.id),
+                port: server.port.map_or(d.port, u16::from),
+            });
+        }
         set(
             &mut s.lease_duration,
             self.lease_duration.map(|d| Some(d.0)),
@@ -247,6 +260,17 @@ impl DiscoveryRepr {
             self.max_remote_endpoints.map(Some),
         );
     }
+}
+
+/// `[discovery.server]`: this participant is a discovery server.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a table with the server's id and port"
+)]
+struct ServerRepr {
+    id: Option<u8>,
+    port: Option<std::num::NonZeroU16>,
 }
 
 /// `[limits]`: what each DataReader may hold of undelivered data.

@@ -55,6 +55,11 @@ use file::{FileRepr, SectionRepr};
 /// The environment variable naming the configuration file [`Config::from_env`] reads.
 pub const CONFIG_ENV: &str = "TACHYON_CONFIG";
 
+/// The environment variable listing unicast peers [`Config::from_env`] adds to `udp.peers`
+/// of every domain: entries as in the file (`"10.0.0.2"`, `"10.0.0.2:3"`, `"host:0-4"`),
+/// separated by commas, semicolons or spaces.
+pub const PEERS_ENV: &str = "TACHYON_PEERS";
+
 /// The configuration of the participants of a process: settings for every domain, overrides
 /// for some domains, and the log filter the application may install.
 #[derive(Clone, Debug, Default)]
@@ -63,12 +68,40 @@ pub struct Config {
     any_domain: ParticipantSettings,
     domains: BTreeMap<u32, SectionRepr>,
     log_filter: Option<String>,
+    /// Peers from `TACHYON_PEERS`, added to every domain's.
+    env_peers: Vec<tachyon_transport::Peer>,
+    /// Discovery servers from `ROS_DISCOVERY_SERVER`, for domains the file gives none.
+    env_servers: Vec<crate::DiscoveryServerAddress>,
 }
 
 impl Config {
     /// The file named by `TACHYON_CONFIG`, or the zero-config default when the variable is
-    /// unset or empty. A set variable whose file cannot be read is an error naming both.
+    /// unset or empty, with the peers `TACHYON_PEERS` lists added to every domain's, and the
+    /// discovery servers `ROS_DISCOVERY_SERVER` lists for domains the file gives none. A set
+    /// variable whose file cannot be read, or a bad entry, is an error naming the variable.
     pub fn from_env() -> Result<Config, ConfigError> {
+        let mut config = Config::from_config_env()?;
+        if let Some(peers) = std::env::var_os(PEERS_ENV) {
+            let text = peers.to_string_lossy();
+            config.env_peers =
+                value::parse_peer_list(&text).map_err(|message| ConfigError::EnvValue {
+                    variable: PEERS_ENV,
+                    message,
+                })?;
+        }
+        let servers_env = crate::ROS_DISCOVERY_SERVER_ENV;
+        if let Some(servers) = std::env::var_os(servers_env) {
+            let text = servers.to_string_lossy();
+            config.env_servers = crate::discovery_server::parse_ros_discovery_server(&text)
+                .map_err(|message| ConfigError::EnvValue {
+                    variable: servers_env,
+                    message,
+                })?;
+        }
+        Ok(config)
+    }
+
+    fn from_config_env() -> Result<Config, ConfigError> {
         let Some(path) = std::env::var_os(CONFIG_ENV).filter(|v| !v.is_empty()) else {
             return Ok(Config::default());
         };
@@ -116,17 +149,33 @@ impl Config {
             any_domain,
             domains,
             log_filter: file.log.filter,
+            env_peers: Vec::new(),
+            env_servers: Vec::new(),
         })
     }
 
     /// The settings of participants in `domain_id`: the defaults, overridden by the file's
-    /// top level, overridden by its `[domain.<domain_id>]` section if there is one.
+    /// top level, overridden by its `[domain.<domain_id>]` section if there is one; then the
+    /// peers of `TACHYON_PEERS` ([`from_env`](Self::from_env)) added.
     pub fn settings(&self, domain_id: u32) -> ParticipantSettings {
         let mut s = self.any_domain.clone();
         if let Some(section) = self.domains.get(&domain_id) {
             section.apply(&mut s);
         }
+        for p in &self.env_peers {
+            if !s.udp.peers.contains(p) {
+                s.udp.peers.push(*p);
+            }
+        }
+        if s.discovery_servers.is_empty() {
+            s.discovery_servers.clone_from(&self.env_servers);
+        }
         s
+    }
+
+    /// Adds unicast peers to every domain's `udp.peers`, as `TACHYON_PEERS` does.
+    pub fn add_peers(&mut self, peers: impl IntoIterator<Item = tachyon_transport::Peer>) {
+        self.env_peers.extend(peers);
     }
 
     /// The `tracing` filter directives of `[log] filter` ("info", "warn,tachyon=debug") for

@@ -88,23 +88,96 @@ pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("size \"{text}\" is too large"))
 }
 
-/// A peer: an IPv4 address, optionally with the participant index to reach (`"10.0.0.2:3"`).
+/// A peer: an IPv4 address or a host name, optionally with the participant index or the
+/// range of indices to probe on it (`"10.0.0.2"`, `"10.0.0.2:3"`, `"robot-1.local:0-4"`). A
+/// host name is resolved now, to its first IPv4 address.
 pub(crate) fn parse_peer(text: &str) -> Result<Peer, String> {
+    let text = text.trim();
     let expected = || {
         format!(
-            "expected an IPv4 address with an optional participant index, like \"10.0.0.2\" or \
-             \"10.0.0.2:3\", found \"{text}\""
+            "expected an IPv4 address or host name with an optional participant index or \
+             index range, like \"10.0.0.2\", \"10.0.0.2:3\" or \"robot-1.local:0-4\", found \
+             \"{text}\""
         )
     };
-    let (address, index) = match text.trim().split_once(':') {
-        Some((a, i)) => (a, Some(i.parse::<u32>().map_err(|_| expected())?)),
-        None => (text.trim(), None),
+    let (host, indices) = match text.split_once(':') {
+        Some((h, i)) => (h, Some(parse_index_range(i).ok_or_else(expected)?)),
+        None => (text, None),
     };
-    let address: Ipv4Addr = address.parse().map_err(|_| expected())?;
-    Ok(Peer {
-        address,
-        participant_index: index,
-    })
+    if host.is_empty() {
+        return Err(expected());
+    }
+    let address = match host.parse::<Ipv4Addr>() {
+        Ok(a) => a,
+        Err(_) if looks_like_host_name(host) => resolve_ipv4(host)?,
+        Err(_) => return Err(expected()),
+    };
+    let peer = match indices {
+        None => Peer::any_index(address),
+        Some((first, last)) => {
+            if last < first {
+                return Err(format!(
+                    "peer \"{text}\": the index range {first}-{last} is empty (write the lower \
+                     index first)"
+                ));
+            }
+            if last - first >= Peer::MAX_INDICES {
+                return Err(format!(
+                    "peer \"{text}\": {} participant indices; at most {} per peer (each is a \
+                     datagram every SPDP period)",
+                    u64::from(last - first) + 1,
+                    Peer::MAX_INDICES
+                ));
+            }
+            Peer::with_indices(address, first, last)
+        }
+    };
+    Ok(peer)
+}
+
+/// `"3"` or `"0-9"`.
+fn parse_index_range(text: &str) -> Option<(u32, u32)> {
+    let number = |t: &str| {
+        let t = t.trim();
+        (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| t.parse::<u32>().ok())
+            .flatten()
+    };
+    match text.split_once('-') {
+        Some((a, b)) => Some((number(a)?, number(b)?)),
+        None => number(text).map(|i| (i, i)),
+    }
+}
+
+/// Letters, digits, hyphens and dots, not all digits and dots (that is a bad address).
+fn looks_like_host_name(host: &str) -> bool {
+    host.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+        && host.bytes().any(|b| b.is_ascii_alphabetic() || b == b'-')
+}
+
+/// The first IPv4 address of `host` (the system resolver: /etc/hosts, DNS).
+fn resolve_ipv4(host: &str) -> Result<Ipv4Addr, String> {
+    use std::net::ToSocketAddrs;
+    let addrs = (host, 0)
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve host name \"{host}\": {e}"))?;
+    addrs
+        .filter_map(|a| match a.ip() {
+            std::net::IpAddr::V4(v4) => Some(v4),
+            std::net::IpAddr::V6(_) => None,
+        })
+        .next()
+        .ok_or_else(|| format!("host name \"{host}\" has no IPv4 address"))
+}
+
+/// A list of peers in an environment variable: entries separated by commas, semicolons or
+/// white space, each as [`parse_peer`] reads it.
+pub(crate) fn parse_peer_list(text: &str) -> Result<Vec<Peer>, String> {
+    text.split(|c: char| c == ',' || c == ';' || c.is_whitespace())
+        .filter(|e| !e.is_empty())
+        .map(parse_peer)
+        .collect()
 }
 
 /// `"auto"`, `"on"` or `"off"` (or `true`/`false`).
@@ -218,8 +291,24 @@ pub(crate) struct PeerValue(pub(crate) Peer);
 
 impl<'de> Deserialize<'de> for PeerValue {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = d.deserialize_any(StrVisitor("a peer like \"10.0.0.2\" or \"10.0.0.2:3\""))?;
+        let s = d.deserialize_any(StrVisitor(
+            "a peer like \"10.0.0.2\", \"10.0.0.2:3\" or \"host:0-4\"",
+        ))?;
         parse_peer(&s).map(PeerValue).map_err(de::Error::custom)
+    }
+}
+
+/// `discovery.servers`: a list of `host[:port]`, each entry's position its server id (an
+/// empty entry skips an id), as `ROS_DISCOVERY_SERVER` lists them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ServersValue(pub(crate) Vec<crate::DiscoveryServerAddress>);
+
+impl<'de> Deserialize<'de> for ServersValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let entries = Vec::<String>::deserialize(d)?;
+        crate::discovery_server::parse_server_list(entries.iter().map(String::as_str))
+            .map(ServersValue)
+            .map_err(de::Error::custom)
     }
 }
 
@@ -389,25 +478,51 @@ mod tests {
 
     #[test]
     fn peers() {
+        let a = Ipv4Addr::new(10, 0, 0, 2);
+        assert_eq!(parse_peer("10.0.0.2"), Ok(Peer::any_index(a)));
+        assert_eq!(parse_peer(" 10.0.0.2:3 "), Ok(Peer::with_index(a, 3)));
+        assert_eq!(parse_peer("10.0.0.2:0-9"), Ok(Peer::with_indices(a, 0, 9)));
+        assert_eq!(parse_peer("10.0.0.2:4-4"), Ok(Peer::with_index(a, 4)));
         assert_eq!(
-            parse_peer("10.0.0.2"),
-            Ok(Peer::any_index(Ipv4Addr::new(10, 0, 0, 2)))
-        );
-        assert_eq!(
-            parse_peer("10.0.0.2:3"),
-            Ok(Peer {
-                address: Ipv4Addr::new(10, 0, 0, 2),
-                participant_index: Some(3)
-            })
+            parse_peer("localhost:2"),
+            Ok(Peer::with_index(Ipv4Addr::LOCALHOST, 2))
         );
         for bad in [
             "10.0.0",
-            "host.example",
             "10.0.0.2:",
             "10.0.0.2:x",
             "10.0.0.2:-1",
+            "10.0.0.2:1-",
+            "10.0.0.2:+1",
+            ":3",
+            "10.0.0.2:1:2",
+            "ho st",
         ] {
             assert!(parse_peer(bad).is_err(), "{bad:?} parsed");
         }
+        let e = parse_peer("10.0.0.2:9-3").unwrap_err();
+        assert!(e.contains("is empty"), "{e}");
+        let e = parse_peer("10.0.0.2:0-300").unwrap_err();
+        assert!(e.contains("301 participant indices; at most 256"), "{e}");
+        let e = parse_peer("no-such-host.invalid").unwrap_err();
+        assert!(
+            e.contains("cannot resolve host name \"no-such-host.invalid\""),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn peer_lists() {
+        let a = Ipv4Addr::new(10, 0, 0, 2);
+        assert_eq!(
+            parse_peer_list("10.0.0.2:1, 10.0.0.2;\t127.0.0.1:0-2 "),
+            Ok(vec![
+                Peer::with_index(a, 1),
+                Peer::any_index(a),
+                Peer::with_indices(Ipv4Addr::LOCALHOST, 0, 2)
+            ])
+        );
+        assert_eq!(parse_peer_list(" ; "), Ok(vec![]));
+        assert!(parse_peer_list("10.0.0.2,10.0.0").is_err());
     }
 }
