@@ -111,6 +111,8 @@ def parse_args(argv=None):
     ap.add_argument("--impls", default="tachyon,cyclone,fastdds,udp,hdds,iceoryx2",
                     help="comma-separated implementations, in the order they alternate (default all)")
     ap.add_argument("--reps", type=int, default=3, help="repetitions of every run (default 3)")
+    ap.add_argument("--storm", type=int, default=None, metavar="N",
+                    help="scenario 7's discovery storm: N fake participants (default 1,000)")
     ap.add_argument("--placements", default="same,split",
                     help="CPU placements of the latency scenarios: same (ping and pong on vCPU 0), "
                          "split (vCPUs 0 and 1); default both")
@@ -172,7 +174,8 @@ def _pick(text, known, what, numbered=False):
 # --- the plan --------------------------------------------------------------------------------
 
 def select_scenarios(args):
-    scenarios = [s for s in build_matrix(args.short, args.placements) if s.id in args.scenarios]
+    scenarios = [s for s in build_matrix(args.short, args.placements, args.storm)
+                 if s.id in args.scenarios]
     if args.duration is not None or args.warmup is not None:
         from dataclasses import replace
         for s in scenarios:

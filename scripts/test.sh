@@ -164,6 +164,27 @@ else
     echo "skipped: creating network namespaces and veth pairs needs root"
 fi
 
+say "tachyon-bridge: two DDS sites through a Zenoh router, both ways, across a bridge restart (three network namespaces)"
+# A crate of its own (bridge/, outside the workspace: Zenoh's dependencies stay out of the
+# library's builds), built into the workspace's target directory so the Tachyon crates are
+# not built twice; its unit tests, lints and formatting here too.
+cargo fmt --manifest-path bridge/Cargo.toml --check
+cargo clippy --manifest-path bridge/Cargo.toml --target-dir target --all-targets --locked -- -D warnings
+cargo test --manifest-path bridge/Cargo.toml --target-dir target --locked
+if [ "$(id -u)" = 0 ]; then
+    python3 bridge/check.py --bridge target/debug/tachyon-bridge --peer target/debug/tachyon_peer \
+        --logs "${TMPDIR:-/tmp}/tachyon-bridge-check"
+    # Other vendors' programs at both ends of the bridges: Cyclone DDS 0.10 publishing in
+    # site A, Fast DDS 2.9 subscribing in site B.
+    if [ -x target/interop/cyclone_peer ] && [ -x target/interop/fastdds_peer ]; then
+        python3 bridge/check.py --bridge target/debug/tachyon-bridge \
+            --peer target/debug/tachyon_peer --ab-pub target/interop/cyclone_peer \
+            --ab-sub target/interop/fastdds_peer --logs "${TMPDIR:-/tmp}/tachyon-bridge-check-cf"
+    fi
+else
+    echo "skipped: creating network namespaces and veth pairs needs root"
+fi
+
 say "shared memory: a full tmpfs and another user (root only: a mount namespace, setpriv)"
 # The shared-memory tests that need root are #[ignore]d in a plain `cargo test`: a segment that
 # does not fit its tmpfs, and a user who may neither create segments in a directory that is not

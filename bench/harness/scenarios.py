@@ -104,8 +104,10 @@ def _latency_cases(sid, sizes, placements, base, net="lo", extra_label=""):
     return cases
 
 
-def build_matrix(short, placements):
-    """All six scenarios, long or short form. `placements` applies to the latency scenarios."""
+def build_matrix(short, placements, storm_size=None):
+    """All scenarios, long or short form. `placements` applies to the latency scenarios;
+    `storm_size` is scenario 7's storm (default ISOLATION_STORM participants)."""
+    storm_size = storm_size or ISOLATION_STORM
     dur, warm = (2.0, 0.5) if short else (10.0, 1.0)
     lat = Spec("latency", 32, history="keep-last", depth=1, duration=dur, warmup=warm)
     thr = Spec("throughput", 32, history="keep-all", depth=1, duration=dur, warmup=warm)
@@ -161,7 +163,7 @@ def build_matrix(short, placements):
 
     s = Scenario("isolation", 7, "Isolation: critical 32 B ping-pong at 1000/s, RELIABLE KEEP_ALL, "
                  "alone / with a 64 KiB bulk writer in the same participant / and a discovery storm "
-                 "of 1,000 participants", "latency",
+                 f"of {storm_size:,} participants", "latency",
                  "round trip in µs of the critical writer (TRANSPORT_PRIORITY above "
                  "`threads.critical_priority`, both directions; the critical receive threads and "
                  "the pinging thread SCHED_FIFO 50, `--rt-priority`); ping process (and its bulk "
@@ -170,11 +172,11 @@ def build_matrix(short, placements):
     crit = replace(lat, history="keep-all", rate=1000.0, critical=True,
                    duration=ISOLATION_SHORT_S if short else ISOLATION_LONG_S, warmup=1.0)
     bulk = replace(crit, bulk_size=ISOLATION_BULK)
-    storm = replace(bulk, storm=ISOLATION_STORM)
+    storm = replace(bulk, storm=storm_size)
     s.cases = [Case(s.id, f"{s.id}-{name}", label, spec, SPLIT)
                for name, label, spec in (("alone", "critical alone", crit),
                                          ("bulk", f"+ {size_label(ISOLATION_BULK)} bulk", bulk),
-                                         ("storm", f"+ bulk + storm of {ISOLATION_STORM:,}", storm))]
+                                         ("storm", f"+ bulk + storm of {storm_size:,}", storm))]
     scenarios.append(s)
 
     s = Scenario("intra", 8, "In process: write → take on one thread (BEST_EFFORT KEEP_LAST(1)); "

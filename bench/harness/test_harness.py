@@ -324,6 +324,11 @@ class MatrixTest(unittest.TestCase):
         self.assertEqual({c.placement for c in iso.cases}, {SPLIT})
         long_iso = next(s for s in build_matrix(False, [SAME]) if s.id == "isolation")
         self.assertGreater(long_iso.cases[0].spec.duration, alone.duration)
+        # --storm N: the flood's size, in the spec and the labels.
+        flood = next(s for s in build_matrix(True, [SAME], 10000) if s.id == "isolation")
+        self.assertEqual(flood.cases[2].spec.storm, 10000)
+        self.assertIn("storm of 10,000", flood.cases[2].label)
+        self.assertIn("10,000 participants", flood.title)
 
 
 class ScheduleTest(unittest.TestCase):

@@ -728,6 +728,28 @@ impl DomainParticipant {
         Topic::new(&self.runtime, name, support, TopicQos::default(), None)
     }
 
+    /// A topic whose samples are written and read as they are ([`RawSample`]: serialized
+    /// bytes and key hash), announced with type name `type_name` and no TypeInformation:
+    /// for a program that relays samples of a type it does not know (`tachyon-bridge`).
+    /// `keyed` must be what the other endpoints of the topic say.
+    ///
+    /// [`RawSample`]: crate::dynamic::RawSample
+    pub fn create_raw_topic(
+        &self,
+        name: &str,
+        type_name: &str,
+        keyed: bool,
+    ) -> Result<Topic<crate::dynamic::RawSample>, Error> {
+        let support = TypeSupport {
+            name: Arc::from(type_name),
+            keyed,
+            extensibility: tachyon_cdr::Extensibility::Final,
+            representations: None,
+            dynamic: None,
+        };
+        Topic::new(&self.runtime, name, support, TopicQos::default(), None)
+    }
+
     /// The type of topic `name` as its discovered writers (else readers) announce it,
     /// fetched with TypeLookup ([`discovered_type`](Self::discovered_type)): what a program
     /// that never saw the type subscribes with. Waits up to `timeout` for an endpoint of the

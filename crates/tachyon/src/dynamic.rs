@@ -412,3 +412,84 @@ impl Readable for SerializedData {
         Some(KeyHashFn::new(|_: &[u8], _: bool| Some(KeyHash::default())))
     }
 }
+
+/// A serialized sample written or read as it is (encapsulation header included) with its
+/// instance's key hash: what a program that does not know the type relays (a bridge, a
+/// replayer). Written, its bytes go out unchanged, so its writer's DATA_REPRESENTATION
+/// should be the one the bytes are in; read, `key_hash` is left zero (the instance is the
+/// sample's `SampleInfo::instance_handle`, from the key hash its writer sent). See
+/// [`DomainParticipant::create_raw_topic`].
+///
+/// [`DomainParticipant::create_raw_topic`]: crate::DomainParticipant::create_raw_topic
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RawSample {
+    /// The serialized sample (for a dispose or unregister: the serialized key, or empty).
+    pub bytes: Vec<u8>,
+    /// Its instance.
+    pub key_hash: KeyHash,
+}
+
+impl sealed::Sealed for RawSample {}
+
+impl Readable for RawSample {
+    fn decode_payload(payload: &[u8]) -> Result<Self, String> {
+        Ok(RawSample {
+            bytes: payload.to_vec(),
+            key_hash: KeyHash::default(),
+        })
+    }
+
+    fn decode_payload_into(&mut self, payload: &[u8]) -> Result<(), String> {
+        self.bytes.clear();
+        self.bytes.extend_from_slice(payload);
+        Ok(())
+    }
+
+    /// As [`SerializedData`]'s: without the type, samples that come without key hash share
+    /// one instance.
+    fn key_hash_fn(_: Option<&DynamicType>) -> Option<KeyHashFn> {
+        Some(KeyHashFn::new(|_: &[u8], _: bool| Some(KeyHash::default())))
+    }
+}
+
+impl crate::writable::sealed::Sealed for RawSample {}
+
+impl Writable for RawSample {
+    fn instance(&self, _: Option<&DynamicType>) -> Result<KeyHash, Error> {
+        Ok(self.key_hash)
+    }
+
+    fn serialized_size(&self, _: Option<&DynamicType>, _: XcdrVersion) -> Result<usize, Error> {
+        Ok(self.bytes.len())
+    }
+
+    fn serialize_into(
+        &self,
+        _: Option<&DynamicType>,
+        _: XcdrVersion,
+        buf: &mut [u8],
+    ) -> Result<usize, Error> {
+        let capacity = buf.len();
+        let dst =
+            buf.get_mut(..self.bytes.len())
+                .ok_or(tachyon_cdr::EncodeError::BufferTooSmall {
+                    needed: self.bytes.len(),
+                    capacity,
+                })?;
+        dst.copy_from_slice(&self.bytes);
+        Ok(self.bytes.len())
+    }
+
+    fn key_payload(
+        &self,
+        _: Option<&DynamicType>,
+        _: XcdrVersion,
+        _: KeyForm,
+    ) -> Result<Vec<u8>, Error> {
+        Ok(self.bytes.clone())
+    }
+
+    fn transcoder(_: Option<&DynamicType>) -> Option<Transcoder> {
+        None
+    }
+}

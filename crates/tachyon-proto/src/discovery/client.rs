@@ -30,8 +30,7 @@ use tachyon_wire::{
 
 use super::data::ParticipantData;
 use super::{Discovery, DiscoveryServer, ParticipantLostReason};
-use crate::endpoint::{Liveliness, Reliability, RemoteWriter};
-use crate::history::{Durability, InstanceState, Payload, Query, Sample};
+use crate::history::{InstanceState, Payload, Query, Sample};
 use crate::time::Instant;
 use crate::transmit::{Destination, Transmit};
 use crate::Participant;
@@ -185,21 +184,8 @@ impl Participant {
     /// (as Fast DDS clients do): the server's HEARTBEATs are answered, and its announcement
     /// comes before anything else is known of it.
     pub(super) fn prematch_server(&mut self, now: Instant, server: &DiscoveryServer) {
-        let _ = self.match_writer(
-            now,
-            EntityId::SPDP_READER,
-            RemoteWriter {
-                guid: Guid::new(server.prefix, EntityId::SPDP_WRITER),
-                unicast_locators: server.locators.clone(),
-                reliability: Reliability::Reliable,
-                durability: Durability::TransientLocal,
-                liveliness: Liveliness::default(),
-                ownership_strength: 0,
-                lifespan: None,
-                group: None,
-                vendor: VendorId::UNKNOWN,
-            },
-        );
+        let locators = server.locators.clone();
+        self.match_pdp_writer(now, server.prefix, locators, VendorId::UNKNOWN);
     }
 
     /// Takes what the PDP reader received: at a client, the servers' own announcements and

@@ -519,6 +519,32 @@ impl Participant {
         );
     }
 
+    /// Matches the reliable PDP reader with participant `prefix`'s PDP writer (a discovery
+    /// server's at its client, a client's at its server).
+    fn match_pdp_writer(
+        &mut self,
+        now: Instant,
+        prefix: GuidPrefix,
+        locators: Vec<Locator>,
+        vendor: tachyon_wire::VendorId,
+    ) {
+        let _ = self.match_writer(
+            now,
+            EntityId::SPDP_READER,
+            crate::endpoint::RemoteWriter {
+                guid: Guid::new(prefix, EntityId::SPDP_WRITER),
+                unicast_locators: locators,
+                reliability: Reliability::Reliable,
+                durability: Durability::TransientLocal,
+                liveliness: crate::endpoint::Liveliness::default(),
+                ownership_strength: 0,
+                lifespan: None,
+                group: None,
+                vendor,
+            },
+        );
+    }
+
     /// Runs discovery after inputs: processes received SPDP samples and builtin-reader data.
     ///
     /// Only datagrams that carried builtin-endpoint traffic pay for it: user data skips it.
@@ -574,6 +600,7 @@ impl Participant {
             d.spdp.next_due(),
             d.lease_check,
             d.liveliness.next_due(),
+            d.types.next_due(),
             Participant::server_due(d),
         ]
         .into_iter()

@@ -29,7 +29,7 @@ use tachyon_wire::{EntityId, Guid, GuidPrefix};
 
 use super::data::topic_name_of;
 use super::{guid_key, Discovery};
-use crate::endpoint::{Liveliness, Reliability, RemoteReader, RemoteWriter, WriterConfig};
+use crate::endpoint::{Reliability, RemoteReader, WriterConfig};
 use crate::history::{ChangeKind, Durability, Payload, ResourceLimits, WriterHistoryConfig};
 use crate::maps::HashMap;
 use crate::qos::DataRepresentation;
@@ -160,21 +160,7 @@ impl Participant {
                 durability: Durability::TransientLocal,
             },
         );
-        let _ = self.match_writer(
-            now,
-            EntityId::SPDP_READER,
-            RemoteWriter {
-                guid: Guid::new(prefix, EntityId::SPDP_WRITER),
-                unicast_locators: locs,
-                reliability: Reliability::Reliable,
-                durability: Durability::TransientLocal,
-                liveliness: Liveliness::default(),
-                ownership_strength: 0,
-                lifespan: None,
-                group: None,
-                vendor: client.vendor_id,
-            },
-        );
+        self.match_pdp_writer(now, prefix, locs, client.vendor_id);
         for (writer, reader) in sedp_pairs(prefix) {
             self.set_reader_representation(now, writer, &reader, Some(DataRepresentation::Xcdr1));
         }

@@ -326,21 +326,7 @@ impl Participant {
         // and receives their PDP writers' announcements with a reliable reader.
         let server = d.client.as_ref().map(|c| c.is_server(&prefix));
         if server == Some(true) && p.builtin_endpoints & be::PARTICIPANT_ANNOUNCER != 0 {
-            let _ = self.match_writer(
-                now,
-                EntityId::SPDP_READER,
-                RemoteWriter {
-                    guid: Guid::new(prefix, EntityId::SPDP_WRITER),
-                    unicast_locators: locs.clone(),
-                    reliability: Reliability::Reliable,
-                    durability: Durability::TransientLocal,
-                    liveliness: Liveliness::default(),
-                    ownership_strength: 0,
-                    lifespan: None,
-                    group: None,
-                    vendor: p.vendor_id,
-                },
-            );
+            self.match_pdp_writer(now, prefix, locs.clone(), p.vendor_id);
         }
         let sedp = server != Some(false);
         let pairs = [

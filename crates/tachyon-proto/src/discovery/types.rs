@@ -43,6 +43,9 @@ use crate::Participant;
 const RETRY_AFTER: Duration = Duration::from_secs(1);
 /// How many times a type is asked for before giving up.
 const MAX_TRIES: u32 = 5;
+/// Longest a reply waits for its requester's reply reader to be in sync with our reply
+/// writer ([`TypeState::deferred`]).
+const REPLY_HOLD: Duration = Duration::from_secs(1);
 /// Most identifiers one `getTypeDependencies` reply lists (a continuation point gives the
 /// rest, as Fast DDS pages them).
 const DEPENDENCIES_PER_REPLY: usize = 128;
@@ -93,7 +96,29 @@ pub(crate) struct TypeState {
     next_sequence: i64,
     /// Remote endpoints reported INCONSISTENT_TOPIC against a local topic's type, once each.
     inconsistent: crate::maps::HashSet<(Guid, String)>,
+    /// Replies held until their requester's reply reader answered one of our reply writer's
+    /// HEARTBEATs (oldest first; each sent at the latest at its deadline). A volatile reader
+    /// that has not yet heard a HEARTBEAT takes everything up to the first one it hears as
+    /// history, not for it: a reply sent before, and lost, would be skipped for good, and
+    /// Cyclone DDS 0.10 never asks again (its writer then stays unmatched; seen over a lossy
+    /// link).
+    deferred: std::collections::VecDeque<Deferred>,
     pub(crate) stats: TypeStats,
+}
+
+/// A reply waiting for its requester's reader ([`TypeState::deferred`]).
+#[derive(Debug)]
+struct Deferred {
+    reader: Guid,
+    deadline: Instant,
+    payload: Vec<u8>,
+}
+
+impl TypeState {
+    /// When a held reply must go out at the latest.
+    pub(super) fn next_due(&self) -> Option<Instant> {
+        self.deferred.front().map(|r| r.deadline)
+    }
 }
 
 /// What of a TypeInformation type checking can use: a minimal identifier that is a hash.
@@ -319,6 +344,7 @@ impl Participant {
     /// Asks again for types still unknown whose request got no reply; gives up after
     /// [`MAX_TRIES`].
     pub(super) fn retry_type_requests(&mut self, now: Instant, d: &mut Discovery) {
+        self.send_deferred_replies(now, d);
         let mut again: HashMap<GuidPrefix, Vec<TypeIdentifier>> = HashMap::default();
         let mut gave_up = Vec::new();
         for (id, a) in &d.types.asked {
@@ -349,6 +375,7 @@ impl Participant {
     /// Handles what the TypeLookup readers received: answers requests, keeps the types of
     /// replies and matches again the pairs that waited for them.
     pub(super) fn drain_typelookup(&mut self, now: Instant, d: &mut Discovery) {
+        self.send_deferred_replies(now, d);
         let mut samples: Vec<Sample> = Vec::new();
         let _ = self.take(
             now,
@@ -360,8 +387,11 @@ impl Participant {
             let Some(data) = s.data.as_ref() else {
                 continue;
             };
+            // The requester is the participant of the writer the request came from (Cyclone
+            // DDS 0.10 writes the GUID in the request's identity in its own byte order).
+            let requester = s.info.publication_handle.prefix;
             match LookupRequest::from_payload(data.as_bytes()) {
-                Ok(req) => self.answer(now, d, req),
+                Ok(req) => self.answer(now, d, req, requester),
                 Err(e) => {
                     d.types.stats.malformed += 1;
                     tracing::debug!(error = %e, "TypeLookup request rejected");
@@ -394,7 +424,13 @@ impl Participant {
 
     /// Answers one request (a request naming another participant is answered only with
     /// what this one knows of it).
-    fn answer(&mut self, now: Instant, d: &mut Discovery, req: LookupRequest) {
+    fn answer(
+        &mut self,
+        now: Instant,
+        d: &mut Discovery,
+        req: LookupRequest,
+        requester: GuidPrefix,
+    ) {
         let for_us = req
             .instance_name
             .starts_with(&instance_name(&self.prefix.0)[..40]);
@@ -452,9 +488,36 @@ impl Participant {
         match reply.to_payload() {
             Ok(payload) => {
                 d.types.stats.requests_answered += 1;
-                self.write_lookup(now, d, EntityId::TYPE_LOOKUP_REPLY_WRITER, payload);
+                let reader = Guid::new(requester, EntityId::TYPE_LOOKUP_REPLY_READER);
+                let writer = EntityId::TYPE_LOOKUP_REPLY_WRITER;
+                if self.reader_synced(writer, &reader) == Some(false) {
+                    let deadline = now.checked_add(REPLY_HOLD).unwrap_or(now);
+                    d.types.deferred.push_back(Deferred {
+                        reader,
+                        deadline,
+                        payload,
+                    });
+                } else {
+                    self.write_lookup(now, d, writer, payload);
+                }
             }
             Err(e) => tracing::warn!(error = %e, "a TypeLookup reply does not encode"),
+        }
+    }
+
+    /// Sends the held replies whose reader is in sync now, or whose time is up.
+    pub(super) fn send_deferred_replies(&mut self, now: Instant, d: &mut Discovery) {
+        if d.types.deferred.is_empty() {
+            return;
+        }
+        let writer = EntityId::TYPE_LOOKUP_REPLY_WRITER;
+        let held = std::mem::take(&mut d.types.deferred);
+        for r in held {
+            if r.deadline <= now || self.reader_synced(writer, &r.reader) != Some(false) {
+                self.write_lookup(now, d, writer, r.payload);
+            } else {
+                d.types.deferred.push_back(r);
+            }
         }
     }
 

@@ -78,6 +78,12 @@ impl Participant {
         }
     }
 
+    /// Whether matched reliable reader `reader` of local (main-lane) writer `writer`
+    /// answered one of its HEARTBEATs (`None`: no such writer or reliable reader).
+    pub(crate) fn reader_synced(&self, writer: EntityId, reader: &Guid) -> Option<bool> {
+        self.writer(writer)?.reader_synced(reader)
+    }
+
     /// [`give_reader_filter`](Self::give_reader_filter) with the filter discovery holds.
     fn apply_reader_filter(&mut self, writer: EntityId, reader: &Guid) {
         let prefix = self.prefix;

@@ -771,6 +771,14 @@ impl Writer {
         self.update_all_filtered();
     }
 
+    /// Whether matched reliable reader `reader` answered one of this writer's HEARTBEATs
+    /// (`None`: no such reliable reader).
+    pub(crate) fn reader_synced(&self, reader: &Guid) -> Option<bool> {
+        let i = self.proxy_index(reader)?;
+        let p = &self.proxies[i];
+        p.is_reliable().then_some(p.synced)
+    }
+
     /// Gives matched reader `reader` a filter of the writer's choosing (`None`: none), as a
     /// discovery server scopes what it relays to each client by topic
     /// (`discovery/server.rs`).
