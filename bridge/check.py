@@ -112,6 +112,11 @@ def main():
     if os.geteuid() != 0:
         print("skipped: network namespaces and veth pairs need root")
         return 0
+    for what, path in (("--bridge", args.bridge), ("--peer", args.peer),
+                       ("--ab-pub", args.ab_pub), ("--ab-sub", args.ab_sub)):
+        if path and not os.access(path, os.X_OK):
+            print(f"FAIL: {what} {path} is not an executable (build it first)")
+            return 1
     logs = args.logs or tempfile.mkdtemp(prefix="tachyon-bridge-")
     os.makedirs(logs, exist_ok=True)
     config = os.path.join(logs, "site.toml")

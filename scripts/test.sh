@@ -171,6 +171,7 @@ say "tachyon-bridge: two DDS sites through a Zenoh router, both ways, across a b
 cargo fmt --manifest-path bridge/Cargo.toml --check
 cargo clippy --manifest-path bridge/Cargo.toml --target-dir target --all-targets --locked -- -D warnings
 cargo test --manifest-path bridge/Cargo.toml --target-dir target --locked
+cargo build --manifest-path bridge/Cargo.toml --target-dir target --locked
 if [ "$(id -u)" = 0 ]; then
     python3 bridge/check.py --bridge target/debug/tachyon-bridge --peer target/debug/tachyon_peer \
         --logs "${TMPDIR:-/tmp}/tachyon-bridge-check"

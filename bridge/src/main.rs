@@ -32,7 +32,6 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use tachyon::dynamic::RawSample;
-use tachyon::prelude::*;
 use tachyon::{Config, DataReader, DataWriter, DomainParticipant};
 use zenoh::qos::CongestionControl;
 use zenoh::sample::{Locality, Sample};
@@ -205,14 +204,16 @@ struct Inbound {
     /// that (re)starts gets the other sites' history at once: written before the readers
     /// match, a volatile writer's samples would reach nobody), at most `HOLD` long.
     pending: std::collections::VecDeque<(Kind, RawSample)>,
+    pending_bytes: usize,
     created: Instant,
     flowing: bool,
 }
 
 /// How long a new inbound route holds samples for its local readers to match.
 const HOLD: Duration = Duration::from_secs(2);
-/// Most samples an inbound route holds meanwhile.
-const HOLD_SAMPLES: usize = 100_000;
+/// Most payload bytes an inbound route holds meanwhile (beyond, samples are dropped and
+/// logged: the site's readers took too long to match).
+const HOLD_BYTES: usize = 64 << 20;
 
 struct Bridge {
     scope: String,
@@ -315,15 +316,7 @@ impl Bridge {
             .participant
             .create_raw_topic(topic, &meta.type_name, meta.keyed)
             .map_err(|e| e.to_string())?;
-        let mut qos = DataReaderQos::default().keep_all().ignore_local(true);
-        qos = if meta.reliable {
-            qos.reliable()
-        } else {
-            qos.best_effort()
-        };
-        if meta.transient_local {
-            qos = qos.transient_local();
-        }
+        let qos = meta.reader_qos();
         let subscriber = self
             .participant
             .create_subscriber_with_qos(meta.partition_qos())
@@ -415,10 +408,11 @@ impl Bridge {
                 bytes: sample.payload().to_bytes().into_owned(),
                 key_hash: tachyon::KeyHash(key_hash),
             };
-            if i.pending.len() < HOLD_SAMPLES {
+            if i.pending_bytes + raw.bytes.len() <= HOLD_BYTES {
+                i.pending_bytes += raw.bytes.len();
                 i.pending.push_back((kind, raw));
             } else {
-                tracing::warn!(%topic, "inbound route holds {HOLD_SAMPLES} samples: one dropped");
+                tracing::warn!(%topic, "inbound route holds {HOLD_BYTES} bytes: a sample dropped");
             }
         }
         self.flush_inbound();
@@ -443,6 +437,7 @@ impl Bridge {
                     continue;
                 }
             }
+            i.pending_bytes = 0;
             while let Some((kind, raw)) = i.pending.pop_front() {
                 let result = match kind {
                     Kind::Data => i.writer.write(&raw),
@@ -461,18 +456,7 @@ impl Bridge {
             .participant
             .create_raw_topic(topic, &meta.type_name, meta.keyed)
             .map_err(|e| e.to_string())?;
-        let mut qos = DataWriterQos::default().keep_all().ignore_local(true);
-        qos = if meta.reliable {
-            qos.reliable()
-        } else {
-            qos.best_effort()
-        };
-        if meta.transient_local {
-            qos = qos.transient_local();
-        }
-        if let Some(r) = meta.representation {
-            qos = qos.representation(&[r]);
-        }
+        let qos = meta.writer_qos();
         let publisher = self
             .participant
             .create_publisher_with_qos(meta.partition_qos_pub())
@@ -483,6 +467,7 @@ impl Bridge {
         Ok(Inbound {
             writer,
             pending: std::collections::VecDeque::new(),
+            pending_bytes: 0,
             created: Instant::now(),
             flowing: false,
         })

@@ -15,10 +15,27 @@
 //! key=00112233445566778899aabbccddeeff
 //! ```
 
-use tachyon::qos::{DataRepresentation, DurabilityKind, Reliability};
+use tachyon::qos::{DataReaderQos, DataRepresentation, DataWriterQos, DurabilityKind, Reliability};
 use tachyon::{PublicationBuiltinTopicData, SampleInfo};
 
 const VERSION_LINE: &str = "tachyon-bridge/1";
+
+/// A reader's or writer's QoS for a route (the two builders have the same methods).
+macro_rules! endpoint_qos {
+    ($qos:expr, $meta:expr) => {{
+        let q = $qos.keep_all().ignore_local(true);
+        let q = if $meta.reliable {
+            q.reliable()
+        } else {
+            q.best_effort()
+        };
+        if $meta.transient_local {
+            q.transient_local()
+        } else {
+            q
+        }
+    }};
+}
 
 /// What a sample does to its instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +111,22 @@ impl Meta {
                 "volatile"
             }
         )
+    }
+
+    /// The QoS of the bridge's reader of the route's topic: the writer's reliability and
+    /// durability, KEEP_ALL, blind to the bridge's own writers.
+    pub fn reader_qos(&self) -> DataReaderQos {
+        endpoint_qos!(DataReaderQos::default(), self)
+    }
+
+    /// The QoS of the bridge's writer of the route's topic: as the original writer's, in
+    /// the representation its samples are in.
+    pub fn writer_qos(&self) -> DataWriterQos {
+        let qos = endpoint_qos!(DataWriterQos::default(), self);
+        match self.representation {
+            Some(r) => qos.representation(&[r]),
+            None => qos,
+        }
     }
 
     /// The subscriber QoS that matches the writer's partitions.

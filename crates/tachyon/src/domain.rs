@@ -718,13 +718,7 @@ impl DomainParticipant {
         type_name: &str,
         keyed: bool,
     ) -> Result<Topic<SerializedData>, Error> {
-        let support = TypeSupport {
-            name: Arc::from(type_name),
-            keyed,
-            extensibility: tachyon_cdr::Extensibility::Final,
-            representations: None,
-            dynamic: None,
-        };
+        let support = TypeSupport::named(type_name, keyed);
         Topic::new(&self.runtime, name, support, TopicQos::default(), None)
     }
 
@@ -740,13 +734,7 @@ impl DomainParticipant {
         type_name: &str,
         keyed: bool,
     ) -> Result<Topic<crate::dynamic::RawSample>, Error> {
-        let support = TypeSupport {
-            name: Arc::from(type_name),
-            keyed,
-            extensibility: tachyon_cdr::Extensibility::Final,
-            representations: None,
-            dynamic: None,
-        };
+        let support = TypeSupport::named(type_name, keyed);
         Topic::new(&self.runtime, name, support, TopicQos::default(), None)
     }
 

@@ -434,21 +434,15 @@ impl sealed::Sealed for RawSample {}
 impl Readable for RawSample {
     fn decode_payload(payload: &[u8]) -> Result<Self, String> {
         Ok(RawSample {
-            bytes: payload.to_vec(),
+            bytes: SerializedData::decode_payload(payload)?.bytes,
             key_hash: KeyHash::default(),
         })
     }
 
-    fn decode_payload_into(&mut self, payload: &[u8]) -> Result<(), String> {
-        self.bytes.clear();
-        self.bytes.extend_from_slice(payload);
-        Ok(())
-    }
-
     /// As [`SerializedData`]'s: without the type, samples that come without key hash share
     /// one instance.
-    fn key_hash_fn(_: Option<&DynamicType>) -> Option<KeyHashFn> {
-        Some(KeyHashFn::new(|_: &[u8], _: bool| Some(KeyHash::default())))
+    fn key_hash_fn(ty: Option<&DynamicType>) -> Option<KeyHashFn> {
+        SerializedData::key_hash_fn(ty)
     }
 }
 

@@ -29,6 +29,18 @@ pub(crate) struct TypeSupport {
 }
 
 impl TypeSupport {
+    /// A type known by its name alone (no description, no TypeInformation: endpoints match
+    /// it by name), for samples handled undecoded.
+    pub(crate) fn named(type_name: &str, keyed: bool) -> TypeSupport {
+        TypeSupport {
+            name: Arc::from(type_name),
+            keyed,
+            extensibility: Extensibility::Final,
+            representations: None,
+            dynamic: None,
+        }
+    }
+
     /// A derived (or hand-written) type's.
     pub(crate) fn of<T: DdsType>() -> TypeSupport {
         let representations =

@@ -257,3 +257,93 @@ fn a_serialized_reader_gets_the_bytes_written() {
     .expect("serialize");
     assert_eq!(got[0].bytes, want[..n]);
 }
+
+#[test]
+fn raw_samples_relay_a_type_unseen_with_its_instances() {
+    // What tachyon-bridge does: a raw reader takes a typed writer's samples undecoded, with
+    // their instances; a raw writer writes them again; a typed reader sees the same samples
+    // and the same instance states.
+    use tachyon::dynamic::RawSample;
+    let (a, b) = participants(72);
+    let typed = a.create_topic::<ShapeType>("RawIn").expect("topic");
+    let w = a
+        .create_publisher()
+        .expect("publisher")
+        .create_datawriter(&typed, DataWriterQos::default().reliable().keep_all())
+        .expect("writer");
+    let raw_in = b
+        .create_raw_topic("RawIn", "ShapeType", true)
+        .expect("raw topic");
+    let r = b
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(&raw_in, DataReaderQos::default().reliable().keep_all())
+        .expect("raw reader");
+    wait_matched(&w, &r);
+    // One at a time: a dispose of an instance whose sample is still in the cache only
+    // changes that sample's instance state.
+    w.write(&shape("RED", 1)).expect("write");
+    let mut got = Vec::new();
+    wait_until("the data", || {
+        got.extend(r.take(10).expect("take"));
+        !got.is_empty()
+    });
+    w.dispose(&shape("RED", 1)).expect("dispose");
+    let mut disposed = Vec::new();
+    wait_until("the dispose", || {
+        disposed.extend(r.take(10).expect("take"));
+        !disposed.is_empty()
+    });
+    let red = tachyon::cdr::key_hash(&shape("RED", 0)).expect("key hash");
+    assert_eq!(got[0].info.instance_handle, red);
+    assert_eq!(disposed[0].info.instance_handle, red);
+    assert_eq!(
+        disposed[0].info.instance_state,
+        InstanceState::NotAliveDisposed
+    );
+    let data = got[0].data.clone().expect("valid data");
+    assert_eq!(
+        tachyon::cdr::deserialize::<ShapeType>(&data.bytes).expect("the writer's bytes"),
+        shape("RED", 1)
+    );
+
+    // Written again as they are, with their instance.
+    let raw_out = b
+        .create_raw_topic("RawOut", "ShapeType", true)
+        .expect("raw topic");
+    let rw = b
+        .create_publisher()
+        .expect("publisher")
+        .create_datawriter(
+            &raw_out,
+            DataWriterQos::default()
+                .reliable()
+                .keep_all()
+                .representation(&w.qos().representation),
+        )
+        .expect("raw writer");
+    let typed_out = a.create_topic::<ShapeType>("RawOut").expect("topic");
+    let tr = a
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(&typed_out, DataReaderQos::default().reliable().keep_all())
+        .expect("typed reader");
+    wait_matched(&rw, &tr);
+    let sample = RawSample {
+        bytes: data.bytes,
+        key_hash: red,
+    };
+    rw.write(&sample).expect("raw write");
+    assert_eq!(take_at_least(&tr, 1), vec![shape("RED", 1)]);
+    rw.dispose(&sample).expect("raw dispose");
+    let mut seen = Vec::new();
+    wait_until("the typed reader sees the dispose", || {
+        seen.extend(tr.take(10).expect("take"));
+        !seen.is_empty()
+    });
+    assert_eq!(seen[0].info.instance_state, InstanceState::NotAliveDisposed);
+    assert_eq!(
+        seen[0].info.instance_handle, red,
+        "the same instance as the original writer's"
+    );
+}
