@@ -148,6 +148,15 @@ say "tachyon perf against Cyclone DDS's ddsperf, all four directions (in an isol
 cargo build -p tachyon-cli --locked --offline
 in_netns python3 interop/ddsperf.py --tachyon target/debug/tachyon
 
+say "AF_XDP: Tachyon over a real veth with its XDP program, against itself and against Cyclone DDS on kernel sockets (two network namespaces of its own)"
+# The namespaces are joined only to each other; the script removes them. Root is needed to
+# create them and attach XDP: elsewhere this step says it is skipped.
+if [ "$(id -u)" = 0 ]; then
+    python3 interop/xdp_check.py --tachyon target/debug/tachyon
+else
+    echo "skipped (not passed): needs root (namespaces, veth, XDP)"
+fi
+
 say "interop matrix across two network namespaces joined by a veth pair losing 10% each way"
 # Multicast discovery over a real multicast-capable link, and reliable delivery through loss.
 # The namespaces and the veth pair are the script's own; nothing touches the host's network.

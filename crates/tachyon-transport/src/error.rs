@@ -128,6 +128,15 @@ pub enum TransportError {
          no usable segment: {0}"
     )]
     ShmConfig(String),
+    /// The AF_XDP transport cannot be set up as configured: the message names what failed
+    /// and the fix.
+    #[error("[xdp] {key}: {message}")]
+    Xdp {
+        /// The key of `[xdp]` concerned.
+        key: &'static str,
+        /// What failed, and what to do.
+        message: String,
+    },
 }
 
 impl TransportError {

@@ -1,8 +1,9 @@
 //! Transports of Tachyon DDS (DESIGN.md section 4): the [`Transport`] trait (start there: its
 //! module says how buffers are lent and how a transport is chosen per matched pair), UDPv4
 //! ([`UdpTransport`]), the in-process transport between participants of one process
-//! ([`intra`]), shared memory between participants of one host ([`shm`]) and an in-memory,
-//! fault-injecting network for tests ([`mem`]).
+//! ([`intra`]), shared memory between participants of one host ([`shm`]), AF_XDP past the
+//! kernel's network stack ([`xdp`], beside UDP) and an in-memory, fault-injecting network for
+//! tests ([`mem`]).
 //!
 //! Sans-async: nothing here spawns a thread or blocks. [`UdpTransport::open`] selects the
 //! network interface ([`choose_interface`]), allocates the participant index by the RTPS port
@@ -14,7 +15,7 @@
 //! [`priority`] documents.
 //!
 //! Linux only (`recvmmsg`, `sendmmsg`, `SO_PRIORITY`, `sched_setaffinity`, futexes). The
-//! unsafe code is confined to the private `sys` module and, for shared memory, `shm::map`; [`thread`] is the safe wrapper the runtime uses to
+//! unsafe code is confined to the private `sys` module, for shared memory to `shm::map`, and for AF_XDP to `xdp`'s `bpf` and `xsk` modules; [`thread`] is the safe wrapper the runtime uses to
 //! pin its threads and give them `SCHED_FIFO` priority.
 //!
 //! ```no_run
@@ -49,6 +50,7 @@ pub mod testing;
 pub mod thread;
 mod transport;
 mod udp;
+pub mod xdp;
 
 pub use batch::{RecvBatch, MAX_UDP_PAYLOAD};
 pub use config::{MulticastMode, Peer, PeerIndices, UdpConfig};

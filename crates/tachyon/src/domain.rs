@@ -37,6 +37,7 @@ use crate::topic::{Topic, TypeSupport};
 use crate::DdsType;
 use tachyon_transport::intra::IntraTransport;
 use tachyon_transport::shm::{ShmConfig, ShmTransport};
+use tachyon_transport::xdp::{XdpConfig, XdpTransport};
 
 /// How a participant joins its domain: network and discovery settings (zero-config default).
 #[derive(Clone, Debug, Default)]
@@ -48,6 +49,8 @@ pub struct ParticipantSettings {
     /// The shared-memory segment: its size and who may open it (the configuration file's
     /// `[shm]`).
     pub shm: ShmConfig,
+    /// The AF_XDP transport (the configuration file's `[xdp]`; `None`, the default: off).
+    pub xdp: Option<XdpConfig>,
     /// Discovery servers to be a client of (Fast DDS's discovery-server protocol); empty:
     /// simple discovery (multicast and peers). With servers, the participant announces
     /// itself to them only and learns of the others from them.
@@ -175,13 +178,19 @@ impl DomainParticipant {
         let udp = if settings.transports.no_udp {
             None
         } else {
-            let config = UdpConfig {
+            let mut config = UdpConfig {
                 critical_priority: settings.threads.critical_priority,
                 metatraffic_port: settings.discovery_server.map(|s| s.port),
                 ..settings.udp.clone()
             };
-            Some(UdpTransport::open(domain_id, &config)?)
+            // The UDP transport announces the XDP interface's address: its datagrams are
+            // the ones the program takes off that interface.
+            if let (None, Some(x)) = (&config.interface, &settings.xdp) {
+                config.interface = Some(x.interface.clone());
+            }
+            Some(Arc::new(UdpTransport::open(domain_id, &config)?))
         };
+        let xdp = open_xdp(settings, udp.as_ref())?;
         let intra = if settings.transports.no_intra {
             None
         } else {
@@ -193,7 +202,7 @@ impl DomainParticipant {
             Some(IntraTransport::new(domain_id, max, critical)?)
         };
         let shm = open_shm(settings, udp.as_ref())?;
-        let transports = Transports::new(udp, intra, shm, settings.transports.extra.clone())
+        let transports = Transports::new(udp, xdp, intra, shm, settings.transports.extra.clone())
             .ok_or(Error::NoTransport)?;
         let locators = transports.locators();
         let use_multicast = transports.udp().is_some_and(UdpTransport::uses_multicast);
@@ -814,6 +823,11 @@ impl DomainParticipant {
             transport,
             intra: sh.transports.intra().map(|t| t.stats()).unwrap_or_default(),
             shm: sh.transports.shm().map(|t| t.stats()).unwrap_or_default(),
+            xdp: sh
+                .transports
+                .xdp()
+                .map(|t| t.xdp_stats())
+                .unwrap_or_default(),
             loans: sh
                 .transports
                 .shm()
@@ -951,6 +965,35 @@ fn new_prefix() -> GuidPrefix {
     ])
 }
 
+/// The participant's AF_XDP transport, when `[xdp]` is configured. A socket that cannot be
+/// set up is an error that names the key and the fix, unless `xdp.fallback` says to go on
+/// with kernel UDP (logged).
+fn open_xdp(
+    settings: &ParticipantSettings,
+    udp: Option<&Arc<UdpTransport>>,
+) -> Result<Option<XdpTransport>, Error> {
+    let Some(config) = &settings.xdp else {
+        return Ok(None);
+    };
+    let Some(udp) = udp else {
+        return Err(tachyon_transport::TransportError::Xdp {
+            key: "interface",
+            message: "the AF_XDP transport needs the UDP transport beside it (for discovery \
+                      and what it does not carry): drop `no_udp`"
+                .into(),
+        }
+        .into());
+    };
+    match XdpTransport::open(config, Arc::clone(udp), settings.threads.critical_priority) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if config.fallback => {
+            tracing::warn!(error = %e, "AF_XDP unavailable; xdp.fallback = true: kernel UDP");
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// The participant's shared-memory transport, unless the settings leave it out or the thread
 /// model cannot serve it (its receive sources need threads of their own: only
 /// `threads.mode = "threads"`, the default, has them). A segment that cannot be created is
@@ -958,7 +1001,7 @@ fn new_prefix() -> GuidPrefix {
 /// UDP still reaches every peer. `[shm]` settings that give no usable segment are an error.
 fn open_shm(
     settings: &ParticipantSettings,
-    udp: Option<&UdpTransport>,
+    udp: Option<&Arc<UdpTransport>>,
 ) -> Result<Option<ShmTransport>, Error> {
     if settings.transports.no_shm {
         return Ok(None);

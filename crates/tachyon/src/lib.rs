@@ -106,6 +106,7 @@ pub use tachyon_proto::history::{
     SampleStateMask, ViewState, ViewStateMask,
 };
 pub use tachyon_proto::qos;
+pub use tachyon_transport::xdp::{XdpConfig, XdpTraffic};
 pub use tachyon_transport::{MulticastMode, Peer, PeerIndices, UdpConfig};
 /// XTypes type representation: TypeObjects, TypeInformation, assignability, IDL printing.
 pub use tachyon_xtypes as xtypes;

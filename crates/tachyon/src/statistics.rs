@@ -13,6 +13,7 @@ pub use tachyon_proto::discovery::DiscoveryStats;
 pub use tachyon_proto::frag::{ReassemblyLimits, ReassemblyStats};
 pub use tachyon_proto::{ParticipantStats, ReaderStats, ReadersSummary};
 pub use tachyon_transport::shm::loan::LoanStats;
+pub use tachyon_transport::xdp::XdpStats;
 pub use tachyon_transport::TransportStats;
 
 /// A snapshot of a participant's counters and of what it holds for remote entities.
@@ -31,6 +32,9 @@ pub struct ParticipantStatistics {
     /// (`datagrams_received`), dropped because a reader's ring or the slots were full
     /// (`send_drops`), records of a corrupt or hostile segment rejected (`malformed`).
     pub shm: TransportStats,
+    /// The AF_XDP transport (`[xdp]`): datagrams through its rings, those it handed to the
+    /// kernel's UDP socket instead, the kernel's drops on its socket, its modes.
+    pub xdp: XdpStats,
     /// Loans ([`crate::loan`]) through shared memory: areas made, slots lent (and asked for
     /// when none was free), samples of other processes held in place or copied, references
     /// missed or malformed, holds of dead readers released.

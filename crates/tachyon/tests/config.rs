@@ -520,3 +520,70 @@ fn a_pinned_index_in_use_is_an_error() {
     let second = DomainParticipant::with_config(12, &c);
     assert!(second.is_err(), "two participants bound index 6");
 }
+
+#[test]
+fn xdp_keys_apply_and_bad_values_name_the_choices() {
+    assert_eq!(
+        parse("").expect("parses").settings(0).xdp,
+        None,
+        "off by default"
+    );
+    let c = parse(
+        "[xdp]\ninterface = \"veth0\"\nqueue = 1\ntraffic = \"user\"\nattach = \"generic\"\n\
+         bind = \"copy\"\nbusy_poll = true\nvlan = 42\nframes = 1024\nfallback = true\n\
+         [domain.3.xdp]\ntraffic = \"critical\"\n",
+    )
+    .expect("parses");
+    let want = tachyon::XdpConfig {
+        interface: "veth0".into(),
+        queue: 1,
+        traffic: tachyon::XdpTraffic::UserData,
+        attach: tachyon_transport::xdp::AttachMode::Generic,
+        bind: tachyon_transport::xdp::BindMode::Copy,
+        busy_poll: true,
+        vlan: Some(42),
+        frames: 1024,
+        fallback: true,
+    };
+    assert_eq!(c.settings(0).xdp.as_ref(), Some(&want));
+    assert_eq!(
+        c.settings(3).xdp.map(|x| x.traffic),
+        Some(tachyon::XdpTraffic::Critical),
+        "a domain section overrides one key"
+    );
+    let msg = error("[xdp]\ninterface = \"veth0\"\ntraffic = \"bulk\"\n");
+    assert!(
+        msg.contains("xdp.traffic") && msg.contains("\"critical\", \"user\""),
+        "{msg}"
+    );
+    let msg = error("[xdp]\nbind = \"zerocopy\"\n");
+    assert!(msg.contains("\"zero-copy\""), "{msg}");
+}
+
+#[test]
+fn an_xdp_interface_that_is_not_there_is_a_clear_error_or_a_fallback() {
+    tachyon_transport::testing::require_isolated_network();
+    let mut settings = tachyon::domain::ParticipantSettings {
+        xdp: Some(tachyon::XdpConfig {
+            interface: "no-such-if0".into(),
+            traffic: tachyon::XdpTraffic::UserData,
+            ..tachyon::XdpConfig::default()
+        }),
+        ..Default::default()
+    };
+    settings.transports.no_shm = true;
+    settings.transports.no_intra = true;
+    // The UDP transport announces the [xdp] interface: it names the missing one first.
+    let e = tachyon::DomainParticipant::with_settings(0, &settings).expect_err("no such interface");
+    assert!(e.to_string().contains("no-such-if0"), "{e}");
+    // With the UDP transport on lo, the XDP transport says the interfaces differ.
+    settings.udp.interface = Some("lo".into());
+    let e = tachyon::DomainParticipant::with_settings(0, &settings).expect_err("no such interface");
+    assert!(
+        e.to_string().contains("[xdp] interface") && e.to_string().contains("[udp] interface"),
+        "{e}"
+    );
+    settings.xdp.as_mut().expect("xdp").fallback = true;
+    let p = tachyon::DomainParticipant::with_settings(0, &settings).expect("falls back to UDP");
+    assert_eq!(p.statistics().xdp, Default::default());
+}

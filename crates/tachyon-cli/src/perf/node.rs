@@ -24,7 +24,7 @@ use tachyon::config::ThreadMode;
 use tachyon::domain::ParticipantSettings;
 use tachyon::prelude::*;
 use tachyon::qos::{History, TopicQos};
-use tachyon::{Config, InstanceState, MulticastMode, Sample};
+use tachyon::{Config, InstanceState, MulticastMode, Sample, XdpConfig, XdpTraffic};
 use tachyon_wire::{EntityId, Guid, GuidPrefix};
 
 use super::options::{Mode, PerfArgs, TransportKind};
@@ -212,6 +212,31 @@ pub(super) fn participant_settings(
             settings.transports.no_intra = true;
             settings.transports.no_shm = false;
         }
+        TransportKind::Xdp => {
+            settings.transports.no_intra = true;
+            settings.transports.no_shm = true;
+            let x = settings.xdp.get_or_insert_with(XdpConfig::default);
+            if let Some(i) = &a.xdp_interface {
+                x.interface = i.clone();
+            }
+            if x.interface.is_empty() {
+                return Err(
+                    "--transport xdp needs --xdp-interface IFACE (or [xdp] interface \
+                            in the configuration file)"
+                        .into(),
+                );
+            }
+            if a.xdp_interface.is_some() {
+                x.traffic = if a.critical {
+                    XdpTraffic::Critical
+                } else {
+                    XdpTraffic::UserData
+                };
+            }
+            if a.busy_poll.is_some() {
+                x.busy_poll = true;
+            }
+        }
     }
     let threads = &mut settings.threads;
     if let Some(cpu) = a.cpu {
@@ -279,10 +304,33 @@ pub struct Node<T: PerfSample> {
 }
 
 impl<T: PerfSample> Node<T> {
+    /// With `--transport xdp`, that datagrams went both ways through the AF_XDP socket (a
+    /// peer off the link, or MACs never resolved, would leave everything to the kernel).
     /// With `--transport shm`, that the pings went through shared memory: a pong that does
     /// not have it (another host or user, shared memory off, another vendor) is reached over
     /// UDP instead, and the figures would not be what they claim.
     pub fn check_transport(&self, a: &PerfArgs) -> Result<(), String> {
+        if a.transport == TransportKind::Xdp {
+            let s = self.participant.statistics().xdp;
+            eprintln!(
+                "{}: AF_XDP sent {} received {} via kernel {} kernel drops {} ({}, {})",
+                a.mode.name(),
+                s.sent,
+                s.received,
+                s.via_kernel,
+                s.kernel_drops,
+                if s.native { "native" } else { "generic" },
+                if s.zero_copy { "zero-copy" } else { "copy" }
+            );
+            if s.sent == 0 || s.received == 0 {
+                return Err(format!(
+                    "--transport xdp: {} datagrams sent and {} received through the AF_XDP \
+                     socket ({} through the kernel): the peer must be on the interface's link",
+                    s.sent, s.received, s.via_kernel
+                ));
+            }
+            return Ok(());
+        }
         if a.transport != TransportKind::Shm {
             return Ok(());
         }

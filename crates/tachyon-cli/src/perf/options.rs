@@ -110,6 +110,10 @@ pub enum TransportKind {
     /// one process use it too); discovery still goes over UDP. Needs the default thread
     /// model (`threads.mode = "threads"`).
     Shm,
+    /// AF_XDP for user data to on-link neighbours (`--xdp-interface`, or `[xdp]` in the
+    /// configuration file), kernel UDP for discovery; the in-process transport and shared
+    /// memory left out. Needs root or the capabilities `docs/xdp.md` lists.
+    Xdp,
 }
 
 impl TransportKind {
@@ -120,6 +124,7 @@ impl TransportKind {
             TransportKind::Udp => "udp",
             TransportKind::Intra => "intra",
             TransportKind::Shm => "shm",
+            TransportKind::Xdp => "xdp",
         }
     }
 }
@@ -203,6 +208,11 @@ pub struct PerfArgs {
     pub busy_poll: Option<std::time::Duration>,
     #[arg(long, value_enum, default_value = "auto")]
     pub transport: TransportKind,
+    /// `--transport xdp`: the interface of the AF_XDP socket (instead of `[xdp] interface`
+    /// in the configuration file). With `--critical`, the critical traffic alone goes
+    /// through it; with `--busy-poll`, its receive thread spins on the RX ring.
+    #[arg(long)]
+    pub xdp_interface: Option<String>,
     /// ping and pong: write loaned samples in place and take them in place (`--type
     /// fixed`; between processes with `--transport shm`, nothing is copied or serialized).
     #[arg(long)]
@@ -415,6 +425,9 @@ impl PerfArgs {
                  `tachyon perf intra` and `write-take`, not {} (use auto or udp)",
                 self.mode.name()
             ));
+        }
+        if self.xdp_interface.is_some() && self.transport != TransportKind::Xdp {
+            return Err("--xdp-interface needs --transport xdp".into());
         }
         if self.topic.as_deref().is_some_and(str::is_empty) {
             return Err("--topic: a topic name cannot be empty".into());

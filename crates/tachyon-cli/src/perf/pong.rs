@@ -133,5 +133,6 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>) -> Result<(), Failure> {
     }
     node.ping_reader.set_listener(None, StatusMask::NONE);
     drop(responder);
+    node.check_transport(a).map_err(Failure::Other)?;
     Ok(())
 }

@@ -12,6 +12,7 @@ use super::value::{
     PriorityValue, ServersValue, SizeValue, UnixGroupValue,
 };
 use crate::domain::ParticipantSettings;
+use tachyon_transport::xdp::{AttachMode, BindMode, XdpConfig, XdpTraffic};
 
 /// The whole file.
 #[derive(Debug, Default, Deserialize)]
@@ -31,6 +32,8 @@ pub(super) struct FileRepr {
     transports: TransportsRepr,
     #[serde(default)]
     shm: ShmRepr,
+    #[serde(default)]
+    xdp: XdpRepr,
     /// Per-domain overrides, keyed by domain id (TOML keys are strings).
     #[serde(default)]
     pub(super) domain: BTreeMap<String, SectionRepr>,
@@ -46,6 +49,7 @@ impl FileRepr {
             threads: self.threads.clone(),
             transports: self.transports.clone(),
             shm: self.shm.clone(),
+            xdp: self.xdp.clone(),
         }
     }
 }
@@ -62,7 +66,7 @@ pub(super) struct LogRepr {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a table of [udp], [discovery], [limits], [threads], [transports] and [shm] sections"
+    expecting = "a table of [udp], [discovery], [limits], [threads], [transports], [shm] and [xdp] sections"
 )]
 pub(super) struct SectionRepr {
     #[serde(default)]
@@ -77,6 +81,8 @@ pub(super) struct SectionRepr {
     transports: TransportsRepr,
     #[serde(default)]
     shm: ShmRepr,
+    #[serde(default)]
+    xdp: XdpRepr,
 }
 
 impl SectionRepr {
@@ -88,6 +94,7 @@ impl SectionRepr {
         self.threads.apply(&mut s.threads);
         self.transports.apply(s);
         self.shm.apply(s);
+        self.xdp.apply(s);
     }
 }
 
@@ -144,6 +151,106 @@ impl ShmRepr {
         set(&mut c.group, self.group.map(|g| Some(g.0)));
         set(&mut c.loan_bytes, self.loan_bytes.map(|v| v.0 as u64));
     }
+}
+
+/// `[xdp]`: the AF_XDP transport (off unless `interface` is set).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table of AF_XDP settings")]
+struct XdpRepr {
+    interface: Option<String>,
+    queue: Option<u32>,
+    #[serde(default, deserialize_with = "xdp_traffic")]
+    traffic: Option<XdpTraffic>,
+    #[serde(default, deserialize_with = "xdp_attach")]
+    attach: Option<AttachMode>,
+    #[serde(default, deserialize_with = "xdp_bind")]
+    bind: Option<BindMode>,
+    busy_poll: Option<bool>,
+    vlan: Option<u16>,
+    frames: Option<u32>,
+    fallback: Option<bool>,
+}
+
+impl XdpRepr {
+    fn apply(&self, s: &mut ParticipantSettings) {
+        let touched = self.interface.is_some()
+            || self.queue.is_some()
+            || self.traffic.is_some()
+            || self.attach.is_some()
+            || self.bind.is_some()
+            || self.busy_poll.is_some()
+            || self.vlan.is_some()
+            || self.frames.is_some()
+            || self.fallback.is_some();
+        if !touched {
+            return;
+        }
+        let c = s.xdp.get_or_insert_with(XdpConfig::default);
+        set(&mut c.interface, self.interface.clone());
+        set(&mut c.queue, self.queue);
+        set(&mut c.traffic, self.traffic);
+        set(&mut c.attach, self.attach);
+        set(&mut c.bind, self.bind);
+        set(&mut c.busy_poll, self.busy_poll);
+        set(&mut c.vlan, self.vlan.map(Some));
+        set(&mut c.frames, self.frames);
+        set(&mut c.fallback, self.fallback);
+    }
+}
+
+/// One of `choices` (the TOML string), or an error that lists them.
+fn choice<'de, D: Deserializer<'de>, T: Copy>(
+    d: D,
+    key: &str,
+    choices: &[(&str, T)],
+) -> Result<Option<T>, D::Error> {
+    let s = String::deserialize(d)?;
+    choices
+        .iter()
+        .find(|(name, _)| *name == s.trim())
+        .map(|&(_, v)| Some(v))
+        .ok_or_else(|| {
+            let names: Vec<String> = choices.iter().map(|(n, _)| format!("{n:?}")).collect();
+            serde::de::Error::custom(format!(
+                "xdp.{key}: expected one of {}, found {s:?}",
+                names.join(", ")
+            ))
+        })
+}
+
+fn xdp_traffic<'de, D: Deserializer<'de>>(d: D) -> Result<Option<XdpTraffic>, D::Error> {
+    choice(
+        d,
+        "traffic",
+        &[
+            ("critical", XdpTraffic::Critical),
+            ("user", XdpTraffic::UserData),
+        ],
+    )
+}
+
+fn xdp_attach<'de, D: Deserializer<'de>>(d: D) -> Result<Option<AttachMode>, D::Error> {
+    choice(
+        d,
+        "attach",
+        &[
+            ("auto", AttachMode::Auto),
+            ("native", AttachMode::Native),
+            ("generic", AttachMode::Generic),
+        ],
+    )
+}
+
+fn xdp_bind<'de, D: Deserializer<'de>>(d: D) -> Result<Option<BindMode>, D::Error> {
+    choice(
+        d,
+        "bind",
+        &[
+            ("auto", BindMode::Auto),
+            ("copy", BindMode::Copy),
+            ("zero-copy", BindMode::ZeroCopy),
+        ],
+    )
 }
 
 /// `[udp]`.

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use tachyon_proto::Destination;
 use tachyon_transport::intra::IntraTransport;
 use tachyon_transport::shm::ShmTransport;
+use tachyon_transport::xdp::XdpTransport;
 use tachyon_transport::{
     RxSource, Transport, TransportLocators, TransportStats, TxBuffer, TxPool, UdpTransport,
 };
@@ -32,6 +33,8 @@ pub(crate) struct Transports {
     intra: Option<Arc<IntraTransport>>,
     /// The shared-memory transport, for its statistics.
     shm: Option<Arc<ShmTransport>>,
+    /// The AF_XDP transport, for its statistics.
+    xdp: Option<Arc<XdpTransport>>,
     /// What the participant announces: every transport's locators, most preferred first.
     locators: TransportLocators,
     /// Destinations no transport reaches (dropped).
@@ -47,18 +50,22 @@ pub(crate) struct Transports {
 pub(crate) const SMALL_DATAGRAM: usize = 1024;
 
 impl Transports {
-    /// `udp`, `intra`, `shm` (those given) and `others`, ordered by preference. `None`
+    /// `udp`, `xdp`, `intra`, `shm` (those given) and `others`, ordered by preference. `None`
     /// when there is none.
     pub(crate) fn new(
-        udp: Option<UdpTransport>,
+        udp: Option<Arc<UdpTransport>>,
+        xdp: Option<XdpTransport>,
         intra: Option<IntraTransport>,
         shm: Option<ShmTransport>,
         others: Vec<Arc<dyn Transport>>,
     ) -> Option<Transports> {
-        let udp = udp.map(Arc::new);
         let intra = intra.map(Arc::new);
         let shm = shm.map(Arc::new);
+        let xdp = xdp.map(Arc::new);
         let mut list = others;
+        if let Some(x) = &xdp {
+            list.push(Arc::clone(x) as Arc<dyn Transport>);
+        }
         if let Some(i) = &intra {
             list.push(Arc::clone(i) as Arc<dyn Transport>);
         }
@@ -84,6 +91,7 @@ impl Transports {
             udp,
             intra,
             shm,
+            xdp,
             locators,
             unroutable: AtomicU64::new(0),
             small: TxPool::new(SMALL_DATAGRAM, 4096),
@@ -147,6 +155,11 @@ impl Transports {
     /// The shared-memory transport, if the participant has one.
     pub(crate) fn shm(&self) -> Option<&ShmTransport> {
         self.shm.as_deref()
+    }
+
+    /// The AF_XDP transport, if the participant has one.
+    pub(crate) fn xdp(&self) -> Option<&XdpTransport> {
+        self.xdp.as_deref()
     }
 
     /// The transport that reaches `locator`, if one does.

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Tachyon on AF_XDP across a real veth, against itself and against Cyclone DDS on kernel UDP.
+
+    interop/xdp_check.py [--tachyon target/debug/tachyon] [--seconds 3]
+
+Two network namespaces of its own (`tachyon-xdp-a`, `tachyon-xdp-b`) joined by a veth pair, a
+multicast route on each end for discovery; removed at the end. Cases (each bounded in time):
+
+  tachyon-xdp    tachyon perf ping (XDP) -> tachyon perf pong (XDP)
+  critical       the same with --critical: only the critical lane's port on XDP
+  cyclone-pong   tachyon perf ping (XDP) -> ddsperf pong (kernel sockets)
+  cyclone-ping   ddsperf ping (kernel sockets) -> tachyon perf pong (XDP)
+
+A Tachyon side passes only if datagrams went both ways through its AF_XDP socket (`perf`
+checks it and exits non-zero otherwise) and no round trip was lost; ddsperf must exit 0 (it
+checks that what it expects matched). Needs root; exits 2 (and says why) when it cannot run.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+NS = ("tachyon-xdp-a", "tachyon-xdp-b")
+DEV = ("txdpa", "txdpb")
+ADDR = ("10.232.0.1", "10.232.0.2")
+
+
+def sh(*cmd):
+    subprocess.run(cmd, check=True)
+
+
+def setup():
+    teardown()
+    for ns in NS:
+        sh("ip", "netns", "add", ns)
+    sh("ip", "link", "add", DEV[0], "netns", NS[0], "type", "veth", "peer", "name", DEV[1],
+       "netns", NS[1])
+    for ns, dev, addr in zip(NS, DEV, ADDR):
+        sh("ip", "-n", ns, "addr", "add", f"{addr}/24", "dev", dev)
+        sh("ip", "-n", ns, "link", "set", "lo", "up")
+        sh("ip", "-n", ns, "link", "set", dev, "up")
+        sh("ip", "-n", ns, "route", "add", "224.0.0.0/4", "dev", dev)
+
+
+def teardown():
+    for ns in NS:
+        subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
+
+
+def in_ns(i, *cmd):
+    return ["ip", "netns", "exec", NS[i], *cmd]
+
+
+def run_pair(server, client, limit, tmp, name):
+    """Starts `server` (in namespace B), then runs `client` (in A); both logs returned."""
+    slog = open(f"{tmp}/{name}-server.txt", "w")
+    clog = open(f"{tmp}/{name}-client.txt", "w")
+    s = subprocess.Popen(in_ns(1, *server), stdout=slog, stderr=subprocess.STDOUT, text=True)
+    try:
+        crc = subprocess.run(in_ns(0, *client), stdout=clog, stderr=subprocess.STDOUT,
+                             timeout=limit).returncode
+    except subprocess.TimeoutExpired:
+        crc = "timeout"
+    try:
+        src = s.wait(timeout=limit)
+    except subprocess.TimeoutExpired:
+        s.kill()
+        s.wait()
+        src = "timeout"
+    slog.close()
+    clog.close()
+    return (src, open(slog.name).read()), (crc, open(clog.name).read())
+
+
+def tachyon(binary, mode, dev, seconds, *extra):
+    return [binary, "perf", mode, "--domain", "7", "--transport", "xdp", "--xdp-interface", dev,
+            "--duration", str(seconds), "--warmup", "0", *extra]
+
+
+def lost(text):
+    m = re.search(r"count (\d+)\s+lost (\d+)", text)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, -1)
+
+
+def xdp_line(text):
+    m = re.search(r"AF_XDP sent (\d+) received (\d+) via kernel (\d+)", text)
+    return tuple(int(x) for x in m.groups()) if m else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tachyon", default="target/debug/tachyon")
+    ap.add_argument("--seconds", type=int, default=3)
+    o = ap.parse_args()
+    if os.geteuid() != 0:
+        print("xdp_check: SKIPPED (not passed): needs root (namespaces, veth, XDP)")
+        return 2
+    if not os.access(o.tachyon, os.X_OK):
+        print(f"xdp_check: {o.tachyon} is not built")
+        return 1
+    have_cyclone = shutil.which("ddsperf") is not None
+    t = o.seconds
+    failures = 0
+    setup()
+    try:
+        with tempfile.TemporaryDirectory(prefix="tachyon-xdp-") as tmp:
+            cases = [
+                ("tachyon-xdp", tachyon(o.tachyon, "pong", DEV[1], t + 4),
+                 tachyon(o.tachyon, "ping", DEV[0], t)),
+                ("critical", tachyon(o.tachyon, "pong", DEV[1], t + 4, "--critical"),
+                 tachyon(o.tachyon, "ping", DEV[0], t, "--critical")),
+            ]
+            if have_cyclone:
+                cases += [
+                    ("cyclone-pong", ["ddsperf", "-i", "7", "-D", str(t + 4), "pong"],
+                     tachyon(o.tachyon, "ping", DEV[0], t)),
+                    ("cyclone-ping", tachyon(o.tachyon, "pong", DEV[1], t + 2),
+                     ["ddsperf", "-i", "7", "-D", str(t), "ping", "size", "32"]),
+                ]
+            else:
+                print("xdp_check: ddsperf (cyclonedds-tools) missing: the Cyclone DDS cases are "
+                      "skipped")
+            for name, server, client in cases:
+                (src, stext), (crc, ctext) = run_pair(server, client, t + 30, tmp, name)
+                problems = []
+                if src != 0:
+                    problems.append(f"server exit {src}: {stext[-400:]}")
+                if crc != 0:
+                    problems.append(f"client exit {crc}: {ctext[-400:]}")
+                tachyon_text = ctext if client[0] == o.tachyon else stext
+                x = xdp_line(tachyon_text)
+                if x is None or x[0] == 0 or x[1] == 0:
+                    problems.append(f"nothing both ways through AF_XDP: {x}")
+                detail = f"AF_XDP sent/received/via kernel {x}"
+                if client[0] == o.tachyon:
+                    n, lo = lost(ctext)
+                    if n < 100 or lo != 0:
+                        problems.append(f"{n} round trips, {lo} lost")
+                    m = re.search(r"p50\s+([\d.]+)\s+p90", ctext)
+                    detail += f", {n} round trips, p50 {m.group(1) if m else '?'} us"
+                else:
+                    n = sum(int(m) for m in
+                            re.findall(r" size \d+ mean [\d.]+us .* cnt (\d+)", ctext))
+                    if n < 100:
+                        problems.append(f"ddsperf counted only {n} round trips")
+                    detail += f", ddsperf counted {n} round trips"
+                if problems:
+                    failures += 1
+                    print(f"FAIL {name}: " + "; ".join(problems))
+                else:
+                    print(f"ok   {name}: {detail}")
+    finally:
+        teardown()
+    print(f"xdp_check: {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
