@@ -18,6 +18,9 @@ SRC="$HERE/peers"
 
 "$HERE/../scripts/ensure-packages.sh" libfastrtps-dev libfastcdr-dev g++ \
     cyclonedds-dev cyclonedds-tools gcc
+# Scenarios 10 and 11 (AF_XDP): ethtool for `tachyon xdp setup`, iperf3 for the interference.
+"$HERE/../scripts/ensure-packages.sh" ethtool iperf3 ||
+    echo "ethtool or iperf3 missing: scenario 11 cannot run" >&2
 
 newer() { # newer TARGET SOURCES...: true when TARGET is missing or older than a source
     local t="$1"; shift

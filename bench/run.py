@@ -51,6 +51,19 @@ Scenarios (--scenarios takes names or numbers):
                 builtin shared memory, iceoryx2 (two vCPUs only); each case also Tachyon over
                 UDP as the reference of the targets (0.5x UDP, 0.3x Fast DDS, busy-polling
                 1.5x iceoryx2; 1 MiB and 4 MiB 0.2x UDP)
+  10 xdp        AF_XDP across a veth pair (root): 32 B, 1 KiB, 64 KiB (short: 32 B) round
+                trips of Tachyon over kernel UDP and over AF_XDP (poll() and spinning), Cyclone
+                DDS, the raw-UDP and raw AF_XDP floors (`tachyon floor --xdp-interface`); and the
+                latency bound over AF_XDP: 32 B at 1000/s, 1,000,000 round trips (short: 10 s),
+                max / mean. Targets: XDP spinning p50 1.4x the raw AF_XDP floor and 0.5x Cyclone
+                DDS; max / mean 3
+  11 interference  Tachyon only, root, iperf3: the timing-isolation experiment. A critical
+                32 B ping-pong every 500 µs (RELIABLE KEEP_ALL, critical threads SCHED_FIFO 50)
+                across a veth pair whose ends `tachyon xdp setup --queues 2` prepared (queue 1
+                reserved), alone, with iperf3 sending bidirectional UDP of 32 B datagrams as
+                fast as it can on the same link, and with a 64 KiB bulk writer in the same
+                participant; over kernel UDP and over AF_XDP on queue 1. min / median / max /
+                variance; target: AF_XDP's max with iperf3 within 2x its max alone
 In scenarios 1-7 Tachyon runs over kernel UDP (--transport udp), as the others do.
 Latency scenarios run in both CPU placements (--placements): ping and pong on the same vCPU
 (taskset -c 0 for both) and on two (0 and 1). Throughput: sub(s) on vCPU 0, pub on vCPU 1.
@@ -92,11 +105,11 @@ sys.path.insert(0, HERE)
 from harness import netns, report  # noqa: E402
 from harness.impls import all_impls  # noqa: E402
 from harness.runner import Runner  # noqa: E402
-from harness.scenarios import (PLACEMENTS, SCENARIO_IDS, build_matrix, estimate, run_seconds,  # noqa: E402
+from harness.scenarios import (INTERFERENCE_NET, PLACEMENTS, SCENARIO_IDS, build_matrix, estimate, run_seconds,  # noqa: E402
                                schedule)
 
 PLOT_MANIFEST = os.path.join(HERE, "plot", "Cargo.toml")
-IMPL_ORDER = ["tachyon", "cyclone", "fastdds", "udp", "hdds", "iceoryx2"]
+IMPL_ORDER = ["tachyon", "cyclone", "fastdds", "udp", "xdp", "hdds", "iceoryx2"]
 # Programs --bin can replace: one per implementation, and Cyclone's latency program.
 BIN_NAMES = IMPL_ORDER + ["cyclone_ping"]
 
@@ -108,7 +121,7 @@ def parse_args(argv=None):
     ap.add_argument("--short", action="store_true", help="the quick form of every scenario (< 20 min in all)")
     ap.add_argument("--scenarios", default="all",
                     help="comma-separated names or numbers: " + ",".join(SCENARIO_IDS) + " (default all)")
-    ap.add_argument("--impls", default="tachyon,cyclone,fastdds,udp,hdds,iceoryx2",
+    ap.add_argument("--impls", default="tachyon,cyclone,fastdds,udp,xdp,hdds,iceoryx2",
                     help="comma-separated implementations, in the order they alternate (default all)")
     ap.add_argument("--reps", type=int, default=3, help="repetitions of every run (default 3)")
     ap.add_argument("--storm", type=int, default=None, metavar="N",
@@ -289,7 +302,13 @@ def run_matrix(plan, runner, reps):
 
 def _network(nets, name):
     if name not in nets:
-        nets[name] = netns.VethPair()
+        if name == INTERFERENCE_NET:
+            # Queue 1 of each end reserved for critical traffic (tachyon xdp setup).
+            tachyon = os.path.join(ROOT, "target/release/tachyon")
+            nets[name] = netns.VethPair(subnet="10.213.78", name=name,
+                                        setup=[tachyon, "xdp", "setup", "{dev}", "--queues", "2"])
+        else:
+            nets[name] = netns.VethPair()
     return nets[name]
 
 

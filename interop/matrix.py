@@ -599,6 +599,35 @@ CASES = {
 }
 
 
+# `--require-xdp`: every Tachyon peer runs with an AF_XDP transport (TACHYON_CONFIG's [xdp]) and
+# must say, when it exits, that its socket carried traffic of the case.
+REQUIRE_XDP = False
+
+
+def check_xdp(procs, note):
+    """Stops the Tachyon peers of a passed case (SIGTERM: they report as they exit) and checks
+    their `XDP sent N received M kernel K` lines: on each side (pub, sub) with Tachyon, one of
+    its peers' AF_XDP socket carried traffic (one process per interface has the socket: a
+    second Tachyon publisher on the same side, as in `ownership`, runs on kernel UDP with
+    `xdp.fallback`). Returns the case's note with the figures."""
+    figures = []
+    for role in ("pub", "sub"):
+        mine = [pr for pr in procs if pr.name == f"tachyon {role}"]
+        if not mine:
+            continue
+        best = 0
+        for pr in mine:
+            pr.kill(signal.SIGTERM)
+            pr.finish(5)
+            for line in pr.out():
+                if line.startswith("XDP sent "):
+                    w = line.split()
+                    best = max(best, int(w[2]) + int(w[4]))
+        expect(best > 0, f"tachyon {role}: nothing went through an AF_XDP socket")
+        figures.append(f"{role} xdp {best}")
+    return ", ".join(x for x in [note or ""] + figures if x)
+
+
 def run_case(name, pub_impl, sub_impl, peers, domain, logdir, veth):
     """Runs one case between two implementations; returns (passed, note, details)."""
     procs = []
@@ -618,6 +647,8 @@ def run_case(name, pub_impl, sub_impl, peers, domain, logdir, veth):
             note = case(pub, sub, lambda o: start("tachyon", "sub", o), pub_impl, sub_impl)
         else:
             note = case(pub, sub)
+        if REQUIRE_XDP:
+            note = check_xdp(procs, note)
         return True, note or "", ""
     except NotApplicable as n:
         return None, str(n), ""
@@ -648,6 +679,9 @@ def main():
     ap.add_argument("--case", action="append", help="run only these cases")
     ap.add_argument("--pair", action="append", help="run only these pairs, e.g. T>C")
     ap.add_argument("--logs", default=os.environ.get("TMPDIR", "/tmp") + "/tachyon-interop")
+    ap.add_argument("--require-xdp", action="store_true",
+                    help="Tachyon runs with [xdp] (TACHYON_CONFIG): a case passes only if each Tachyon "
+                    "peer's AF_XDP socket carried some of its traffic")
     ap.add_argument(
         "--veth-loss",
         type=float,
@@ -656,6 +690,8 @@ def main():
         "with this much netem loss on each end (needs root)",
     )
     a = ap.parse_args()
+    global REQUIRE_XDP
+    REQUIRE_XDP = a.require_xdp
     if a.veth_loss is None and os.environ.get("TACHYON_TEST_NETNS") != "1":
         sys.exit("matrix.py: run it inside an isolated network namespace (scripts/test.sh does)")
     peers = dict(p.split("=", 1) for p in a.peer)

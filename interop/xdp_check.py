@@ -3,13 +3,20 @@
 
     interop/xdp_check.py [--tachyon target/debug/tachyon] [--seconds 3]
 
-Two network namespaces of its own (`tachyon-xdp-a`, `tachyon-xdp-b`) joined by a veth pair, a
-multicast route on each end for discovery; removed at the end. Cases (each bounded in time):
+Three network namespaces of its own: `tachyon-xdp-a` and `tachyon-xdp-b`, each joined by a veth
+pair to a Linux bridge in `tachyon-xdp-m` (one subnet, a multicast route on each end for
+discovery); removed at the end. The bridge can drop UDP datagrams at random (an nftables rule
+of the bridge family): an AF_XDP socket transmits past its own interface's qdisc and netfilter,
+and its XDP program receives before them, so loss is applied in the middle, which both
+directions cross.
+Cases (each bounded in time):
 
   tachyon-xdp    tachyon perf ping (XDP) -> tachyon perf pong (XDP)
   critical       the same with --critical: only the critical lane's port on XDP
   cyclone-pong   tachyon perf ping (XDP) -> ddsperf pong (kernel sockets)
   cyclone-ping   ddsperf ping (kernel sockets) -> tachyon perf pong (XDP)
+  lossy-4mib     tachyon perf ping/pong (XDP both) of 4 MiB samples, 10 % loss each way on the
+                 bridge: every round trip completes (reliability repairs the fragments)
 
 A Tachyon side passes only if datagrams went both ways through its AF_XDP socket (`perf`
 checks it and exits non-zero otherwise) and no round trip was lost; ddsperf must exit 0 (it
@@ -24,7 +31,10 @@ import sys
 import tempfile
 
 NS = ("tachyon-xdp-a", "tachyon-xdp-b")
+MID = "tachyon-xdp-m"
 DEV = ("txdpa", "txdpb")
+# The bridge's ports, facing a and b.
+PORT = ("txdpma", "txdpmb")
 ADDR = ("10.232.0.1", "10.232.0.2")
 
 
@@ -34,19 +44,41 @@ def sh(*cmd):
 
 def setup():
     teardown()
-    for ns in NS:
+    for ns in NS + (MID,):
         sh("ip", "netns", "add", ns)
-    sh("ip", "link", "add", DEV[0], "netns", NS[0], "type", "veth", "peer", "name", DEV[1],
-       "netns", NS[1])
-    for ns, dev, addr in zip(NS, DEV, ADDR):
+    sh("ip", "-n", MID, "link", "add", "br0", "type", "bridge")
+    for ns, dev, port, addr in zip(NS, DEV, PORT, ADDR):
+        sh("ip", "link", "add", dev, "netns", ns, "type", "veth", "peer", "name", port, "netns", MID)
+        sh("ip", "-n", MID, "link", "set", port, "master", "br0")
+        sh("ip", "-n", MID, "link", "set", port, "up")
         sh("ip", "-n", ns, "addr", "add", f"{addr}/24", "dev", dev)
         sh("ip", "-n", ns, "link", "set", "lo", "up")
         sh("ip", "-n", ns, "link", "set", dev, "up")
         sh("ip", "-n", ns, "route", "add", "224.0.0.0/4", "dev", dev)
+    sh("ip", "-n", MID, "link", "set", "br0", "up")
+
+
+def loss(percent):
+    """`percent` of the UDP datagrams crossing the bridge dropped at random, each way (0: none).
+    An nftables rule of the bridge family (the kernels here have no sch_netem)."""
+    subprocess.run(["ip", "netns", "exec", MID, "nft", "delete", "table", "bridge", "lossy"],
+                   stderr=subprocess.DEVNULL)
+    if percent:
+        rules = ("table bridge lossy {\n chain forward {\n"
+                 "  type filter hook forward priority 0; policy accept;\n"
+                 f"  meta l4proto udp numgen random mod 1000 < {round(percent * 10)} counter drop\n }}\n}}\n")
+        subprocess.run(["ip", "netns", "exec", MID, "nft", "-f", "-"], input=rules, text=True, check=True)
+
+
+def dropped():
+    """Datagrams the bridge's loss rule dropped."""
+    out = subprocess.run(["ip", "netns", "exec", MID, "nft", "list", "table", "bridge", "lossy"],
+                         capture_output=True, text=True).stdout.split()
+    return next((int(n) for w, n in zip(out, out[1:]) if w == "packets" and n.isdigit()), 0)
 
 
 def teardown():
-    for ns in NS:
+    for ns in NS + (MID,):
         subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
 
 
@@ -113,6 +145,9 @@ def main():
                 ("critical", tachyon(o.tachyon, "pong", DEV[1], t + 4, "--critical"),
                  tachyon(o.tachyon, "ping", DEV[0], t, "--critical")),
             ]
+            big = ["--size", str(4 << 20), "--history", "keep-last", "--depth", "1"]
+            cases.append(("lossy-4mib", tachyon(o.tachyon, "pong", DEV[1], t + 20, *big),
+                          tachyon(o.tachyon, "ping", DEV[0], t + 5, *big)))
             if have_cyclone:
                 cases += [
                     ("cyclone-pong", ["ddsperf", "-i", "7", "-D", str(t + 4), "pong"],
@@ -124,7 +159,9 @@ def main():
                 print("xdp_check: ddsperf (cyclonedds-tools) missing: the Cyclone DDS cases are "
                       "skipped")
             for name, server, client in cases:
-                (src, stext), (crc, ctext) = run_pair(server, client, t + 30, tmp, name)
+                lossy = name.startswith("lossy")
+                loss(10 if lossy else 0)
+                (src, stext), (crc, ctext) = run_pair(server, client, t + 40, tmp, name)
                 problems = []
                 if src != 0:
                     problems.append(f"server exit {src}: {stext[-400:]}")
@@ -137,7 +174,7 @@ def main():
                 detail = f"AF_XDP sent/received/via kernel {x}"
                 if client[0] == o.tachyon:
                     n, lo = lost(ctext)
-                    if n < 100 or lo != 0:
+                    if n < (3 if name.startswith("lossy") else 100) or lo != 0:
                         problems.append(f"{n} round trips, {lo} lost")
                     m = re.search(r"p50\s+([\d.]+)\s+p90", ctext)
                     detail += f", {n} round trips, p50 {m.group(1) if m else '?'} us"
@@ -147,6 +184,11 @@ def main():
                     if n < 100:
                         problems.append(f"ddsperf counted only {n} round trips")
                     detail += f", ddsperf counted {n} round trips"
+                if lossy:
+                    n = dropped()
+                    if n == 0:
+                        problems.append("the bridge dropped nothing: no loss was applied")
+                    detail += f", {n} datagrams dropped on the bridge"
                 if problems:
                     failures += 1
                     print(f"FAIL {name}: " + "; ".join(problems))

@@ -48,6 +48,12 @@ def _fmt(x):
 
 def _tachyon_only(impl, case):
     """Why `impl` cannot run a case of a Tachyon-only scenario (None when it can)."""
+    if case.scenario == "interference":
+        want = "tachyon-xdp" if case.spec.transport == "xdp" else "tachyon"
+        if impl.name == want:
+            return None
+        if impl.name.startswith("tachyon"):
+            return f"the {case.spec.transport} cases are {want}'s"
     if case.scenario in TACHYON_ONLY and impl.name != "tachyon":
         return (f"{impl.label} has no critical writers (TRANSPORT_PRIORITY threshold), no bulk writer in "
                 "the pinging participant and no discovery storm in its measuring program")
@@ -71,8 +77,16 @@ def _in_process(impl, case):
 
 
 def _same_host(impl, case):
-    """Why `impl` cannot run a case of the same-host scenario (9), or run one of the others."""
+    """Why `impl` cannot run a case of the same-host scenario (9), or run one of the others;
+    the same for the AF_XDP scenario (10)."""
     family = impl.name.split("-")[0]
+    xdp_impl = impl.name.startswith("tachyon-xdp") or family == "xdp"
+    if case.scenario == "xdp":
+        if family in ("fastdds", "hdds", "iceoryx2") or impl.name == "tachyon-loan":
+            return f"scenario 10 compares Tachyon, Cyclone DDS and the floors: not {impl.label}"
+        return None
+    if xdp_impl and case.scenario != "interference":
+        return "AF_XDP is measured in scenarios 10 and 11 only (across a veth pair, as root)"
     if case.scenario != "shm":
         if family == "iceoryx2":
             return "iceoryx2 is measured between processes of one host only (scenario 9)"
@@ -257,8 +271,12 @@ class Tachyon(PerfProgram):
             return "busy polling needs a vCPU per process (on one, each end spins away the other's time)"
         return None
 
+    def transport(self, spec):
+        """Its `--transport`: the scenario's (scenario 10's plain Tachyon runs over UDP)."""
+        return "udp" if spec.transport == "xdp" else spec.transport
+
     def common_options(self, spec, ctx):
-        o = super().common_options(spec, ctx) + ["--transport", spec.transport]
+        o = super().common_options(spec, ctx) + ["--transport", self.transport(spec)]
         if self.wake == "busy-poll":
             o += ["--busy-poll", TACHYON_BUSY_POLL]
         return o
@@ -270,21 +288,37 @@ class Tachyon(PerfProgram):
     # Scenario 7: the bulk writer's topic, read by a `perf sub --topic` of its own.
     BULK_TOPIC = "DDSPerfRBulkKS"
 
+    # Scenario 11: the reserved queue of the veth ends (`tachyon xdp setup --queues 2`).
+    RESERVED_QUEUE = 1
+
     def plan(self, case, ctx):
         spec = case.spec
-        if case.scenario != "isolation":
+        if case.scenario not in ("isolation", "interference"):
             return super().plan(case, ctx)
         # The critical lane as a user would set it up: its receive threads (and the pinging
         # thread) SCHED_FIFO, above the bulk writer, the discovery work and the load.
         common = self.common_options(spec, ctx) + (
             ["--critical", "--rt-priority", str(ISOLATION_RT_PRIORITY)] if spec.critical else [])
+        if case.scenario == "interference" and self.transport(spec) == "xdp":
+            common += ["--xdp-queue", str(self.RESERVED_QUEUE)]
         procs = [ProcSpec("pong", self.argv0 + ["pong"] + common + self.passive_options(spec), "b", False)]
+        if spec.load == "iperf3":
+            # The server (one client, then it exits) beside the pong; the client beside the
+            # ping, sending both ways for longer than the measured part.
+            seconds = int(spec.warmup + spec.measured_seconds() + PASSIVE_SLACK_S)
+            port = str(ctx.port)
+            procs.append(ProcSpec("iperf3-server", ["iperf3", "-s", "-1", "-p", port], "b", False))
+            procs.append(ProcSpec("iperf3-client", [
+                "iperf3", "-c", ctx.net.address("b"), "-p", port, "-u", "-b", "0",
+                "-l", str(spec.size), "--bidir", "-t", str(seconds)], "a", False))
         ping_extra = []
         if spec.bulk_size:
             path = f"{ctx.path_prefix}-bulk.json"
             procs.append(ProcSpec("bulk-sub", self.argv0 + [
                 "sub", "--topic", self.BULK_TOPIC, "--domain", str(ctx.domain), "--size", str(spec.bulk_size),
-                "--transport", spec.transport,
+                # One process per interface holds the XDP program (the pong's): the bulk
+                # subscriber beside it receives over kernel UDP.
+                "--transport", "udp" if self.transport(spec) == "xdp" else self.transport(spec),
                 "--type", spec.type, "--reliability", "reliable", "--history", "keep-all",
                 "--delivery", spec.delivery, "--quiet"] + self.measuring_options(spec, path), "b", True, path))
             ping_extra = ["--bulk-size", str(spec.bulk_size), "--bulk-topic", self.BULK_TOPIC]
@@ -304,7 +338,7 @@ class Tachyon(PerfProgram):
         return procs
 
     def record(self, case, ctx, procs):
-        if case.scenario != "isolation":
+        if case.scenario not in ("isolation", "interference"):
             return super().record(case, ctx, procs)
         by_role = {p.spec.role: p.spec for p in procs}
         rec = _load_json(by_role["ping"].json_path)
@@ -325,6 +359,36 @@ class Tachyon(PerfProgram):
                 raise NoResult("the storm announced nothing (see its log)")
             rec["storm"] = storm["storm"]
         return rec
+
+
+class TachyonXdp(Tachyon):
+    """Tachyon with `--transport xdp` (scenario 10): user data through an AF_XDP socket on the
+    veth end of each namespace (the interface the UDP transport chooses there), discovery over
+    kernel UDP; waiting in poll(), or spinning on the RX ring (`--busy-poll`)."""
+
+    def __init__(self, root, wake="blocking"):
+        super().__init__(root, wake)
+        self.name = "tachyon-xdp" if wake == "blocking" else f"tachyon-xdp-{wake}"
+        self.label = "Tachyon AF_XDP (poll)" if wake == "blocking" else f"Tachyon AF_XDP ({wake})"
+
+    def unavailable(self):
+        missing = super().unavailable()
+        if missing:
+            return missing
+        if os.geteuid() != 0:
+            return "AF_XDP needs root (or CAP_NET_ADMIN, CAP_BPF, ...: docs/xdp.md)"
+        return None
+
+    def unsupported(self, case):
+        if case.scenario == "interference":
+            return super().unsupported(case) if self.wake == "blocking" else \
+                "the interference cases wait in poll() (a spinning SCHED_FIFO thread would starve its vCPU)"
+        if case.scenario != "xdp":
+            return "AF_XDP is measured in scenarios 10 and 11 only (across a veth pair, as root)"
+        return super().unsupported(case)
+
+    def transport(self, spec):
+        return "xdp"
 
 
 class FastDds(PerfProgram):
@@ -350,6 +414,8 @@ class UdpFloor(PerfProgram):
     name = "udp"
     label = "raw UDP"
     MAX_DATAGRAM = 65507
+
+    xdp = False
 
     def __init__(self, root, wake="blocking"):
         super().__init__(root)
@@ -380,6 +446,10 @@ class UdpFloor(PerfProgram):
             return "no DDS: no subscribers to fan out to, no types or delivery modes"
         if case.spec.size > self.MAX_DATAGRAM:
             return f"{case.spec.size} B does not fit one UDP datagram"
+        if self.wake == "busy-poll" and case.placement.active_cpu == case.placement.passive_cpu:
+            return "busy polling needs a vCPU per process (on one, each end spins away the other's time)"
+        if case.scenario == "xdp" and case.spec.rate:
+            return "the floors' bound is not measured (the DDS paths' max / mean is the target)"
         return None
 
     def common_options(self, spec, ctx):
@@ -391,6 +461,9 @@ class UdpFloor(PerfProgram):
     def plan(self, case, ctx):
         procs = super().plan(case, ctx)
         net = ctx.net
+        if self.xdp:
+            for p in procs:
+                p.argv += ["--xdp-interface", net.dev[p.side]]
         a = f"{net.address('a')}:{ctx.port}"
         b = f"{net.address('b')}:{ctx.port + 1}"
         for p in procs:
@@ -485,6 +558,30 @@ class CyclonePing(PerfProgram):
 
 # The sizes of `tachyon perf --type fixed` (its fixed-size types).
 LOAN_SIZES = (32, 1024, 64 * 1024, 1024 * 1024, 4 * 1024 * 1024)
+
+
+class XdpFloor(UdpFloor):
+    """`tachyon floor --xdp-interface`: the raw AF_XDP ping-pong (no DDS), each side on its
+    veth end, waiting in poll() or spinning on the RX ring: the floor of scenario 10."""
+
+    xdp = True
+
+    def __init__(self, root, wake="blocking"):
+        super().__init__(root, wake)
+        self.name = "xdp" if wake == "blocking" else f"xdp-{wake}"
+        self.label = "raw AF_XDP (poll)" if wake == "blocking" else f"raw AF_XDP ({wake})"
+
+    def unavailable(self):
+        if os.geteuid() != 0:
+            return "AF_XDP needs root"
+        return super().unavailable()
+
+    def unsupported(self, case):
+        if case.scenario != "xdp":
+            return "AF_XDP is measured in scenario 10 only (across a veth pair, as root)"
+        if case.spec.size > 1472:
+            return f"{case.spec.size} B does not fit one Ethernet frame (the floor sends one datagram)"
+        return super().unsupported(case)
 
 
 class TachyonLoan(Tachyon):
@@ -685,11 +782,13 @@ def all_impls(root, udp_wakes=("blocking",), binaries=None, tachyon_wakes=("bloc
     (the udp floor is `tachyon floor`: it follows "tachyon" unless "udp" is given; "cyclone" is
     ddsperf, "cyclone_ping" Cyclone's latency program)."""
     binaries = binaries or {}
-    impls = [Tachyon(root, wake) for wake in tachyon_wakes] + [TachyonLoan(root), Cyclone(root), FastDds(root)]
-    impls += [UdpFloor(root, wake) for wake in udp_wakes] + [Hdds(root), Iceoryx2(root)]
+    impls = [Tachyon(root, wake) for wake in tachyon_wakes] + [TachyonLoan(root)]
+    impls += [TachyonXdp(root, wake) for wake in ("blocking", "busy-poll")] + [Cyclone(root), FastDds(root)]
+    impls += [UdpFloor(root, wake) for wake in udp_wakes]
+    impls += [XdpFloor(root, wake) for wake in ("blocking", "busy-poll")] + [Hdds(root), Iceoryx2(root)]
     for impl in impls:
         family = impl.name.split("-")[0]
-        path = binaries.get(family) or (binaries.get("tachyon") if family == "udp" else None)
+        path = binaries.get(family) or (binaries.get("tachyon") if family in ("udp", "xdp") else None)
         if path:
             impl.binary = os.path.abspath(path)
         if family == "cyclone" and binaries.get("cyclone_ping"):

@@ -47,11 +47,16 @@ class VethPair:
 
     name = "veth"
 
-    def __init__(self, subnet="10.213.77"):
-        tag = f"tb{os.getpid() % 100000}"
+    def __init__(self, subnet="10.213.77", name="veth", setup=None):
+        """`setup`: a command run on each end after it is up (in its namespace), `{dev}`
+        standing for the end's name, e.g. `tachyon xdp setup {dev}` for a reserved queue; a
+        failure is a RuntimeError (the cases on this network are skipped, saying why)."""
+        self.name = name
+        tag = f"tb{os.getpid() % 100000}{'q' if setup else ''}"
         self.ns = {"a": f"{tag}a", "b": f"{tag}b"}
         self.dev = {"a": f"{tag}va", "b": f"{tag}vb"}
         self.addr = {"a": f"{subnet}.1", "b": f"{subnet}.2"}
+        self.setup = setup
         self._created = []
         try:
             self._create()
@@ -71,6 +76,13 @@ class VethPair:
             _ip("-n", ns, "addr", "add", f"{self.addr[side]}/24", "dev", dev)
             _ip("-n", ns, "link", "set", dev, "up")
             _ip("-n", ns, "route", "add", "224.0.0.0/4", "dev", dev)
+        for side in ("a", "b"):
+            if self.setup:
+                argv = ["ip", "netns", "exec", self.ns[side]] + [
+                    a.replace("{dev}", self.dev[side]) for a in self.setup]
+                r = subprocess.run(argv, capture_output=True, text=True)
+                if r.returncode != 0:
+                    raise RuntimeError(f"{' '.join(argv)}: {(r.stdout + r.stderr).strip()}")
 
     def prefix(self, side):
         return ["ip", "netns", "exec", self.ns[side]]

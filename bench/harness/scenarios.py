@@ -34,6 +34,9 @@ class Spec:
     bulk_size: Optional[int] = None
     storm: int = 0
     storm_period: float = 1.0
+    # Scenario 11 (interference): a load on the same link besides the critical ping, "iperf3"
+    # (bidirectional UDP as fast as it goes, datagrams of the ping's size).
+    load: Optional[str] = None
     # Tachyon's `--transport`: kernel UDP wherever the others run on it (scenarios 1-7: the
     # same path for everyone; by default Tachyon would take shared memory between two
     # processes of the host); "auto" in process (scenario 8).
@@ -218,10 +221,55 @@ def build_matrix(short, placements, storm_size=None):
             s.cases.append(Case(s.id, f"{s.id}-{size}-{p.name}-udp", f"{label}, over UDP (reference)",
                                 replace(shm, size=size, transport="udp"), p))
     scenarios.append(s)
+
+    s = Scenario("xdp", 10, "AF_XDP across a veth pair, RELIABLE KEEP_LAST(1); the latency bound at 1000/s",
+                 "latency", "round trip in µs between two network namespaces; Tachyon over kernel UDP "
+                 "(blocking, and busy-polling with --tachyon-wake busy-poll), over AF_XDP waiting in "
+                 "poll() and spinning on its RX ring (--transport xdp, user data through the ring, "
+                 "discovery over kernel UDP), Cyclone DDS, and the floors: raw UDP (--udp-wake) and "
+                 "raw AF_XDP (`tachyon floor --xdp-interface`, poll() and spinning); spinning variants "
+                 "on two vCPUs only. The bound: 32 B at 1000 pings/s, RELIABLE KEEP_ALL, max / mean")
+    xdp = replace(lat, transport="xdp")
+    xsizes = [32] if short else [32, KIB, 64 * KIB]
+    s.cases = _latency_cases(s.id, xsizes, placements, xdp, net="veth", extra_label=" veth")
+    xbound = replace(xdp, history="keep-all", rate=1000.0)
+    xbound = replace(xbound, duration=XDP_BOUND_SHORT_S) if short else replace(
+        xbound, count=1_000_000, duration=1060.0)
+    s.cases += [Case(s.id, f"{s.id}-bound", "bound: 32 B at 1000/s, veth, two vCPUs", xbound, SPLIT, "veth")]
+    scenarios.append(s)
+
+    s = Scenario("interference", 11, "Interference on the link: critical 32 B ping-pong every 500 µs across a "
+                 "veth pair with a reserved queue, RELIABLE KEEP_ALL, alone / with iperf3 sending "
+                 "bidirectional UDP as fast as it can (32 B datagrams) / with a 64 KiB bulk writer in the "
+                 "same participant; kernel UDP and AF_XDP", "latency",
+                 "round trip in µs of the critical writer (both directions critical, the critical threads "
+                 "SCHED_FIFO 50); the veth's ends set up by `tachyon xdp setup --queues 2` (queue 1 "
+                 "reserved: mqprio maps the critical socket priority to it, pfifo under each queue); "
+                 "Tachyon over kernel UDP, and over AF_XDP on queue 1 (poll()); ping, iperf3 client "
+                 "on vCPU 0, pong, iperf3 server on vCPU 1; the cases alternate within each repetition; "
+                 "ratio rows: loaded / alone, same path", interleave=True)
+    icrit = replace(lat, history="keep-all", rate=2000.0, critical=True,
+                    duration=ISOLATION_SHORT_S if short else ISOLATION_LONG_S, warmup=1.0)
+    s.cases = []
+    for transport, path in (("udp", "kernel UDP"), ("xdp", "AF_XDP")):
+        alone = replace(icrit, transport=transport)
+        for name, label, spec in (("alone", f"{path}, alone", alone),
+                                  ("iperf3", f"{path}, + iperf3 bidirectional", replace(alone, load="iperf3")),
+                                  ("bulk", f"{path}, + {size_label(ISOLATION_BULK)} bulk",
+                                   replace(alone, bulk_size=ISOLATION_BULK))):
+            s.cases.append(Case(s.id, f"{s.id}-{transport}-{name}", label, spec, SPLIT, INTERFERENCE_NET))
+    scenarios.append(s)
     return scenarios
 
 
-SCENARIO_IDS = ["latency", "bound", "throughput", "fanout", "variants", "veth", "isolation", "intra", "shm"]
+SCENARIO_IDS = ["latency", "bound", "throughput", "fanout", "variants", "veth", "isolation", "intra", "shm",
+                "xdp", "interference"]
+
+# Scenario 11's network: a veth pair whose ends `tachyon xdp setup --queues 2` prepared.
+INTERFERENCE_NET = "veth-reserved"
+
+# Scenario 10: the short form's bound run (10,000 round trips at 1000/s).
+XDP_BOUND_SHORT_S = 10.0
 
 # Scenario 8: the size HDDS's `latency_benchmark` writes (two 64-bit integers), the one size
 # it has.
@@ -235,7 +283,7 @@ ISOLATION_BULK = 64 * KIB
 ISOLATION_STORM = 1000
 ISOLATION_BASELINE = "isolation-alone"
 # Scenarios only Tachyon runs (no other program has the options they need).
-TACHYON_ONLY = {"isolation"}
+TACHYON_ONLY = {"isolation", "interference"}
 
 # Seconds a run costs beyond its warm-up and measured part: process start, discovery, the pause
 # between starting the two sides, reading the result (measured here: about 1 s for two processes).
@@ -246,7 +294,7 @@ EXTRA_PROCESS_S = 0.4
 
 def run_seconds(case):
     spec = case.spec
-    extra = (1 if spec.bulk_size else 0) + (1 if spec.storm else 0)
+    extra = (1 if spec.bulk_size else 0) + (1 if spec.storm else 0) + (2 if spec.load else 0)
     return (RUN_OVERHEAD_S + spec.warmup + spec.measured_seconds() + 0.1 * spec.subscribers
             + EXTRA_PROCESS_S * extra)
 

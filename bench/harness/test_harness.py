@@ -293,7 +293,8 @@ class CycloneTest(unittest.TestCase):
 
 class MatrixTest(unittest.TestCase):
     def test_short_form_fits_the_budget_with_every_implementation(self):
-        scenarios = build_matrix(True, [SAME, SPLIT])
+        # Scenarios 10 and 11 (AF_XDP, root only) have a budget of their own, below.
+        scenarios = [s for s in build_matrix(True, [SAME, SPLIT]) if s.id not in ("xdp", "interference")]
         cases = [c for s in scenarios for c in s.cases]
         # Worst case: all four implementations run every case they can (the Tachyon-only
         # scenarios: Tachyon alone). The bound for the whole short run: 20 minutes.
@@ -307,6 +308,49 @@ class MatrixTest(unittest.TestCase):
         only = alone
         self.assertTrue(only)
         self.assertLess(estimate({"all": shared * 4 + pairs * 2 + only}, 3), 20 * 60)
+
+    def test_the_xdp_scenario_short_form_takes_under_six_minutes(self):
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        xdp = next(s for s in build_matrix(True, [SAME, SPLIT]) if s.id == "xdp")
+        impls = all_impls(root, ("blocking", "busy-poll"), tachyon_wakes=("blocking", "busy-poll"))
+        runs = {i.name: [c for c in xdp.cases if i.unsupported(c) is None] for i in impls}
+        self.assertEqual(sorted(n for n, cs in runs.items() if cs),
+                         ["cyclone", "tachyon", "tachyon-busy-poll", "tachyon-xdp",
+                          "tachyon-xdp-busy-poll", "udp", "udp-busy-poll", "xdp", "xdp-busy-poll"])
+        self.assertLess(estimate(runs, 3), 6 * 60)
+        # Spinning needs a vCPU per process; the floors have no bound run.
+        self.assertFalse([c for c in runs["xdp-busy-poll"] if c.placement.name == "same"])
+        self.assertFalse([c for c in runs["udp"] if c.spec.rate])
+
+    def test_the_interference_scenario_runs_each_path_under_each_load(self):
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        inter = next(s for s in build_matrix(True, [SAME]) if s.id == "interference")
+        impls = all_impls(root, ("blocking", "busy-poll"), tachyon_wakes=("blocking", "busy-poll"))
+        runs = {i.name: [c.case_id for c in inter.cases if i.unsupported(c) is None] for i in impls}
+        self.assertEqual(runs["tachyon"], ["interference-udp-alone", "interference-udp-iperf3",
+                                           "interference-udp-bulk"])
+        self.assertEqual(runs["tachyon-xdp"], ["interference-xdp-alone", "interference-xdp-iperf3",
+                                               "interference-xdp-bulk"])
+        self.assertFalse([n for n, cs in runs.items() if cs and n not in ("tachyon", "tachyon-xdp")])
+        self.assertLess(estimate({"t": [c for c in inter.cases]}, 3), 5 * 60)
+        # The iperf3 case's processes: the server beside the pong, the client beside the ping.
+        tx = next(i for i in impls if i.name == "tachyon-xdp")
+        case = next(c for c in inter.cases if c.case_id == "interference-xdp-iperf3")
+
+        class Net:
+            def address(self, side):
+                return {"a": "10.0.0.1", "b": "10.0.0.2"}[side]
+
+        ctx = RunContext(domain=3, port=5300, net=Net(), path_prefix="/tmp/x")
+        procs = {p.role: p for p in tx.plan(case, ctx)}
+        self.assertEqual(procs["iperf3-server"].side, "b")
+        client = procs["iperf3-client"]
+        self.assertEqual((client.side, client.argv[:3]), ("a", ["iperf3", "-c", "10.0.0.2"]))
+        self.assertIn("--bidir", client.argv)
+        ping = procs["ping"].argv
+        self.assertEqual(ping[ping.index("--transport") + 1], "xdp")
+        self.assertEqual(ping[ping.index("--xdp-queue") + 1], "1")
+        self.assertIn("--critical", ping)
 
     def test_isolation_compares_three_loads_of_one_critical_ping(self):
         iso = next(s for s in build_matrix(True, [SAME]) if s.id == "isolation")

@@ -9,7 +9,9 @@
 //!   (see `docs/spy.md`);
 //! - `tachyon idl FILE.idl`: Rust types with `#[derive(DdsType)]` for an IDL file;
 //! - `tachyon discovery-server`: a discovery server, Fast DDS's protocol (see
-//!   `docs/discovery-server.md`).
+//!   `docs/discovery-server.md`);
+//! - `tachyon xdp setup|status IFACE`: the NIC side of the AF_XDP transport's timing
+//!   isolation (see `docs/xdp.md`).
 #![forbid(unsafe_code)]
 
 mod discovery;
@@ -19,6 +21,7 @@ mod perf;
 mod shape;
 mod spy;
 mod stats;
+mod xdp;
 
 use std::process::ExitCode;
 
@@ -53,6 +56,9 @@ enum Command {
     /// A discovery server (Fast DDS's protocol, as `fastdds discovery`): clients find each
     /// other through it without multicast (ROS_DISCOVERY_SERVER).
     DiscoveryServer(discovery::ServerArgs),
+    /// The NIC side of AF_XDP timing isolation: reserve a queue for critical traffic (setup),
+    /// or show what an interface has (status).
+    Xdp(xdp::XdpArgs),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +76,7 @@ fn main() -> ExitCode {
         Command::Spy(a) => spy::run(a),
         Command::Idl(a) => idl::run(a),
         Command::DiscoveryServer(a) => discovery::run(a),
+        Command::Xdp(a) => xdp::run(a),
         Command::Shape { .. } => return ExitCode::SUCCESS,
     };
     match outcome {
@@ -89,5 +96,6 @@ fn command_name(cli: &Cli) -> String {
         Command::Spy(a) => format!("spy {}", a.what.name()),
         Command::Idl(_) => "idl".to_owned(),
         Command::DiscoveryServer(_) => "discovery-server".to_owned(),
+        Command::Xdp(_) => "xdp".to_owned(),
     }
 }

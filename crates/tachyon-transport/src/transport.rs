@@ -160,11 +160,33 @@ pub trait Transport: Send + Sync + fmt::Debug {
     fn stats(&self) -> TransportStats;
 }
 
-/// A transmit buffer lent by a transport ([`Transport::tx_buffer`]). It goes back to its pool
-/// when dropped.
+/// A transmit buffer lent by a transport ([`Transport::tx_buffer`]): heap memory from a pool,
+/// or a frame of special memory the transport sends in place (an AF_XDP UMEM frame). It goes
+/// back to where it came from when dropped.
 pub struct TxBuffer {
     bytes: Vec<u8>,
     pool: Option<Arc<PoolInner>>,
+    frame: Option<LentFrame>,
+}
+
+/// A frame of a [`FrameLender`]: its id and the length lent.
+struct LentFrame {
+    lender: Arc<dyn FrameLender>,
+    id: u64,
+    len: usize,
+}
+
+/// Memory whose frames a transport lends as [`TxBuffer`]s, to send them without a copy
+/// (the AF_XDP transport's UMEM). Crate-private: only a [`TxBuffer`] holding frame `id`
+/// calls [`frame_mut`](Self::frame_mut) for it, which is what makes the `&mut` exclusive.
+pub(crate) trait FrameLender: Send + Sync + fmt::Debug {
+    /// The bytes of lent frame `id`, `len` of them.
+    fn frame(&self, id: u64, len: usize) -> &[u8];
+    /// The same, writable: called only by the one [`TxBuffer`] holding `id`.
+    #[allow(clippy::mut_from_ref)]
+    fn frame_mut(&self, id: u64, len: usize) -> &mut [u8];
+    /// Frame `id` comes back unsent.
+    fn release(&self, id: u64);
 }
 
 impl TxBuffer {
@@ -173,44 +195,87 @@ impl TxBuffer {
         TxBuffer {
             bytes: vec![0; len],
             pool: None,
+            frame: None,
+        }
+    }
+
+    /// Frame `id` of `lender`, `len` bytes of it lent.
+    pub(crate) fn lent_frame(lender: Arc<dyn FrameLender>, id: u64, len: usize) -> TxBuffer {
+        TxBuffer {
+            bytes: Vec::new(),
+            pool: None,
+            frame: Some(LentFrame { lender, id, len }),
         }
     }
 
     /// Its capacity in bytes.
     pub fn capacity(&self) -> usize {
-        self.bytes.len()
+        match &self.frame {
+            Some(f) => f.len,
+            None => self.bytes.len(),
+        }
+    }
+
+    /// Whether it is a frame lent in place (not heap memory).
+    pub fn is_frame(&self) -> bool {
+        self.frame.is_some()
+    }
+
+    /// The frame's id when it is one of `lender`'s, consumed without going back: the caller
+    /// hands the frame on (to the kernel). Otherwise the buffer, unchanged.
+    pub(crate) fn into_frame_of(mut self, lender: &dyn FrameLender) -> Result<u64, TxBuffer> {
+        let ours = self.frame.as_ref().is_some_and(|f| {
+            std::ptr::addr_eq(Arc::as_ptr(&f.lender), lender as *const dyn FrameLender)
+        });
+        if !ours {
+            return Err(self);
+        }
+        match self.frame.take() {
+            Some(f) => Ok(f.id),
+            None => Err(self),
+        }
     }
 }
 
 impl std::ops::Deref for TxBuffer {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        &self.bytes
+        match &self.frame {
+            Some(f) => f.lender.frame(f.id, f.len),
+            None => &self.bytes,
+        }
     }
 }
 
 impl std::ops::DerefMut for TxBuffer {
     fn deref_mut(&mut self) -> &mut [u8] {
-        &mut self.bytes
+        match &self.frame {
+            Some(f) => f.lender.frame_mut(f.id, f.len),
+            None => &mut self.bytes,
+        }
     }
 }
 
 impl AsMut<[u8]> for TxBuffer {
     fn as_mut(&mut self) -> &mut [u8] {
-        &mut self.bytes
+        self
     }
 }
 
 impl fmt::Debug for TxBuffer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TxBuffer")
-            .field("capacity", &self.bytes.len())
+            .field("capacity", &self.capacity())
+            .field("frame", &self.is_frame())
             .finish()
     }
 }
 
 impl Drop for TxBuffer {
     fn drop(&mut self) {
+        if let Some(f) = self.frame.take() {
+            f.lender.release(f.id);
+        }
         if let Some(pool) = self.pool.take() {
             pool.put(std::mem::take(&mut self.bytes));
         }
@@ -258,6 +323,7 @@ impl TxPool {
         TxBuffer {
             bytes: recycled.unwrap_or_else(|| vec![0; self.0.size]),
             pool: Some(Arc::clone(&self.0)),
+            frame: None,
         }
     }
 

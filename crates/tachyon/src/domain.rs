@@ -186,7 +186,9 @@ impl DomainParticipant {
             // The UDP transport announces the XDP interface's address: its datagrams are
             // the ones the program takes off that interface.
             if let (None, Some(x)) = (&config.interface, &settings.xdp) {
-                config.interface = Some(x.interface.clone());
+                if !x.interface.is_empty() {
+                    config.interface = Some(x.interface.clone());
+                }
             }
             Some(Arc::new(UdpTransport::open(domain_id, &config)?))
         };

@@ -113,6 +113,7 @@ where
                 s.transport.datagrams_sent - s.intra.datagrams_sent - s.shm.datagrams_sent
             );
         }
+        report_xdp(&participant);
         Ok(code)
     } else {
         let mut qos = SubscriberQos::default().presentation(presentation(o));
@@ -131,7 +132,23 @@ where
             }
             None => subscriber.create_datareader(&topic, reader_qos(o))?,
         };
-        subscribe(o, &reader)
+        let code = subscribe(o, &reader);
+        report_xdp(&participant);
+        code
+    }
+}
+
+/// With an AF_XDP transport (`[xdp]` in TACHYON_CONFIG), what went through it: `XDP sent N
+/// received M kernel K` (the veth matrix checks that its socket carried the case's traffic).
+fn report_xdp(participant: &DomainParticipant) {
+    let x = participant.statistics().xdp;
+    if x != Default::default() {
+        say!(
+            "XDP sent {} received {} kernel {}",
+            x.sent,
+            x.received,
+            x.via_kernel
+        );
     }
 }
 

@@ -3,13 +3,12 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::socket::Endpoint;
 use super::{io, FloorArgs};
 use crate::perf::Failure;
 
 /// Echoes for `--warmup` + `--duration` seconds, or until `stop` is set.
 pub fn run(a: &FloorArgs, stop: Option<&AtomicBool>) -> Result<(), Failure> {
-    let ep = Endpoint::bind(a.bind, a.wake).map_err(io("cannot open the pong socket"))?;
+    let ep = a.endpoint(a.bind, "pong")?;
     a.pin();
     let mut buf = vec![0u8; 65_536];
     let end = Instant::now() + Duration::from_secs_f64(a.warmup + a.duration);

@@ -4,7 +4,6 @@
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
-use super::socket::Endpoint;
 use super::{io, result, FloorArgs};
 use crate::perf::Failure;
 use crate::stats::{live_line, RunResult, ThroughputCounter, Usage};
@@ -12,7 +11,7 @@ use crate::stats::{live_line, RunResult, ThroughputCounter, Usage};
 /// Sends for `--warmup` + `--duration` seconds.
 pub fn publish(a: &FloorArgs) -> Result<(), Failure> {
     let any = SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0));
-    let ep = Endpoint::bind(any, a.wake).map_err(io("cannot open the pub socket"))?;
+    let ep = a.endpoint(any, "pub")?;
     a.pin();
     let mut out = vec![0x5au8; a.size as usize];
     let start = Instant::now();
@@ -53,7 +52,7 @@ pub fn publish(a: &FloorArgs) -> Result<(), Failure> {
 
 /// Counts from the first datagram: `--warmup` seconds not counted, then `--duration` seconds.
 pub fn subscribe(a: &FloorArgs) -> Result<RunResult, Failure> {
-    let ep = Endpoint::bind(a.bind, a.wake).map_err(io("cannot open the sub socket"))?;
+    let ep = a.endpoint(a.bind, "sub")?;
     a.pin();
     let mut buf = vec![0u8; 65_536];
     let mut counter: ThroughputCounter<SocketAddr> = ThroughputCounter::new();

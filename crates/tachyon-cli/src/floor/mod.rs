@@ -77,6 +77,11 @@ pub struct FloorArgs {
     /// Seconds the ping waits for the first echo (exit status 1 without one).
     #[arg(long, default_value_t = 10.0)]
     pub match_timeout: f64,
+    /// Send and receive through an AF_XDP socket on this interface (queue 0) instead of the
+    /// kernel's UDP stack: the raw AF_XDP floor (root, or the capabilities of docs/xdp.md).
+    /// `--wake busy-poll` spins on its RX ring, `blocking` waits in `poll()`.
+    #[arg(long)]
+    pub xdp_interface: Option<String>,
     /// Pin the threads to this CPU.
     #[arg(long)]
     pub cpu: Option<u16>,
@@ -140,6 +145,17 @@ impl FloorArgs {
         }
     }
 
+    /// The socket of this run bound to `addr`: kernel UDP, or AF_XDP with `--xdp-interface`.
+    fn endpoint(&self, addr: SocketAddr, what: &str) -> Result<socket::Endpoint, Failure> {
+        match &self.xdp_interface {
+            None => socket::Endpoint::bind(addr, self.wake)
+                .map_err(|e| Failure::Other(format!("cannot open the {what} socket: {e}"))),
+            Some(i) => socket::Endpoint::bind_xdp(addr, self.wake, i).map_err(|e| {
+                Failure::Other(format!("cannot open the {what} socket on AF_XDP: {e}"))
+            }),
+        }
+    }
+
     fn pin(&self) {
         crate::perf::pin_this_thread(self.cpu, self.rt_priority);
     }
@@ -184,5 +200,10 @@ pub fn run(a: &FloorArgs) -> Result<(), Failure> {
 
 /// A new result of the floor.
 fn result(a: &FloorArgs, role: &str) -> RunResult {
-    RunResult::new("udp", role, a.run_config())
+    let name = if a.xdp_interface.is_some() {
+        "xdp"
+    } else {
+        "udp"
+    };
+    RunResult::new(name, role, a.run_config())
 }

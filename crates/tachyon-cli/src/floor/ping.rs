@@ -74,7 +74,7 @@ fn seq_of(d: &[u8]) -> Option<u64> {
 
 pub fn run(a: &FloorArgs, role: &str) -> Result<RunResult, Failure> {
     let any = SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0));
-    let ep = Endpoint::bind(any, a.wake).map_err(io("cannot open the ping socket"))?;
+    let ep = a.endpoint(any, "ping")?;
     a.pin();
     let mut out = vec![0x5au8; a.size as usize];
     let mut buf = vec![0u8; 65_536];

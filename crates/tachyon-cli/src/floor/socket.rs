@@ -4,17 +4,23 @@
 
 use std::cell::Cell;
 use std::io;
-use std::net::{SocketAddr, UdpSocket};
+use std::net::{IpAddr, SocketAddr, UdpSocket};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use tachyon_transport::xdp::{AttachMode, BindMode, PortConfig, PortSend, XdpPort};
 
 use socket2::{Domain, Protocol, Socket, Type};
 
 use super::Wake;
 
-/// A UDP socket and its wake-up method.
+/// A UDP socket and its wake-up method; with `--xdp-interface`, its datagrams go through an
+/// AF_XDP socket on that interface instead (the kernel socket holds the port and carries
+/// what the ring cannot: the first datagram to a neighbour whose MAC is unknown).
 pub struct Endpoint {
     socket: UdpSocket,
     wake: Wake,
+    xdp: Option<(Arc<XdpPort>, u16)>,
     /// The blocking socket's read timeout now: changed only when a wait must be at least 10 %
     /// shorter, so steady waits cost no `setsockopt` (a wait may overrun by up to 10 %).
     timeout: Cell<Duration>,
@@ -33,8 +39,42 @@ impl Endpoint {
         Ok(Endpoint {
             socket,
             wake,
+            xdp: None,
             timeout: Cell::new(Duration::ZERO),
         })
+    }
+
+    /// Like [`bind`](Self::bind), the datagrams to its port taken off `interface` by an XDP
+    /// program and received, and sent, through an AF_XDP socket on queue 0.
+    pub fn bind_xdp(addr: SocketAddr, wake: Wake, interface: &str) -> Result<Endpoint, String> {
+        let mut ep = Endpoint::bind(addr, wake).map_err(|e| format!("bind {addr}: {e}"))?;
+        let local = ep.socket.local_addr().map_err(|e| e.to_string())?.port();
+        let address = tachyon_transport::list_interfaces()
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .find(|i| i.name == interface)
+            .and_then(|i| i.address)
+            .ok_or_else(|| format!("{interface}: no such interface with an IPv4 address"))?;
+        if let IpAddr::V4(a) = addr.ip() {
+            if !a.is_unspecified() && a != address {
+                return Err(format!("{addr} is not {interface}'s address {address}"));
+            }
+        }
+        let port = XdpPort::open(&PortConfig {
+            interface,
+            address,
+            queue: 0,
+            ports: &[local],
+            magic: None,
+            attach: AttachMode::Auto,
+            bind: BindMode::Auto,
+            frames: 4096,
+            busy_poll: wake == Wake::BusyPoll,
+            vlan: None,
+        })
+        .map_err(|e| e.to_string())?;
+        ep.xdp = Some((Arc::new(port), local));
+        Ok(ep)
     }
 
     /// Another handle on the same socket (for a thread that sends while this one receives).
@@ -42,11 +82,22 @@ impl Endpoint {
         Ok(Endpoint {
             socket: self.socket.try_clone()?,
             wake: self.wake,
+            xdp: self.xdp.clone(),
             timeout: Cell::new(self.timeout.get()),
         })
     }
 
     pub fn send_to(&self, buf: &[u8], to: SocketAddr) -> io::Result<()> {
+        if let (Some((port, local)), SocketAddr::V4(v4)) = (&self.xdp, to) {
+            loop {
+                match port.send(buf, *local, v4, 0) {
+                    PortSend::Queued => return Ok(()),
+                    // Every frame in flight: wait for the kernel, as a full socket does.
+                    PortSend::Full => std::hint::spin_loop(),
+                    PortSend::NoMac | PortSend::TooLong => break,
+                }
+            }
+        }
         loop {
             match self.socket.send_to(buf, to) {
                 Ok(_) => return Ok(()),
@@ -63,6 +114,9 @@ impl Endpoint {
         buf: &mut [u8],
         deadline: Instant,
     ) -> io::Result<Option<(usize, SocketAddr)>> {
+        if let Some((port, _)) = &self.xdp {
+            return recv_xdp(port, buf, deadline);
+        }
         loop {
             let now = Instant::now();
             if now >= deadline {
@@ -93,5 +147,29 @@ impl Endpoint {
                 Err(e) => return Err(e),
             }
         }
+    }
+}
+
+/// The next datagram of the AF_XDP socket, or `None` when `deadline` passes first.
+fn recv_xdp(
+    port: &XdpPort,
+    buf: &mut [u8],
+    deadline: Instant,
+) -> io::Result<Option<(usize, SocketAddr)>> {
+    loop {
+        let mut got = None;
+        port.receive(1, |d| {
+            let n = d.payload.len().min(buf.len());
+            buf[..n].copy_from_slice(&d.payload[..n]);
+            got = Some((n, SocketAddr::V4(d.from)));
+        });
+        if got.is_some() {
+            return Ok(got);
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(None);
+        }
+        port.wait_up_to(Some(deadline - now))?;
     }
 }

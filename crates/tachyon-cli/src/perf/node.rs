@@ -215,18 +215,16 @@ pub(super) fn participant_settings(
         TransportKind::Xdp => {
             settings.transports.no_intra = true;
             settings.transports.no_shm = true;
+            let configured = settings.xdp.is_some();
+            // Without an interface: the UDP transport's (the one it chooses).
             let x = settings.xdp.get_or_insert_with(XdpConfig::default);
             if let Some(i) = &a.xdp_interface {
                 x.interface = i.clone();
             }
-            if x.interface.is_empty() {
-                return Err(
-                    "--transport xdp needs --xdp-interface IFACE (or [xdp] interface \
-                            in the configuration file)"
-                        .into(),
-                );
+            if let Some(q) = a.xdp_queue {
+                x.queue = q;
             }
-            if a.xdp_interface.is_some() {
+            if !configured || a.xdp_interface.is_some() {
                 x.traffic = if a.critical {
                     XdpTraffic::Critical
                 } else {

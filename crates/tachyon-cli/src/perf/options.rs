@@ -110,8 +110,9 @@ pub enum TransportKind {
     /// one process use it too); discovery still goes over UDP. Needs the default thread
     /// model (`threads.mode = "threads"`).
     Shm,
-    /// AF_XDP for user data to on-link neighbours (`--xdp-interface`, or `[xdp]` in the
-    /// configuration file), kernel UDP for discovery; the in-process transport and shared
+    /// AF_XDP for user data to on-link neighbours (on `--xdp-interface`, `[xdp]` of the
+    /// configuration file, or the interface the UDP transport chooses), kernel UDP for
+    /// discovery; the in-process transport and shared
     /// memory left out. Needs root or the capabilities `docs/xdp.md` lists.
     Xdp,
 }
@@ -209,10 +210,14 @@ pub struct PerfArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub transport: TransportKind,
     /// `--transport xdp`: the interface of the AF_XDP socket (instead of `[xdp] interface`
-    /// in the configuration file). With `--critical`, the critical traffic alone goes
+    /// in the configuration file; neither: the interface the UDP transport chooses). With `--critical`, the critical traffic alone goes
     /// through it; with `--busy-poll`, its receive thread spins on the RX ring.
     #[arg(long)]
     pub xdp_interface: Option<String>,
+    /// `--transport xdp`: the queue of the AF_XDP socket (`[xdp] queue`; a queue reserved by
+    /// `tachyon xdp setup`).
+    #[arg(long)]
+    pub xdp_queue: Option<u32>,
     /// ping and pong: write loaned samples in place and take them in place (`--type
     /// fixed`; between processes with `--transport shm`, nothing is copied or serialized).
     #[arg(long)]
@@ -426,8 +431,10 @@ impl PerfArgs {
                 self.mode.name()
             ));
         }
-        if self.xdp_interface.is_some() && self.transport != TransportKind::Xdp {
-            return Err("--xdp-interface needs --transport xdp".into());
+        if (self.xdp_interface.is_some() || self.xdp_queue.is_some())
+            && self.transport != TransportKind::Xdp
+        {
+            return Err("--xdp-interface and --xdp-queue need --transport xdp".into());
         }
         if self.topic.as_deref().is_some_and(str::is_empty) {
             return Err("--topic: a topic name cannot be empty".into());

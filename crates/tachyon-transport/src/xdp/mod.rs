@@ -34,25 +34,26 @@
 mod bpf;
 pub mod frame;
 pub mod neigh;
+mod port;
 pub mod program;
 #[allow(unsafe_code)]
 mod xsk;
 
 use std::io;
-use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
-use std::os::fd::OwnedFd;
-use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use tachyon_wire::{Locator, Reach};
 
 use crate::batch::RecvBatch;
 use crate::error::TransportError;
-use crate::priority;
 use crate::stats::{Counters, TransportStats};
 use crate::transport::{RxSource, Traffic, Transport, TransportLocators, TxBuffer, TxPool};
 use crate::udp::{SocketId, UdpTransport};
 
+use port::xdp_error;
+pub use port::{PortConfig, PortDatagram, PortSend, XdpPort};
 pub use xsk::Copy as BindMode;
 
 /// Which traffic goes through the AF_XDP socket.
@@ -80,7 +81,8 @@ pub enum AttachMode {
 /// The `[xdp]` settings.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct XdpConfig {
-    /// The interface (the UDP transport's must be the same).
+    /// The interface (the UDP transport's must be the same); empty: the UDP transport's
+    /// (the one it chose, or `[udp] interface`).
     pub interface: String,
     /// The queue the socket binds to (receive traffic must be steered there: one queue, or
     /// `tachyon xdp setup`'s flow steering).
@@ -119,18 +121,9 @@ impl Default for XdpConfig {
 
 /// The AF_XDP transport: see the [module documentation](self).
 pub struct XdpTransport {
-    xsk: xsk::Xsk,
-    interrupt: xsk::Interrupt,
-    stopped: AtomicBool,
-    // Dropped after the socket: the link detaches the program.
-    _link: OwnedFd,
-    _prog: OwnedFd,
-    map: OwnedFd,
-    queue: u32,
-    link: neigh::LinkInfo,
-    address: Ipv4Addr,
-    port: u16,
-    neighbours: neigh::Neighbours,
+    port: XdpPort,
+    /// The UDP port whose datagrams the program takes, and the source of what is sent.
+    port_no: u16,
     udp: Arc<UdpTransport>,
     config: XdpConfig,
     critical_priority: Option<i32>,
@@ -138,22 +131,18 @@ pub struct XdpTransport {
     reach: Reach,
     locators: TransportLocators,
     pool: TxPool,
-    ip_id: AtomicU16,
     counters: Counters,
     /// Datagrams sent through the UDP transport instead (no MAC yet, off-link, another
     /// class).
     via_kernel: AtomicU64,
-    native: bool,
 }
 
 impl std::fmt::Debug for XdpTransport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("XdpTransport")
-            .field("interface", &self.link.name)
-            .field("queue", &self.queue)
             .field("port", &self.port)
-            .field("native", &self.native)
-            .field("xsk", &self.xsk)
+            .field("udp_port", &self.port_no)
+            .field("traffic", &self.config.traffic)
             .finish()
     }
 }
@@ -175,31 +164,21 @@ pub struct XdpStats {
     pub zero_copy: bool,
 }
 
-fn xdp_error(key: &'static str, message: String) -> TransportError {
-    TransportError::Xdp { key, message }
-}
-
-const PRIVILEGE_FIX: &str = "run as root, or grant CAP_NET_ADMIN, CAP_NET_RAW, CAP_BPF, \
-    CAP_PERFMON and CAP_IPC_LOCK (e.g. `setcap cap_net_admin,cap_net_raw,cap_bpf,cap_perfmon,\
-    cap_ipc_lock+ep <program>`), or set `xdp.fallback = true` to run on kernel UDP";
-
-fn is_privilege(e: &io::Error) -> bool {
-    matches!(e.raw_os_error(), Some(libc::EPERM) | Some(libc::EACCES))
-}
-
 impl XdpTransport {
-    /// Opens the transport on `config.interface`, beside `udp` (whose interface it must be,
-    /// and whose ports it takes over): loads and attaches the program, binds the socket and
-    /// registers it. `critical_priority` is the threshold of the critical class.
+    /// Opens the transport on `config.interface` (empty: `udp`'s), beside `udp` (whose
+    /// interface it must be, and whose ports it takes over): loads and attaches the program,
+    /// binds the socket and registers it. `critical_priority` is the threshold of the
+    /// critical class.
     pub fn open(
         config: &XdpConfig,
         udp: Arc<UdpTransport>,
         critical_priority: Option<i32>,
     ) -> Result<XdpTransport, TransportError> {
-        let name = config.interface.as_str();
-        if name.is_empty() {
-            return Err(xdp_error("interface", "no interface given".into()));
-        }
+        let name = if config.interface.is_empty() {
+            udp.interface().name.as_str()
+        } else {
+            config.interface.as_str()
+        };
         if udp.interface().name != name {
             return Err(xdp_error(
                 "interface",
@@ -210,26 +189,16 @@ impl XdpTransport {
                 ),
             ));
         }
-        let link = neigh::link_info(name)
-            .map_err(|e| xdp_error("interface", format!("cannot read interface {name:?}: {e}")))?;
-        if !config.frames.is_power_of_two() || !(64..=65536).contains(&config.frames) {
-            return Err(xdp_error(
-                "frames",
-                format!("{} is not a power of two in 64..=65536", config.frames),
-            ));
-        }
-        let frame_size: u32 = if link.mtu + 18 <= 2048 { 2048 } else { 4096 };
-        if link.mtu + 18 > frame_size as usize {
+        if udp.interface().loopback {
             return Err(xdp_error(
                 "interface",
                 format!(
-                    "{name}'s MTU {} is larger than one 4 KiB frame (multi-buffer XDP is not \
-                     supported): lower it to 4078 at most",
-                    link.mtu
+                    "{name} is a loopback interface: AF_XDP needs a network device (a NIC, or \
+                     a veth), name it with `interface`"
                 ),
             ));
         }
-        let (port, traffic) = match config.traffic {
+        let (port_no, traffic) = match config.traffic {
             XdpTraffic::Critical => match udp.port(SocketId::CriticalUnicast) {
                 Some(p) => (p, Traffic::Critical),
                 None => {
@@ -251,98 +220,35 @@ impl XdpTransport {
                 }
             },
         };
-        let map = bpf::create_xskmap((config.queue + 1).max(64))
-            .map_err(|e| bpf_error("cannot create the XSKMAP", &e))?;
-        let insns = program::build(std::os::fd::AsRawFd::as_raw_fd(&map), &[port]);
-        let prog = bpf::load_xdp(&insns, "Dual MIT/GPL").map_err(|e| {
-            if is_privilege(&e.error) {
-                bpf_error("cannot load the XDP program", &e.error)
-            } else {
-                xdp_error(
-                    "interface",
-                    format!(
-                        "the kernel refused the XDP program: {}; verifier: {}",
-                        e.error, e.log
-                    ),
-                )
-            }
-        })?;
-        let (link_fd, native) = attach(&prog, &link, config.attach)?;
-        let geometry = xsk::Geometry {
+        let port = XdpPort::open(&PortConfig {
+            interface: name,
+            address: udp.interface().address,
+            queue: config.queue,
+            ports: &[port_no],
+            magic: Some(*b"RTPS"),
+            attach: config.attach,
+            bind: config.bind,
             frames: config.frames,
-            frame_size,
-        };
-        let sock = xsk::Xsk::open(link.ifindex, config.queue, geometry, config.bind).map_err(
-            |e| {
-                let fix = match (e.step, e.error.raw_os_error()) {
-                    (_, Some(libc::EPERM)) | (_, Some(libc::EACCES)) => PRIVILEGE_FIX.to_owned(),
-                    ("socket", Some(libc::EAFNOSUPPORT)) => {
-                        "the kernel has no AF_XDP sockets (CONFIG_XDP_SOCKETS)".to_owned()
-                    }
-                    ("UMEM registration", Some(libc::ENOMEM)) => format!(
-                        "the locked-memory limit is below the UMEM's {} KiB: raise it \
-                         (`ulimit -l`), grant CAP_IPC_LOCK, or lower xdp.frames",
-                        config.frames * frame_size / 1024
-                    ),
-                    ("bind", Some(libc::EOPNOTSUPP)) | ("bind", Some(libc::EINVAL))
-                        if config.bind == BindMode::ZeroCopy =>
-                    {
-                        format!("{name}'s driver cannot bind AF_XDP in zero-copy mode: set xdp.bind = \"copy\" or \"auto\"")
-                    }
-                    ("bind", Some(libc::EINVAL)) => format!(
-                        "does {name} have a queue {}? (`ethtool -l {name}`; add queues with \
-                         `ethtool -L {name} rx {} tx {}`)",
-                        config.queue,
-                        config.queue + 1,
-                        config.queue + 1
-                    ),
-                    ("bind", Some(libc::EBUSY)) => format!(
-                        "queue {} of {name} already has an AF_XDP socket (another process): \
-                         choose another xdp.queue",
-                        config.queue
-                    ),
-                    _ => "see the kernel's error".to_owned(),
-                };
-                let key = if e.step == "bind" { "bind" } else { "interface" };
-                xdp_error(
-                    key,
-                    format!("cannot set up the AF_XDP socket ({}): {}; {fix}", e.step, e.error),
-                )
-            },
-        )?;
-        bpf::map_update(&map, config.queue, sock.fd() as u32)
-            .map_err(|e| bpf_error("cannot register the socket in the XSKMAP", &e))?;
-        let interrupt = xsk::Interrupt::new()
-            .map_err(|e| xdp_error("interface", format!("cannot create an eventfd: {e}")))?;
+            busy_poll: config.busy_poll,
+            vlan: config.vlan,
+        })?;
         let reach = Reach {
             kind: Locator::KIND_UDPV4,
-            address_prefix: subnet_prefix(link.subnet, udp.interface().address),
+            address_prefix: subnet_prefix(port.link().subnet, udp.interface().address),
         };
-        let max = link.mtu - frame::IPV4_LEN - frame::UDP_LEN;
-        tracing::info!(interface = name, queue = config.queue, port, native,
-            zero_copy = sock.zero_copy(), traffic = ?config.traffic,
+        tracing::info!(interface = name, queue = config.queue, port = port_no,
+            native = port.native(), zero_copy = port.zero_copy(), traffic = ?config.traffic,
             busy_poll = config.busy_poll, "AF_XDP transport ready");
         Ok(XdpTransport {
-            xsk: sock,
-            interrupt,
-            stopped: AtomicBool::new(false),
-            _link: link_fd,
-            _prog: prog,
-            map,
-            queue: config.queue,
-            address: udp.interface().address,
+            pool: TxPool::new(port.max_payload(), 64),
             port,
-            neighbours: neigh::Neighbours::new(name),
-            link,
+            port_no,
             critical_priority,
             traffic,
             reach,
             locators: TransportLocators::default(),
-            pool: TxPool::new(max, 64),
-            ip_id: AtomicU16::new(std::process::id() as u16),
             counters: Counters::default(),
             via_kernel: AtomicU64::new(0),
-            native,
             config: config.clone(),
             udp,
         })
@@ -355,15 +261,15 @@ impl XdpTransport {
             received: c.datagrams_received,
             sent: c.datagrams_sent,
             via_kernel: self.via_kernel.load(Ordering::Relaxed),
-            kernel_drops: self.xsk.kernel_drops(),
-            native: self.native,
-            zero_copy: self.xsk.zero_copy(),
+            kernel_drops: self.port.kernel_drops(),
+            native: self.port.native(),
+            zero_copy: self.port.zero_copy(),
         }
     }
 
     /// The port whose datagrams the program takes.
     pub fn port(&self) -> u16 {
-        self.port
+        self.port_no
     }
 
     /// Whether a datagram of TRANSPORT_PRIORITY `priority` goes through the ring.
@@ -372,100 +278,6 @@ impl XdpTransport {
             XdpTraffic::UserData => true,
             XdpTraffic::Critical => self.critical_priority.is_some_and(|t| priority > t),
         }
-    }
-
-    /// One datagram to one destination through the ring; `false` when it must go through
-    /// the kernel instead.
-    fn send_one(&self, data: &[u8], to: SocketAddrV4, priority: i32) -> bool {
-        let mac = if to.ip().is_multicast() {
-            Some(frame::multicast_mac(*to.ip()))
-        } else {
-            self.neighbours.lookup(*to.ip())
-        };
-        let Some(dst) = mac else {
-            return false;
-        };
-        let link = frame::Link {
-            dst,
-            src: self.link.mac,
-            vlan: self
-                .config
-                .vlan
-                .map(|vid| (vid, priority::so_priority(priority).clamp(0, 7) as u8)),
-        };
-        let from = SocketAddrV4::new(self.address, self.port);
-        let id = self.ip_id.fetch_add(1, Ordering::Relaxed);
-        let dscp = priority::dscp(priority);
-        let hdr = link.header_len();
-        let r = self.xsk.send(|f| {
-            f.get_mut(hdr..hdr + data.len())?.copy_from_slice(data);
-            frame::write_headers(f, &link, from, to, id, dscp, data.len())
-        });
-        match r {
-            xsk::Sent::Queued => {
-                Counters::add(&self.counters.datagrams_sent, 1);
-                Counters::add(&self.counters.bytes_sent, data.len() as u64);
-            }
-            xsk::Sent::Full => Counters::add(&self.counters.send_drops, 1),
-            xsk::Sent::Refused => Counters::add(&self.counters.send_errors, 1),
-        }
-        true
-    }
-}
-
-fn bpf_error(what: &str, e: &io::Error) -> TransportError {
-    let fix = if is_privilege(e) {
-        PRIVILEGE_FIX
-    } else {
-        "see the kernel's error"
-    };
-    xdp_error("interface", format!("{what}: {e}; {fix}"))
-}
-
-/// Attaches the program as `mode` says: native first in `Auto`, generic when the driver
-/// refuses. Returns the link and whether it is native.
-fn attach(
-    prog: &OwnedFd,
-    link: &neigh::LinkInfo,
-    mode: AttachMode,
-) -> Result<(OwnedFd, bool), TransportError> {
-    let name = &link.name;
-    let busy = |e: &io::Error| {
-        xdp_error(
-            "interface",
-            format!(
-                "cannot attach the XDP program to {name}: {e}; another XDP program is attached \
-                 (another Tachyon process with [xdp] on {name}, or `ip link show {name}` names \
-                 it): one process per interface"
-            ),
-        )
-    };
-    let native = bpf::attach_xdp(prog, link.ifindex, bpf::XDP_FLAGS_DRV_MODE);
-    match (mode, native) {
-        (AttachMode::Native | AttachMode::Auto, Ok(l)) => return Ok((l, true)),
-        (_, Err(e)) if e.raw_os_error() == Some(libc::EBUSY) => return Err(busy(&e)),
-        (_, Err(e)) if is_privilege(&e) => {
-            return Err(bpf_error("cannot attach the XDP program", &e))
-        }
-        (AttachMode::Native, Err(e)) => {
-            return Err(xdp_error(
-                "attach",
-                format!(
-                    "{name}'s driver cannot run XDP natively: {e}; set xdp.attach = \"generic\" \
-                     or \"auto\""
-                ),
-            ))
-        }
-        (AttachMode::Generic, Ok(l)) => drop(l),
-        (_, Err(_)) => {}
-    }
-    match bpf::attach_xdp(prog, link.ifindex, bpf::XDP_FLAGS_SKB_MODE) {
-        Ok(l) => Ok((l, false)),
-        Err(e) if e.raw_os_error() == Some(libc::EBUSY) => Err(busy(&e)),
-        Err(e) => Err(bpf_error(
-            "cannot attach the XDP program (generic mode)",
-            &e,
-        )),
     }
 }
 
@@ -476,12 +288,6 @@ fn subnet_prefix(subnet: Option<(Ipv4Addr, u8)>, own: Ipv4Addr) -> Vec<u8> {
     let mut p = vec![0u8; 12];
     p.extend_from_slice(&addr.octets()[..usize::from(bits / 8)]);
     p
-}
-
-impl Drop for XdpTransport {
-    fn drop(&mut self) {
-        let _ = bpf::map_delete(&self.map, self.queue);
-    }
 }
 
 impl Transport for XdpTransport {
@@ -509,7 +315,7 @@ impl Transport for XdpTransport {
     fn sources(&self) -> Vec<RxSource> {
         vec![RxSource {
             id: 0,
-            fd: Some(self.xsk.fd()),
+            fd: Some(self.port.fd()),
             traffic: self.traffic,
         }]
     }
@@ -518,15 +324,10 @@ impl Transport for XdpTransport {
         batch.begin();
         let room = (batch.slots() - batch.len()) as u32;
         let counters = &self.counters;
-        let mut refused = 0u64;
-        let (taken, bad) = self.xsk.receive(room, |f| match frame::parse(f) {
-            Ok(p) => {
-                let payload = &f[p.payload_start..p.payload_start + p.payload_len];
-                batch.push(Locator::udp(SocketAddr::V4(p.from)), payload, counters);
-            }
-            Err(_) => refused += 1,
+        let (taken, malformed) = self.port.receive(room, |d| {
+            batch.push(Locator::udp(SocketAddr::V4(d.from)), d.payload, counters);
         });
-        Counters::add(&self.counters.malformed, refused + u64::from(bad));
+        Counters::add(&self.counters.malformed, malformed);
         if taken < room {
             batch.set_drained();
         }
@@ -535,52 +336,71 @@ impl Transport for XdpTransport {
 
     fn receive_wait(&self, source: usize, batch: &mut RecvBatch) -> io::Result<usize> {
         loop {
-            if self.stopped.load(Ordering::Relaxed) {
-                batch.begin();
-                return Ok(0);
-            }
             let n = self.receive(source, batch)?;
             if n > 0 {
                 return Ok(n);
             }
-            if self.config.busy_poll {
-                std::hint::spin_loop();
-            } else {
-                self.xsk.wait_readable(self.interrupt.fd())?;
+            if !self.port.wait()? {
+                batch.begin();
+                return Ok(0);
             }
         }
     }
 
     fn interrupt(&self) {
-        self.stopped.store(true, Ordering::Relaxed);
-        self.interrupt.signal();
+        self.port.interrupt();
     }
 
     fn tx_buffer(&self) -> TxBuffer {
-        self.pool.take()
+        // A UMEM frame, written in place and sent without a copy; heap memory when every
+        // frame is in flight.
+        self.port
+            .lend(self.pool.buffer_size())
+            .unwrap_or_else(|| self.pool.take())
     }
 
     fn send(&self, buf: TxBuffer, len: usize, dests: &[Locator], priority: i32) -> io::Result<()> {
-        let data = &buf[..len.min(buf.len())];
+        let len = len.min(buf.len());
         if !self.carries(priority) {
             Counters::add(&self.via_kernel, dests.len() as u64);
-            return self.udp.send_to_many(dests, data, priority);
+            return self.udp.send_to_many(dests, &buf[..len], priority);
         }
         let mut first_err = None;
-        for d in dests {
+        // The last destination gets the buffer itself (sent in place when it is a frame); the
+        // others a copy each.
+        let mut buf = Some(buf);
+        for (i, d) in dests.iter().enumerate() {
+            let Some(b) = buf.take() else { break };
             let to = match d.to_socket_addr() {
                 Some(SocketAddr::V4(a)) => a,
                 _ => {
                     Counters::add(&self.counters.skipped_locators, 1);
+                    buf = Some(b);
                     continue;
                 }
             };
-            if !self.send_one(data, to, priority) {
-                Counters::add(&self.via_kernel, 1);
-                if let Err(e) = self.udp.send_to(d, data, priority) {
-                    first_err.get_or_insert(e);
+            let (r, back) = if i + 1 == dests.len() {
+                self.port.send_buffer(b, len, self.port_no, to, priority)
+            } else {
+                let r = self.port.send(&b[..len], self.port_no, to, priority);
+                (r, Some(b))
+            };
+            match r {
+                PortSend::Queued => {
+                    Counters::add(&self.counters.datagrams_sent, 1);
+                    Counters::add(&self.counters.bytes_sent, len as u64);
+                }
+                PortSend::Full => Counters::add(&self.counters.send_drops, 1),
+                PortSend::NoMac | PortSend::TooLong => {
+                    Counters::add(&self.via_kernel, 1);
+                    if let Some(b) = &back {
+                        if let Err(e) = self.udp.send_to(d, &b[..len], priority) {
+                            first_err.get_or_insert(e);
+                        }
+                    }
                 }
             }
+            buf = back;
         }
         first_err.map_or(Ok(()), Err)
     }

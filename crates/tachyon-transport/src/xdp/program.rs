@@ -3,7 +3,8 @@
 //! receiving queue only what the transport owns, and passes everything else to the kernel:
 //!
 //! Ethernet (one optional 802.1Q tag) → IPv4 without options, not a fragment → UDP to one
-//! of the transport's ports → a payload that starts with `RTPS`.
+//! of the transport's ports → a payload that starts with `RTPS` (the transport's magic; the
+//! raw floor takes any).
 //!
 //! `bpf_redirect_map(&xsks, rx_queue_index, XDP_PASS)` falls back to the kernel when no
 //! socket is bound to the queue, so a crashed process leaves the interface working (and its
@@ -138,8 +139,9 @@ fn wire16(v: u16) -> i32 {
 }
 
 /// The program for `ports` (at most [`MAX_PORTS`]), redirecting into the XSKMAP whose file
-/// descriptor is `xsks`.
-pub fn build(xsks: i32, ports: &[u16]) -> Vec<Insn> {
+/// descriptor is `xsks` the datagrams whose payload starts with `magic` (any payload of at
+/// least four octets without).
+pub fn build(xsks: i32, ports: &[u16], magic: Option<[u8; 4]>) -> Vec<Insn> {
     let mut a = Asm::default();
     let pass = a.label();
     let no_vlan = a.label();
@@ -172,8 +174,10 @@ pub fn build(xsks: i32, ports: &[u16]) -> Vec<Insn> {
     }
     a.ja(pass);
     a.bind(port_ok);
-    a.ldxw(R6, R2, 42);
-    a.jne_imm(R6, i32::from_le_bytes(*b"RTPS"), pass);
+    if let Some(m) = magic {
+        a.ldxw(R6, R2, 42);
+        a.jne_imm(R6, i32::from_le_bytes(m), pass);
+    }
     a.ld_map_fd(R1, xsks);
     a.mov_reg(R2, R9);
     a.mov_imm(R3, XDP_PASS);
@@ -194,7 +198,7 @@ mod tests {
 
     #[test]
     fn jumps_land_on_their_labels_and_ports_are_in_wire_order() {
-        let p = build(3, &[7411, 7413]);
+        let p = build(3, &[7411, 7413], Some(*b"RTPS"));
         // Every jump's target lies inside the program.
         for (i, insn) in p.iter().enumerate() {
             let class = insn.code & 0x07;

@@ -34,6 +34,10 @@ pub struct Geometry {
     pub frame_size: u32,
 }
 
+/// Octets in front of the payload of a frame lent as a `TxBuffer`: room for Ethernet, 802.1Q,
+/// IPv4 and UDP headers, written there when it is sent.
+pub const HEADROOM: usize = 64;
+
 /// What [`Xsk::send`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sent {
@@ -419,6 +423,21 @@ impl Xsk {
     /// Builds one frame with `build` (given the whole frame; it returns the length used, or
     /// `None` to give up) and queues it for transmission.
     pub fn send(&self, build: impl FnOnce(&mut [u8]) -> Option<usize>) -> Sent {
+        let Some(addr) = self.lend() else {
+            self.kick_tx();
+            return Sent::Full;
+        };
+        let fs = self.geometry.frame_size as usize;
+        let Some(len) = build(self.whole_frame_mut(addr)).filter(|&l| l <= fs) else {
+            self.release_frame(addr);
+            return Sent::Refused;
+        };
+        self.submit(addr, 0, len)
+    }
+
+    /// A free transmit frame (its UMEM address), now the caller's until it is submitted or
+    /// released; `None` when every one is in flight.
+    pub fn lend(&self) -> Option<u64> {
         let mut side = self.tx.lock().unwrap_or_else(|p| p.into_inner());
         // Frames the kernel has sent come back first.
         let cons = side.comp.consumer().load(Ordering::Relaxed);
@@ -427,42 +446,90 @@ impl Xsk {
             .producer()
             .load(Ordering::Acquire)
             .wrapping_sub(cons);
+        let base = !(u64::from(self.geometry.frame_size) - 1);
         for i in 0..done {
-            let a = side.comp.read_addr(cons.wrapping_add(i));
-            side.free.push(a);
+            // The descriptor's address: its frame's, plus where the datagram started in it.
+            let a = side.comp.read_addr(cons.wrapping_add(i)) & base;
+            // A completion that is not a transmit frame (never from a sound kernel) is
+            // dropped rather than lent twice.
+            if self.is_tx_frame(a) {
+                side.free.push(a);
+            }
         }
         if done > 0 {
             side.comp
                 .consumer()
                 .store(cons.wrapping_add(done), Ordering::Release);
         }
-        let Some(addr) = side.free.pop() else {
-            drop(side);
-            self.kick_tx();
-            return Sent::Full;
-        };
-        let fs = self.geometry.frame_size as usize;
-        let in_umem = (addr as usize)
-            .checked_add(fs)
-            .is_some_and(|e| e <= self.umem.len);
-        if !in_umem {
-            // A completion outside the UMEM (never from a sound kernel): drop the address.
-            return Sent::Full;
-        }
-        // SAFETY: a free transmit frame inside the UMEM, owned by this process until its
-        // descriptor is published on the TX ring.
-        let frame = unsafe {
-            std::slice::from_raw_parts_mut(self.umem.ptr.as_ptr().add(addr as usize), fs)
-        };
-        let Some(len) = build(frame).filter(|&l| l <= fs) else {
+        side.free.pop()
+    }
+
+    /// Gives back a lent frame unsent.
+    pub fn release_frame(&self, addr: u64) {
+        if self.is_tx_frame(addr) {
+            let mut side = self.tx.lock().unwrap_or_else(|p| p.into_inner());
             side.free.push(addr);
+        }
+    }
+
+    /// Whether `addr` is the start of a transmit frame (the UMEM's second half).
+    fn is_tx_frame(&self, addr: u64) -> bool {
+        let fs = u64::from(self.geometry.frame_size);
+        let first = u64::from(self.geometry.frames / 2) * fs;
+        addr % fs == 0 && addr >= first && addr + fs <= self.umem.len as u64
+    }
+
+    /// Bytes per frame.
+    pub fn frame_size(&self) -> usize {
+        self.geometry.frame_size as usize
+    }
+
+    /// The whole of lent frame `addr` (for its one holder).
+    #[allow(clippy::mut_from_ref)]
+    pub(super) fn whole_frame_mut(&self, addr: u64) -> &mut [u8] {
+        if !self.is_tx_frame(addr) {
+            return &mut [];
+        }
+        // SAFETY: `addr` starts a transmit frame inside the UMEM (checked); it was lent to
+        // exactly one caller (popped from the free list under the lock), who alone asks for
+        // it until it submits or releases it; the kernel does not touch a frame that is not
+        // on its TX ring.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                self.umem.ptr.as_ptr().add(addr as usize),
+                self.geometry.frame_size as usize,
+            )
+        }
+    }
+
+    /// The whole of lent frame `addr`, to read.
+    fn whole_frame(&self, addr: u64) -> &[u8] {
+        if !self.is_tx_frame(addr) {
+            return &[];
+        }
+        // SAFETY: as in `whole_frame_mut`; only its one holder reads it, and never while
+        // holding the `&mut` of `whole_frame_mut` (the TxBuffer's borrows say so).
+        unsafe {
+            std::slice::from_raw_parts(
+                self.umem.ptr.as_ptr().add(addr as usize),
+                self.geometry.frame_size as usize,
+            )
+        }
+    }
+
+    /// Queues `len` bytes at `offset` of lent frame `addr` for transmission.
+    pub fn submit(&self, addr: u64, offset: usize, len: usize) -> Sent {
+        let fs = self.geometry.frame_size as usize;
+        if !self.is_tx_frame(addr) || offset.checked_add(len).map_or(true, |e| e > fs) {
+            self.release_frame(addr);
             return Sent::Refused;
-        };
+        }
+        let side = self.tx.lock().unwrap_or_else(|p| p.into_inner());
         let prod = side.tx.producer().load(Ordering::Relaxed);
         side.tx.write_desc(
             prod,
             libc::xdp_desc {
-                addr,
+                addr: addr + offset as u64,
                 len: len as u32,
                 options: 0,
             },
@@ -507,9 +574,9 @@ impl Xsk {
         }
     }
 
-    /// Waits until received frames wait or `other` (an eventfd) is readable; `Ok(true)` when
-    /// frames wait.
-    pub fn wait_readable(&self, other: RawFd) -> io::Result<bool> {
+    /// Waits until received frames wait, `other` (an eventfd) is readable or `timeout_ms`
+    /// passed (-1: no limit); `Ok(true)` when frames wait.
+    pub fn wait_readable(&self, other: RawFd, timeout_ms: i32) -> io::Result<bool> {
         let mut fds = [
             libc::pollfd {
                 fd: self.fd(),
@@ -523,7 +590,7 @@ impl Xsk {
             },
         ];
         // SAFETY: `fds` is a valid array of two pollfd.
-        let r = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+        let r = unsafe { libc::poll(fds.as_mut_ptr(), 2, timeout_ms) };
         if r < 0 {
             let e = io::Error::last_os_error();
             return if e.kind() == io::ErrorKind::Interrupted {
@@ -651,4 +718,22 @@ pub fn interface_facts(name: &str) -> io::Result<(u32, [u8; 6], usize)> {
         *d = *s as u8;
     }
     Ok((index as u32, mac, mtu.max(0) as usize))
+}
+
+impl crate::transport::FrameLender for Xsk {
+    fn frame(&self, id: u64, len: usize) -> &[u8] {
+        let f = self.whole_frame(id);
+        let end = (HEADROOM + len).min(f.len());
+        &f[HEADROOM.min(end)..end]
+    }
+
+    fn frame_mut(&self, id: u64, len: usize) -> &mut [u8] {
+        let f = self.whole_frame_mut(id);
+        let end = (HEADROOM + len).min(f.len());
+        &mut f[HEADROOM.min(end)..end]
+    }
+
+    fn release(&self, id: u64) {
+        self.release_frame(id);
+    }
 }

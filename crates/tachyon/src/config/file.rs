@@ -186,7 +186,13 @@ impl XdpRepr {
             return;
         }
         let c = s.xdp.get_or_insert_with(XdpConfig::default);
-        set(&mut c.interface, self.interface.clone());
+        // "auto": the UDP transport's interface (the one it chose, or [udp] interface).
+        set(
+            &mut c.interface,
+            self.interface
+                .clone()
+                .map(|i| if i.trim() == "auto" { String::new() } else { i }),
+        );
         set(&mut c.queue, self.queue);
         set(&mut c.traffic, self.traffic);
         set(&mut c.attach, self.attach);

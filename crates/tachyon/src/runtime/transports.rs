@@ -139,7 +139,9 @@ impl Transports {
     /// `buf` (holding a datagram of `len` bytes) to keep in the outbox: the same buffer, or,
     /// for a small datagram, a small copy (and `buf` goes back to be written into again).
     pub(crate) fn shrink(&self, buf: TxBuffer, len: usize) -> (TxBuffer, Option<TxBuffer>) {
-        if len > SMALL_DATAGRAM || buf.len() <= SMALL_DATAGRAM {
+        // A frame lent in place (AF_XDP) is sent as it is: copying it would be the copy it
+        // exists to save, and frames are few and small.
+        if len > SMALL_DATAGRAM || buf.len() <= SMALL_DATAGRAM || buf.is_frame() {
             return (buf, None);
         }
         let mut small = self.small.take();
