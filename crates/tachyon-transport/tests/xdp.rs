@@ -41,6 +41,22 @@ impl Drop for Link {
 const THERE: Ipv4Addr = Ipv4Addr::new(10, 231, 0, 2);
 const ECHO_PORT: u16 = 9999;
 
+/// An XDP transport for user data on `dev`, beside `udp`.
+fn open_user_data(
+    dev: &str,
+    udp: &Arc<UdpTransport>,
+) -> Result<XdpTransport, tachyon_transport::TransportError> {
+    XdpTransport::open(
+        &XdpConfig {
+            interface: dev.to_owned(),
+            traffic: XdpTraffic::UserData,
+            ..XdpConfig::default()
+        },
+        Arc::clone(udp),
+        None,
+    )
+}
+
 /// Why the test cannot run here, if it cannot.
 fn skip_reason() -> Option<String> {
     if std::env::var_os("TACHYON_TEST_NETNS").is_none() {
@@ -161,16 +177,7 @@ fn rtps_goes_through_the_ring_and_everything_else_through_the_kernel() {
         )
         .expect("udp"),
     );
-    let xdp = XdpTransport::open(
-        &XdpConfig {
-            interface: link.here.clone(),
-            traffic: XdpTraffic::UserData,
-            ..XdpConfig::default()
-        },
-        Arc::clone(&udp),
-        None,
-    )
-    .expect("xdp transport");
+    let xdp = open_user_data(&link.here, &udp).expect("xdp transport");
     assert_eq!(xdp.port(), udp.port(SocketId::UserUnicast).expect("port"));
     let echo = Locator::udp(SocketAddr::V4(SocketAddrV4::new(THERE, ECHO_PORT)));
     assert!(xdp.reach().covers(&echo), "the subnet is in reach");
@@ -252,16 +259,7 @@ fn rtps_goes_through_the_ring_and_everything_else_through_the_kernel() {
     eprintln!("{:?}", xdp.xdp_stats());
 
     // One program per interface: a second transport there is refused, saying why.
-    let err = XdpTransport::open(
-        &XdpConfig {
-            interface: link.here.clone(),
-            traffic: XdpTraffic::UserData,
-            ..XdpConfig::default()
-        },
-        Arc::clone(&udp),
-        None,
-    )
-    .expect_err("a second program on the interface");
+    let err = open_user_data(&link.here, &udp).expect_err("a second program on the interface");
     assert!(
         err.to_string().contains("one process per interface"),
         "{err}"
