@@ -606,19 +606,28 @@ REQUIRE_XDP = False
 
 def check_xdp(procs, note):
     """Stops the Tachyon peers of a passed case (SIGTERM: they report as they exit) and checks
-    their `XDP sent N received M kernel K` lines: on each side (pub, sub) with Tachyon, one of
-    its peers' AF_XDP socket carried traffic (one process per interface has the socket: a
-    second Tachyon publisher on the same side, as in `ownership`, runs on kernel UDP with
-    `xdp.fallback`). Returns the case's note with the figures."""
+    their `XDP sent N received M kernel K` lines: when user data flowed (a subscriber printed
+    samples), on each side (pub, sub) with Tachyon one of its peers' AF_XDP socket carried
+    traffic. One process per interface has the socket: a second Tachyon publisher on the same
+    side, as in `ownership`, runs on kernel UDP with `xdp.fallback`. A peer the case killed
+    with SIGKILL cannot report; cases where nothing matches (`incompatible`) send no user data.
+    Returns the case's note with the figures."""
+    for pr in procs:
+        if pr.name.startswith("tachyon "):
+            pr.kill(signal.SIGTERM)
+            pr.finish(5)
+    flowed = any(pr.samples() for pr in procs if pr.name.endswith(" sub"))
     figures = []
     for role in ("pub", "sub"):
         mine = [pr for pr in procs if pr.name == f"tachyon {role}"]
+        reporting = [pr for pr in mine if pr.p.returncode != -signal.SIGKILL]
         if not mine:
             continue
+        if not flowed or not reporting:
+            figures.append(f"{role} xdp unchecked ({'no user data' if not flowed else 'killed'})")
+            continue
         best = 0
-        for pr in mine:
-            pr.kill(signal.SIGTERM)
-            pr.finish(5)
+        for pr in reporting:
             for line in pr.out():
                 if line.startswith("XDP sent "):
                     w = line.split()

@@ -148,7 +148,7 @@ say "tachyon perf against Cyclone DDS's ddsperf, all four directions (in an isol
 cargo build -p tachyon-cli --locked --offline
 in_netns python3 interop/ddsperf.py --tachyon target/debug/tachyon
 
-say "AF_XDP: Tachyon over a real veth with its XDP program, against itself and against Cyclone DDS on kernel sockets (two network namespaces of its own)"
+say "AF_XDP: Tachyon over real veth pairs with its XDP program, against itself and against Cyclone DDS on kernel sockets, and 4 MiB samples through 10% loss (three network namespaces of its own, joined by a bridge)"
 # The namespaces are joined only to each other; the script removes them. Root is needed to
 # create them and attach XDP: elsewhere this step says it is skipped.
 if [ "$(id -u)" = 0 ]; then
