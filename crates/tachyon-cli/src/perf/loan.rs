@@ -64,9 +64,6 @@ fixed_types! {
 /// The sizes `--type fixed` has.
 pub const SIZES: [u32; 5] = [32, 1024, 65536, 1 << 20, 4 << 20];
 
-/// How long a ping waits for its pong before it counts as lost and the next is sent.
-const GIVE_UP: Duration = Duration::from_secs(1);
-
 /// Runs `ping --loan` or `pong --loan` with the fixed type of `--size`.
 pub fn run(a: &PerfArgs) -> Result<Option<RunResult>, Failure> {
     match a.size {
@@ -281,6 +278,7 @@ fn run_with<F: FixedSample>(a: &PerfArgs) -> Result<Option<RunResult>, Failure> 
     let mut next_tick = start + warmup + Duration::from_secs(1);
     let mut last_tick = start + warmup;
     let mut seqs = Vec::new();
+    let give_up = a.lost_after();
     pinger.send_next(&mut *lock()?)?;
     loop {
         if listener {
@@ -295,7 +293,7 @@ fn run_with<F: FixedSample>(a: &PerfArgs) -> Result<Option<RunResult>, Failure> 
         {
             // A ping nobody answered is lost: the next goes.
             let mut st = lock()?;
-            if now.duration_since(st.sent_at) >= GIVE_UP {
+            if now.duration_since(st.sent_at) >= give_up {
                 st.recorder.lost(1);
                 pinger.send_next(&mut st)?;
             }

@@ -182,6 +182,11 @@ pub struct PerfArgs {
     /// Seconds at the start whose results are discarded.
     #[arg(long, default_value_t = 1.0)]
     pub warmup: f64,
+    /// Seconds a ping (or an intra write) waits for its answer before it counts as lost
+    /// and the next is sent. Raise it for large samples on lossy links, where repairing
+    /// a sample can take longer than a second.
+    #[arg(long, default_value_t = 1.0)]
+    pub lost_after: f64,
     /// Readers to wait for before starting (ping: pongs answering each ping).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub subscribers: u32,
@@ -279,6 +284,11 @@ pub struct PerfArgs {
 pub const MAX_STORM_PARTICIPANTS: u32 = 10_000;
 
 impl PerfArgs {
+    /// How long a ping waits for its answer before it counts as lost (`--lost-after`).
+    pub fn lost_after(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.lost_after)
+    }
+
     pub fn reliable(&self) -> bool {
         self.reliability == Reliability::Reliable
     }
@@ -368,6 +378,12 @@ impl PerfArgs {
         }
         if self.warmup.is_nan() || self.warmup < 0.0 {
             return Err(format!("--warmup {}: must be 0 or more", self.warmup));
+        }
+        if !(self.lost_after > 0.0 && self.lost_after <= 3600.0) {
+            return Err(format!(
+                "--lost-after {}: must be above 0 and at most 3600 seconds",
+                self.lost_after
+            ));
         }
         if let Some(r) = self.rate {
             if !(r > 0.0 && r.is_finite()) {

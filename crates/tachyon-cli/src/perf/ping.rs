@@ -237,7 +237,7 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>, role: &str) -> Result<Ru
             }
             None => {
                 let timeout = if measured_from.is_some() {
-                    Duration::from_secs(1)
+                    a.lost_after()
                 } else {
                     Duration::from_millis(100)
                 };

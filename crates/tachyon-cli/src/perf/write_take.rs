@@ -14,9 +14,6 @@ use super::types::PerfSample;
 use super::Failure;
 use crate::stats::{live_line, LatencyRecorder, RunResult, Usage};
 
-/// How long a take waits for its sample before the sample counts as lost.
-const GIVE_UP: Duration = Duration::from_secs(1);
-
 /// Runs the loop on `writer` (of `writer_node`) and `reader` (of another participant of this
 /// process) for `--warmup` + `--duration` seconds.
 pub fn run<T: PerfSample>(
@@ -97,7 +94,7 @@ pub fn run<T: PerfSample>(
             {
                 break true;
             }
-            if t0.elapsed() >= GIVE_UP {
+            if t0.elapsed() >= a.lost_after() {
                 break false;
             }
             std::hint::spin_loop();
