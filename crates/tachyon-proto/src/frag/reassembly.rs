@@ -329,6 +329,29 @@ impl Reassembler {
         Some(set)
     }
 
+    /// The missing fragments of `writer`'s `sn` from `from` to `upto` that `skip` does not
+    /// reject, as the first set of them (a set spans at most 256 fragments from its first);
+    /// `None` when there are none (or the sample is not being reassembled).
+    pub fn missing_from(
+        &self,
+        writer: Guid,
+        sn: SequenceNumber,
+        from: u32,
+        upto: u32,
+        mut skip: impl FnMut(u32) -> bool,
+    ) -> Option<FragmentNumberSet> {
+        let p = self.partials.get(&(writer, sn))?;
+        let upto = upto.min(p.total);
+        let first = (from.max(1)..=upto).find(|&n| !p.has(n) && !skip(n))?;
+        let mut set = FragmentNumberSet::empty(FragmentNumber(first));
+        for n in first..=upto.min(first.saturating_add(255)) {
+            if !p.has(n) && !skip(n) {
+                set.insert(FragmentNumber(n));
+            }
+        }
+        Some(set)
+    }
+
     /// The samples of `writer` being reassembled, ascending by sequence number, with the
     /// number of fragments each needs in total.
     pub fn in_progress(&self, writer: Guid) -> impl Iterator<Item = (SequenceNumber, u32)> + '_ {

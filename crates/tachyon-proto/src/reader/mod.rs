@@ -8,6 +8,7 @@
 //! Taking samples resumes delivery.
 
 mod coherent;
+mod frag_asks;
 mod proxy;
 mod send;
 
@@ -325,6 +326,9 @@ impl Reader {
             fragment_size: d.fragment_size(),
             sample_size: d.sample_size(),
         };
+        self.proxies[pi]
+            .frag_asks
+            .received(now, sn, info.starting_num, u32::from(info.count));
         match self
             .reassembly
             .handle_fragment(now, writer, sn, info, d.payload())
@@ -386,6 +390,7 @@ impl Reader {
             return;
         }
         p.last_heartbeat = Some(count);
+        p.frag_asks.heartbeat(now);
         if !p.synced {
             p.synced = true;
             p.expected = if volatile_reader && p.remote.durability != Durability::Volatile {
@@ -426,6 +431,7 @@ impl Reader {
             return;
         }
         p.last_heartbeat_frag = Some(count);
+        p.frag_asks.heartbeat(now);
         if p.synced && p.wants(sn, window) {
             p.frag_hint = Some((sn, last_fragment));
             self.ack_by(pi, now + delay);

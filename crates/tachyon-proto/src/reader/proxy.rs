@@ -7,6 +7,7 @@ use tachyon_cdr::KeyHash;
 use tachyon_wire::{Locator, SequenceNumber, Time};
 
 use super::coherent::SetAssembly;
+use super::frag_asks::FragAsks;
 use crate::endpoint::{Reliability, RemoteWriter};
 use crate::history::{ChangeKind, Payload, PublisherSet};
 use crate::time::Instant;
@@ -88,6 +89,8 @@ pub(crate) struct WriterProxy {
     pub frag_meta: Vec<FragMeta>,
     /// From HEARTBEAT_FRAG: fragments up to this one of this sample were sent.
     pub frag_hint: Option<(SequenceNumber, u32)>,
+    /// The NACK_FRAGs sent to it whose repairs may still come.
+    pub frag_asks: FragAsks,
     /// Liveliness as this reader sees it.
     pub alive: bool,
     pub lease_expiry: Option<Instant>,
@@ -120,6 +123,7 @@ impl WriterProxy {
             nack_frag_count: 0,
             frag_meta: Vec::new(),
             frag_hint: None,
+            frag_asks: FragAsks::default(),
             alive: true,
             lease_expiry,
             sets: SetAssembly::default(),

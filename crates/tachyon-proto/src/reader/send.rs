@@ -1,9 +1,7 @@
 //! The reader's output: an ACKNACK per writer when one is due, followed by NACK_FRAGs for the
 //! samples it holds only in part.
 
-use tachyon_wire::{
-    Count, FragmentNumber, Header, MessageBuilder, SequenceNumber, SequenceNumberSet,
-};
+use tachyon_wire::{Count, Header, MessageBuilder, SequenceNumber, SequenceNumberSet};
 
 use super::Reader;
 use crate::layout;
@@ -12,6 +10,9 @@ use crate::transmit::{Destination, Transmit};
 
 /// Bytes of a NACK_FRAG with the largest fragment set.
 const NACK_FRAG_MAX: usize = 4 + 16 + 8 + 32 + 4;
+
+/// NACK_FRAGs (of 256 fragments each) per sample in one message at most.
+const NACK_FRAGS_PER_SAMPLE: usize = 8;
 
 impl Reader {
     /// Whether no ACKNACK is due at `now`: nothing for
@@ -75,7 +76,7 @@ impl Reader {
             )
             .ok()?;
             self.stats.acknacks_sent += 1;
-            self.put_nack_frags(pi, &mut mb);
+            self.put_nack_frags(now, pi, &mut mb);
             return Some(Transmit {
                 destination: Destination::Unicast(dest),
                 len: mb.finish(),
@@ -112,38 +113,53 @@ impl Reader {
         state
     }
 
-    /// NACK_FRAGs for the partly received samples of writer `pi`, as many as fit.
-    fn put_nack_frags(&mut self, pi: usize, mb: &mut MessageBuilder<'_>) {
-        let p = &self.proxies[pi];
+    /// NACK_FRAGs for the partly received samples of writer `pi`, as many as fit: the missing
+    /// fragments the writer announced, but not those asked for whose repairs may still come
+    /// (`frag_asks`). A set spans 256 fragments; a sample gets up to
+    /// [`NACK_FRAGS_PER_SAMPLE`] of them, so a large sample's losses are all asked for at once.
+    fn put_nack_frags(&mut self, now: Instant, pi: usize, mb: &mut MessageBuilder<'_>) {
+        let p = &mut self.proxies[pi];
         let writer = p.remote.guid;
         let expected = p.expected;
         let highest = p.highest_known;
         let hint = p.frag_hint;
+        p.frag_asks.forget_below(expected);
         let mut asks: Vec<(SequenceNumber, tachyon_wire::FragmentNumberSet)> = Vec::new();
-        for (sn, _total) in self.reassembly.in_progress(writer) {
-            if sn < expected || mb.remaining() < NACK_FRAG_MAX * (asks.len() + 1) {
+        let mut held_back = false;
+        for (sn, total) in self.reassembly.in_progress(writer) {
+            if sn < expected {
                 continue;
             }
-            let Some(mut missing) = self.reassembly.missing(writer, sn) else {
-                continue;
-            };
             // Fragments not sent yet are not missing: clip to what the writer announced.
-            if sn > highest {
+            let upto = if sn > highest {
                 match hint {
-                    Some((hsn, last)) if hsn == sn => {
-                        let mut clipped = tachyon_wire::FragmentNumberSet::empty(missing.base);
-                        for n in missing.iter().filter(|n| n.0 <= last) {
-                            clipped.insert(FragmentNumber(n.0));
-                        }
-                        missing = clipped;
-                    }
+                    Some((hsn, last)) if hsn == sn => last,
                     _ => continue,
                 }
-            }
-            if missing.num_bits > 0 {
-                asks.push((sn, missing));
+            } else {
+                total
+            };
+            let flights = &self.proxies[pi].frag_asks;
+            let held = &mut held_back;
+            let mut from = 1;
+            for _ in 0..NACK_FRAGS_PER_SAMPLE {
+                if mb.remaining() < NACK_FRAG_MAX * (asks.len() + 1) {
+                    break;
+                }
+                let Some(set) = self.reassembly.missing_from(writer, sn, from, upto, |n| {
+                    let wait = flights.in_flight(now, sn, n);
+                    *held |= wait;
+                    wait
+                }) else {
+                    break;
+                };
+                from = set.base.0.saturating_add(256);
+                asks.push((sn, set));
             }
         }
+        // Fragments asked for now or held back are asked for again when their hold ends,
+        // heartbeat or not (a retransmission timer: the repair or the request may be lost).
+        let retry = held_back || !asks.is_empty();
         for (sn, missing) in asks {
             let p = &mut self.proxies[pi];
             p.nack_frag_count = p.nack_frag_count.wrapping_add(1);
@@ -152,7 +168,13 @@ impl Reader {
                 .nack_frag(self.guid.entity_id, writer.entity_id, sn, &missing, count)
                 .is_ok()
             {
+                p.frag_asks.asked(now, sn, missing);
                 self.stats.nack_frags_sent += 1;
+            }
+        }
+        if retry {
+            if let Some(at) = self.proxies[pi].frag_asks.retry_at(now) {
+                self.ack_by(pi, at);
             }
         }
     }
