@@ -135,6 +135,8 @@ struct Partial {
     total: u32,
     received: Vec<u64>,
     received_count: u32,
+    /// The highest fragment number received: the writer sent every one before it.
+    highest: u32,
     chunks: Vec<Option<Box<[u8]>>>,
     allocated: usize,
     started: Instant,
@@ -149,6 +151,7 @@ impl Partial {
     }
 
     fn mark(&mut self, n: u32) {
+        self.highest = self.highest.max(n);
         let i = (n - 1) as usize;
         if let Some(w) = self.received.get_mut(i / 64) {
             *w |= 1 << (i % 64);
@@ -240,6 +243,7 @@ impl Reassembler {
                     total,
                     received: vec![0; words],
                     received_count: 0,
+                    highest: 0,
                     chunks: (0..chunks).map(|_| None).collect(),
                     allocated: meta,
                     started: now,
@@ -329,7 +333,8 @@ impl Reassembler {
         Some(set)
     }
 
-    /// The missing fragments of `writer`'s `sn` from `from` to `upto` that `skip` does not
+    /// The missing fragments of `writer`'s `sn` from `from` to `upto` (or to the highest
+    /// received, if higher) that `skip` does not
     /// reject, as the first set of them (a set spans at most 256 fragments from its first);
     /// `None` when there are none (or the sample is not being reassembled).
     pub fn missing_from(
@@ -341,7 +346,9 @@ impl Reassembler {
         mut skip: impl FnMut(u32) -> bool,
     ) -> Option<FragmentNumberSet> {
         let p = self.partials.get(&(writer, sn))?;
-        let upto = upto.min(p.total);
+        // Fragments arrive in the order they were sent: below the highest received, every
+        // one was sent, announced or not.
+        let upto = upto.max(p.highest).min(p.total);
         let first = (from.max(1)..=upto).find(|&n| !p.has(n) && !skip(n))?;
         let mut set = FragmentNumberSet::empty(FragmentNumber(first));
         for n in first..=upto.min(first.saturating_add(255)) {

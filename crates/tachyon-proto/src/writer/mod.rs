@@ -143,6 +143,9 @@ pub(crate) struct Writer {
     /// Next fragment (1-based) of `next_new` when it is being sent in fragments, else 0.
     next_fragment: u32,
     fragments_since_hbfrag: u32,
+    /// A HEARTBEAT_FRAG that did not fit after its fragments (sample, last fragment sent):
+    /// it goes alone, before the next fragments.
+    hbfrag_due: Option<(SequenceNumber, u32)>,
     heartbeat_count: i32,
     heartbeat_frag_count: i32,
     /// When the periodic heartbeat fires next.
@@ -223,6 +226,7 @@ impl Writer {
             next_new: SequenceNumber(1),
             next_fragment: 0,
             fragments_since_hbfrag: 0,
+            hbfrag_due: None,
             heartbeat_count: 0,
             heartbeat_frag_count: 0,
             heartbeat_at: None,
@@ -379,6 +383,7 @@ impl Writer {
             p.request_fragments(sn, missing);
             p.repair_at.get_or_insert(now + delay);
             self.flag_proxy(i);
+            self.hasten_heartbeat(now);
         }
         self.stats.nack_frags_received += 1;
     }
@@ -902,6 +907,16 @@ impl Writer {
             .min(16);
         base.saturating_mul(1 << doublings)
             .min(MAX_HEARTBEAT_PERIOD.max(base))
+    }
+
+    /// A reader asked for fragments: the next periodic heartbeat comes after a tenth of the
+    /// period, not the whole. The heartbeat that follows the repairs makes the reader ask for
+    /// what is still missing; when it or the answer is lost, the reader would otherwise wait
+    /// a whole period per round (Cyclone DDS's readers ask for 256 fragments a round, so a
+    /// 4 MiB sample through 10 % loss takes about a dozen rounds).
+    fn hasten_heartbeat(&mut self, now: Instant) {
+        let at = now + self.config.heartbeat_period / 10;
+        self.heartbeat_at = Some(self.heartbeat_at.map_or(at, |h| h.min(at)));
     }
 
     /// The next event.

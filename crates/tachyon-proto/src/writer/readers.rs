@@ -60,7 +60,8 @@ impl Writer {
 
     /// The first flagged reader that needs a heartbeat of its own.
     pub(super) fn next_heartbeat_proxy(&mut self) -> Option<usize> {
-        self.find_flagged(|p| p.needs_heartbeat)
+        // After its repairs, if it has some (`send_repairs` adds the heartbeat to the last).
+        self.find_flagged(|p| p.needs_heartbeat && p.requested.is_empty() && p.frag_runs.is_empty())
     }
 
     /// The first flagged reader whose repair is due at `now`.

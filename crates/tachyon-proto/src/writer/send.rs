@@ -117,6 +117,16 @@ impl Writer {
         {
             self.pushed.push_back((now, self.next_new));
         }
+        if let Some((sn, last_fragment)) = self.hbfrag_due.take() {
+            if sn == self.next_new && self.next_fragment > 0 {
+                self.put_heartbeat_frag(&mut mb, sn, last_fragment)?;
+                return Some(Transmit {
+                    destination: dest,
+                    len: mb.finish(),
+                    priority: self.config.priority,
+                });
+            }
+        }
         // A run of samples no reader's content filter wants, announced by one GAP.
         let mut gap_from: Option<SequenceNumber> = None;
         while self.next_new <= last {
@@ -192,18 +202,15 @@ impl Writer {
             } else {
                 self.next_fragment = next;
                 let every = self.config.heartbeat_frag_interval;
-                if every > 0
-                    && self.fragments_since_hbfrag >= every
-                    && self.has_reliable()
-                    && mb.remaining() >= HEARTBEAT_FRAG
-                {
+                if every > 0 && self.fragments_since_hbfrag >= every && self.has_reliable() {
                     self.fragments_since_hbfrag = 0;
-                    self.heartbeat_frag_count = self.heartbeat_frag_count.wrapping_add(1);
-                    let c = tachyon_wire::Count(self.heartbeat_frag_count);
-                    let w = self.guid.entity_id;
-                    mb.heartbeat_frag(EntityId::UNKNOWN, w, change.sn, FragmentNumber(next - 1), c)
-                        .ok()?;
-                    self.stats.heartbeat_frags_sent += 1;
+                    if mb.remaining() >= HEARTBEAT_FRAG {
+                        self.put_heartbeat_frag(&mut mb, change.sn, next - 1)?;
+                    } else {
+                        // Fragments fill their datagrams (the fragment size is chosen so):
+                        // it goes in one of its own, next.
+                        self.hbfrag_due = Some((change.sn, next - 1));
+                    }
                 }
             }
             wrote = true;
@@ -391,7 +398,12 @@ impl Writer {
         if !wrote {
             return None;
         }
-        if self.proxies[i].needs_heartbeat && mb.remaining() >= HEARTBEAT {
+        // The heartbeat follows the last repair, not the first: a reader that answers it
+        // before the repairs are in asks for them again (Cyclone DDS's readers then wait for
+        // the next periodic heartbeat).
+        let p = &self.proxies[i];
+        let served = p.requested.is_empty() && p.frag_runs.is_empty();
+        if p.needs_heartbeat && served && mb.remaining() >= HEARTBEAT {
             self.proxies[i].needs_heartbeat = false;
             let liveliness = std::mem::take(&mut self.proxies[i].liveliness_due);
             // New data to a reader served alone asks for acknowledgements as the fan-out's
@@ -408,6 +420,22 @@ impl Writer {
             len: mb.finish(),
             priority: self.config.priority,
         })
+    }
+
+    /// A HEARTBEAT_FRAG to every reader: fragments `1..=last_fragment` of `sn` were sent.
+    fn put_heartbeat_frag(
+        &mut self,
+        mb: &mut MessageBuilder<'_>,
+        sn: SequenceNumber,
+        last_fragment: u32,
+    ) -> Option<()> {
+        self.heartbeat_frag_count = self.heartbeat_frag_count.wrapping_add(1);
+        let c = tachyon_wire::Count(self.heartbeat_frag_count);
+        let w = self.guid.entity_id;
+        mb.heartbeat_frag(EntityId::UNKNOWN, w, sn, FragmentNumber(last_fragment), c)
+            .ok()?;
+        self.stats.heartbeat_frags_sent += 1;
+        Some(())
     }
 
     /// Sends the next fragments of proxy `i`'s first fragment run; `Some(false)` if none could
