@@ -3,42 +3,21 @@
 //! them in sync) gets a HEARTBEAT back, even when the writer has written nothing or the reader
 //! has everything; a final ACKNACK gets none.
 
-use tachyon_proto::history::Durability;
-use tachyon_proto::{
-    Instant, Participant, ParticipantConfig, Reliability, RemoteReader, TxBuf, WriterConfig,
-};
+use tachyon_proto::{Instant, Participant, Reliability, TxBuf, WriterConfig};
 use tachyon_wire::{
-    Count, EntityId, Guid, GuidPrefix, Header, Locator, MessageBuilder, MessageView,
-    ProtocolVersion, SequenceNumber, SequenceNumberSet, SubmessageView, VendorId,
+    Count, EntityId, GuidPrefix, Header, MessageBuilder, MessageView, ProtocolVersion,
+    SequenceNumber, SequenceNumberSet, SubmessageView, VendorId,
 };
 
-const READER_PREFIX: GuidPrefix = GuidPrefix([2; 12]);
-const READER_ID: EntityId = EntityId([0, 0, 1, 7]);
+#[path = "common/one_reader.rs"]
+mod one_reader;
+use one_reader::{reader_locator, writer_with_reader, READER_ID, READER_PREFIX};
 
 fn writer() -> (Participant, EntityId) {
-    let mut p = Participant::new(GuidPrefix([1; 12]), ParticipantConfig::default());
-    let w = p
-        .create_writer(WriterConfig {
-            reliability: Reliability::Reliable,
-            ..WriterConfig::default()
-        })
-        .expect("writer");
-    p.match_reader(
-        Instant::ZERO,
-        w,
-        RemoteReader {
-            guid: Guid {
-                prefix: READER_PREFIX,
-                entity_id: READER_ID,
-            },
-            unicast_locators: vec![Locator::udp(([127, 0, 0, 1], 7413).into())],
-            multicast_locators: vec![],
-            reliability: Reliability::Reliable,
-            durability: Durability::Volatile,
-        },
-    )
-    .expect("match");
-    (p, w)
+    writer_with_reader(WriterConfig {
+        reliability: Reliability::Reliable,
+        ..WriterConfig::default()
+    })
 }
 
 /// Heartbeats in everything the participant sends now.
@@ -86,7 +65,7 @@ fn a_preemptive_acknack_is_answered_with_a_heartbeat() {
     let (mut p, w) = writer();
     let now = Instant::ZERO;
     let _ = heartbeats_sent(&mut p, now);
-    let from = Locator::udp(([127, 0, 0, 1], 7413).into());
+    let from = reader_locator();
     p.handle_datagram(now, &from, &acknack(w, 1, false));
     assert_eq!(
         heartbeats_sent(&mut p, now),
@@ -111,7 +90,7 @@ fn a_silent_reader_gets_heartbeats_until_it_answers_one() {
     let (mut p, w) = writer();
     let mut now = Instant::ZERO;
     assert_eq!(heartbeats_sent(&mut p, now), 1, "one on matching");
-    let from = Locator::udp(([127, 0, 0, 1], 7413).into());
+    let from = reader_locator();
     let period = tachyon_proto::Duration::from_millis(100);
     for round in 0..3 {
         now += period;
@@ -148,7 +127,7 @@ fn a_repeated_preemptive_acknack_is_answered_every_time() {
     let (mut p, w) = writer();
     let now = Instant::ZERO;
     let _ = heartbeats_sent(&mut p, now);
-    let from = Locator::udp(([127, 0, 0, 1], 7413).into());
+    let from = reader_locator();
     for round in 0..3 {
         p.handle_datagram(now, &from, &acknack(w, 0, false));
         assert_eq!(heartbeats_sent(&mut p, now), 1, "round {round}");
@@ -164,32 +143,14 @@ fn a_repeated_preemptive_acknack_is_answered_every_time() {
 #[test]
 fn a_keep_all_writer_waits_while_too_much_is_unacknowledged() {
     use tachyon_proto::history::{History, Limit, Payload, WriteError, WriterHistoryConfig};
-    let mut p = Participant::new(GuidPrefix([1; 12]), ParticipantConfig::default());
-    let w = p
-        .create_writer(WriterConfig {
-            reliability: Reliability::Reliable,
-            history: WriterHistoryConfig {
-                history: History::KeepAll,
-                ..WriterHistoryConfig::default()
-            },
-            ..WriterConfig::default()
-        })
-        .expect("writer");
-    p.match_reader(
-        Instant::ZERO,
-        w,
-        RemoteReader {
-            guid: Guid {
-                prefix: READER_PREFIX,
-                entity_id: READER_ID,
-            },
-            unicast_locators: vec![Locator::udp(([127, 0, 0, 1], 7413).into())],
-            multicast_locators: vec![],
-            reliability: Reliability::Reliable,
-            durability: Durability::Volatile,
+    let (mut p, w) = writer_with_reader(WriterConfig {
+        reliability: Reliability::Reliable,
+        history: WriterHistoryConfig {
+            history: History::KeepAll,
+            ..WriterHistoryConfig::default()
         },
-    )
-    .expect("match");
+        ..WriterConfig::default()
+    });
     let sample = || {
         let mut b = vec![0u8; 1024];
         b[1] = 1;
@@ -218,7 +179,7 @@ fn a_keep_all_writer_waits_while_too_much_is_unacknowledged() {
     // The reader acknowledges everything sent: writing goes on.
     let mut buf = TxBuf::new(65_536);
     while p.poll_transmit(Instant::ZERO, &mut buf).is_some() {}
-    let from = Locator::udp(([127, 0, 0, 1], 7413).into());
+    let from = reader_locator();
     let next = SequenceNumber(written as i64 + 1);
     p.handle_datagram(Instant::ZERO, &from, &acknack_from(w, next, 1, true));
     assert!(p.write(Instant::ZERO, w, sample()).is_ok());
@@ -250,7 +211,7 @@ fn heartbeats_to_readers_that_never_answer_back_off_and_an_answer_restores_them(
     let (next, now) = heartbeats_between(&mut p, secs(1), secs(60));
     assert!((5..=14).contains(&next), "{next} in the next 59 s, not 590");
     // It answers (asking for the HEARTBEAT it missed): the pace is restored at once.
-    let from = Locator::udp(([127, 0, 0, 1], 7413).into());
+    let from = reader_locator();
     p.handle_datagram(now, &from, &acknack(w, 1, false));
     let _ = heartbeats_sent(&mut p, now);
     let later = Instant::from_nanos(now.as_nanos() + 500_000_000);
@@ -277,31 +238,16 @@ fn a_quiet_writer_still_sends_a_delayed_repair_when_it_falls_due() {
     // A writer that found nothing to send stops looking at its readers until something
     // changes (a discovery storm gives builtin writers thousands); a repair delayed by
     // nack_response_delay must still go out when the delay runs out, and not before.
-    let mut p = Participant::new(GuidPrefix([1; 12]), ParticipantConfig::default());
     let delay = tachyon_proto::Duration::from_millis(10);
-    let w = p
-        .create_writer(WriterConfig {
-            reliability: Reliability::Reliable,
-            nack_response_delay: delay,
-            history: tachyon_proto::history::WriterHistoryConfig {
-                history: tachyon_proto::history::History::KeepAll,
-                ..Default::default()
-            },
-            ..WriterConfig::default()
-        })
-        .expect("writer");
-    p.match_reader(
-        Instant::ZERO,
-        w,
-        RemoteReader {
-            guid: Guid::new(READER_PREFIX, READER_ID),
-            unicast_locators: vec![Locator::udp(([127, 0, 0, 1], 7413).into())],
-            multicast_locators: vec![],
-            reliability: Reliability::Reliable,
-            durability: Durability::Volatile,
+    let (mut p, w) = writer_with_reader(WriterConfig {
+        reliability: Reliability::Reliable,
+        nack_response_delay: delay,
+        history: tachyon_proto::history::WriterHistoryConfig {
+            history: tachyon_proto::history::History::KeepAll,
+            ..Default::default()
         },
-    )
-    .expect("match");
+        ..WriterConfig::default()
+    });
     for i in 0..3u8 {
         let req = tachyon_proto::WriteRequest::data(
             tachyon_cdr::KeyHash([0; 16]),
@@ -331,7 +277,7 @@ fn a_quiet_writer_still_sends_a_delayed_repair_when_it_falls_due() {
     mb.acknack(READER_ID, w, &state, Count(1), true)
         .expect("acknack");
     let n = mb.finish();
-    let from = Locator::udp(([127, 0, 0, 1], 7413).into());
+    let from = reader_locator();
     let t1 = Instant::from_nanos(1_000_000);
     p.handle_datagram(t1, &from, &buf[..n]);
     assert_eq!(data_sent(&mut p, t1), 0, "the repair waits for the delay");

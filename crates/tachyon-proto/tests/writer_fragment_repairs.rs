@@ -5,18 +5,18 @@
 //! heartbeat ten times as often.
 
 use tachyon_cdr::KeyHash;
-use tachyon_proto::history::{Durability, Payload};
+use tachyon_proto::history::Payload;
 use tachyon_proto::{
-    Duration, Instant, Participant, ParticipantConfig, Reliability, RemoteReader, TxBuf,
-    WriteRequest, WriterConfig,
+    Duration, Instant, Participant, Reliability, TxBuf, WriteRequest, WriterConfig,
 };
 use tachyon_wire::{
-    Count, EntityId, FragmentNumber, FragmentNumberSet, Guid, GuidPrefix, Header, Locator,
-    MessageBuilder, MessageView, ProtocolVersion, SequenceNumber, SubmessageView, Time, VendorId,
+    Count, EntityId, FragmentNumber, FragmentNumberSet, GuidPrefix, Header, MessageBuilder,
+    MessageView, ProtocolVersion, SequenceNumber, SubmessageView, Time, VendorId,
 };
 
-const READER_PREFIX: GuidPrefix = GuidPrefix([2; 12]);
-const READER_ID: EntityId = EntityId([0, 0, 1, 7]);
+#[path = "common/one_reader.rs"]
+mod one_reader;
+use one_reader::{reader_locator, writer_with_reader, READER_ID, READER_PREFIX};
 /// The largest fragment a writer takes with 1472-octet datagrams. RTPS header, INFO_TS and a
 /// DATA_FRAG of one fragment with a key hash inline: 1448 octets, no room left for a
 /// HEARTBEAT_FRAG (28).
@@ -29,31 +29,13 @@ fn at(ms: u64) -> Instant {
 }
 
 fn writer() -> (Participant, EntityId) {
-    let mut p = Participant::new(GuidPrefix([1; 12]), ParticipantConfig::default());
-    let w = p
-        .create_writer(WriterConfig {
-            reliability: Reliability::Reliable,
-            keyed: true,
-            max_datagram: 1472,
-            fragment_size: FRAGMENT,
-            ..WriterConfig::default()
-        })
-        .expect("writer");
-    p.match_reader(
-        Instant::ZERO,
-        w,
-        RemoteReader {
-            guid: Guid {
-                prefix: READER_PREFIX,
-                entity_id: READER_ID,
-            },
-            unicast_locators: vec![Locator::udp(([127, 0, 0, 1], 7413).into())],
-            multicast_locators: vec![],
-            reliability: Reliability::Reliable,
-            durability: Durability::Volatile,
-        },
-    )
-    .expect("match");
+    let (mut p, w) = writer_with_reader(WriterConfig {
+        reliability: Reliability::Reliable,
+        keyed: true,
+        max_datagram: 1472,
+        fragment_size: FRAGMENT,
+        ..WriterConfig::default()
+    });
     let mut buf = TxBuf::new(65_536);
     while p.poll_transmit(Instant::ZERO, &mut buf).is_some() {}
     let mut bytes = vec![0u8; SIZE];
@@ -160,7 +142,7 @@ fn a_heartbeat_frag_that_does_not_fit_goes_alone_every_64_fragments() {
 fn the_heartbeat_follows_the_last_repair_and_comes_sooner_while_fragments_are_asked() {
     let (mut p, w) = writer();
     let _ = sent(&mut p, Instant::ZERO);
-    let from = Locator::udp(([127, 0, 0, 1], 7413).into());
+    let from = reader_locator();
     let missing = [3, 9, 10, 40, 77, 100, 101, 102, 140];
     p.handle_datagram(at(1), &from, &nack_frag(w, &missing, 1));
     let out = sent(&mut p, at(1));

@@ -322,15 +322,7 @@ impl Reassembler {
     /// The fragments of `(writer, sn)` still missing, as a NACK_FRAG set (at most 256 from the
     /// first missing one); `None` when nothing of that sample is held.
     pub fn missing(&self, writer: Guid, sn: SequenceNumber) -> Option<FragmentNumberSet> {
-        let p = self.partials.get(&(writer, sn))?;
-        let first = (1..=p.total).find(|&n| !p.has(n))?;
-        let mut set = FragmentNumberSet::empty(FragmentNumber(first));
-        for n in first..=p.total.min(first.saturating_add(255)) {
-            if !p.has(n) {
-                set.insert(FragmentNumber(n));
-            }
-        }
-        Some(set)
+        self.missing_from(writer, sn, 1, u32::MAX, |_| false)
     }
 
     /// The missing fragments of `writer`'s `sn` from `from` to `upto` (or to the highest
