@@ -326,13 +326,16 @@ impl Reader {
             fragment_size: d.fragment_size(),
             sample_size: d.sample_size(),
         };
-        self.proxies[pi]
-            .frag_asks
-            .received(now, sn, info.starting_num, u32::from(info.count));
-        match self
+        let outcome = self
             .reassembly
-            .handle_fragment(now, writer, sn, info, d.payload())
-        {
+            .handle_fragment(now, writer, sn, info, d.payload());
+        // Only fragments the reassembly took (their count checked against the payload).
+        if outcome.is_ok() {
+            self.proxies[pi]
+                .frag_asks
+                .received(now, sn, info.starting_num, u32::from(info.count));
+        }
+        match outcome {
             Ok(ReassemblyOutcome::Complete(bytes)) => {
                 let meta = self.proxies[pi].take_meta(sn);
                 let (key_hash, status, set) =
