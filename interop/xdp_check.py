@@ -17,6 +17,14 @@ Cases (each bounded in time):
   cyclone-ping   ddsperf ping (kernel sockets) -> tachyon perf pong (XDP)
   lossy-4mib     tachyon perf ping/pong (XDP both) of 4 MiB samples, 10 % loss each way on the
                  bridge: every round trip completes (reliability repairs the fragments)
+  multicast-out  tachyon perf pub (XDP, [xdp] multicast = true, best-effort) in A with three
+                 readers in different participants, so it writes to their group: tachyon perf
+                 sub on kernel UDP in A (gets the copy looped back by the kernel: best-effort,
+                 nothing else reaches it), tachyon perf sub (XDP, multicast) in B (the group
+                 through its ring) and ddsperf sub in B (kernel)
+  multicast-in   ddsperf pub (best-effort) in B to two readers that share the group: tachyon
+                 perf sub (XDP, multicast) in A, which must get it through its ring, and
+                 tachyon perf sub on kernel UDP in B
 
 A Tachyon side passes only if datagrams went both ways through its AF_XDP socket (`perf`
 checks it and exits non-zero otherwise) and no round trip was lost; ddsperf must exit 0 (it
@@ -118,8 +126,106 @@ def lost(text):
 
 
 def xdp_line(text):
-    m = re.search(r"AF_XDP sent (\d+) received (\d+) via kernel (\d+)", text)
+    m = re.search(r"AF_XDP sent (\d+) received (\d+) .*?via kernel (\d+)", text)
     return tuple(int(x) for x in m.groups()) if m else None
+
+
+def xdp_counts(text):
+    """(sent, received, multicast sent, multicast received) of a Tachyon side's report."""
+    m = re.search(r"AF_XDP sent (\d+) received (\d+) \(multicast sent (\d+) received (\d+)\)", text)
+    return tuple(int(x) for x in m.groups()) if m else None
+
+
+def samples(text):
+    """Samples a `tachyon perf sub` counted, and how many it found lost."""
+    m = re.search(r"throughput\s+(\d+) samples\s+(\d+) lost", text)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, -1)
+
+
+def run_group(readers, writer, limit, tmp, name):
+    """Starts `readers` ((namespace index, command) each), then runs `writer` (the same);
+    every exit code and log, the writer's first."""
+    procs = []
+    for i, (ns, cmd) in enumerate([writer] + readers):
+        log = open(f"{tmp}/{name}-{i}.txt", "w")
+        procs.append((log, cmd, ns))
+    started = []
+    for log, cmd, ns in procs[1:]:
+        started.append(subprocess.Popen(in_ns(ns, *cmd), stdout=log, stderr=subprocess.STDOUT))
+    log, cmd, ns = procs[0]
+    try:
+        codes = [subprocess.run(in_ns(ns, *cmd), stdout=log, stderr=subprocess.STDOUT,
+                                timeout=limit).returncode]
+    except subprocess.TimeoutExpired:
+        codes = ["timeout"]
+    for p in started:
+        try:
+            codes.append(p.wait(timeout=limit))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            codes.append("timeout")
+    out = []
+    for (log, _, _), code in zip(procs, codes):
+        log.close()
+        out.append((code, open(log.name).read()))
+    return out
+
+
+def multicast_cases(binary, t, tmp, have_cyclone):
+    """The two multicast cases (docstring); the number that failed."""
+    config = os.path.join(tmp, "multicast.toml")
+    with open(config, "w") as f:
+        f.write("[xdp]\nmulticast = true\n")
+    be = ["--reliability", "best-effort"]
+
+    def perf(mode, transport, seconds, *extra):
+        cmd = [binary, "perf", mode, "--domain", "7", "--transport", transport,
+               "--duration", str(seconds), "--warmup", "0", *be, *extra]
+        return ["env", f"TACHYON_CONFIG={config}", *cmd] if transport == "xdp" else cmd
+
+    failures = 0
+    cases = [("multicast-out",
+              (0, perf("pub", "xdp", t + 1, "--xdp-interface", DEV[0], "--subscribers",
+                       "3" if have_cyclone else "2", "--rate", "2000")),
+              [(0, perf("sub", "udp", t)), (1, perf("sub", "xdp", t, "--xdp-interface", DEV[1]))]
+              + ([(1, ["ddsperf", "-i", "7", "-u", "-D", str(t + 4), "sub"])]
+                 if have_cyclone else []))]
+    if have_cyclone:
+        cases.append(("multicast-in",
+                      (1, ["ddsperf", "-i", "7", "-u", "-D", str(t + 3), "pub", "2000Hz"]),
+                      [(0, perf("sub", "xdp", t, "--xdp-interface", DEV[0])),
+                       (1, perf("sub", "udp", t))]))
+    for name, writer, readers in cases:
+        loss(0)
+        runs = run_group(readers, writer, t + 40, tmp, name)
+        problems = [f"{' '.join(cmd[:4])}: exit {code}: {text[-300:]}"
+                    for (code, text), (_, cmd) in zip(runs, [writer] + readers) if code != 0]
+        details = []
+        for (code, text), (ns, cmd) in zip(runs, [writer] + readers):
+            if cmd[0] == "ddsperf":
+                continue
+            role = f"{'AB'[ns]} {'pub' if 'pub' in cmd else 'sub'} {'xdp' if 'xdp' in cmd else 'udp'}"
+            x = xdp_counts(text)
+            if "sub" in cmd:
+                n, lo = samples(text)
+                if n < 1000:
+                    problems.append(f"{role} counted only {n} samples")
+                details.append(f"{role} {n} samples")
+            if "xdp" in cmd:
+                # The writer's group datagrams go out through its ring; the XDP reader's come in
+                # through its ring.
+                k = 2 if "pub" in cmd else 3
+                if x is None or x[k] < 100:
+                    problems.append(f"{role}: too few group datagrams through AF_XDP: {x}")
+                details.append(f"{role} ring {'sent' if k == 2 else 'received'} "
+                               f"{x[k] if x else '?'} to the group")
+        if problems:
+            failures += 1
+            print(f"FAIL {name}: " + "; ".join(problems))
+        else:
+            print(f"ok   {name}: " + ", ".join(details))
+    return failures
 
 
 def main():
@@ -196,6 +302,7 @@ def main():
                     print(f"FAIL {name}: " + "; ".join(problems))
                 else:
                     print(f"ok   {name}: {detail}")
+            failures += multicast_cases(o.tachyon, t, tmp, have_cyclone)
     finally:
         teardown()
     print(f"xdp_check: {failures} failed")

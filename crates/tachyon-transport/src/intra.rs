@@ -355,6 +355,7 @@ impl Transport for IntraTransport {
         Reach {
             kind: Locator::KIND_TACHYON_INTRA,
             address_prefix: process_number().to_be_bytes().to_vec(),
+            multicast: false,
         }
     }
 

@@ -294,6 +294,7 @@ impl Transport for MemTransport {
         Reach {
             kind: Locator::KIND_TACHYON_MEM,
             address_prefix: self.net.0.id.to_be_bytes().to_vec(),
+            multicast: false,
         }
     }
 

@@ -369,6 +369,7 @@ mod tests {
         let r = Reach {
             kind: Locator::KIND_TACHYON_MEM,
             address_prefix: 7u64.to_be_bytes().to_vec(),
+            multicast: false,
         };
         assert!(r.covers(&l));
         l.address[7] = 8;
@@ -376,5 +377,22 @@ mod tests {
         let udp = Reach::kind(Locator::KIND_UDPV4);
         assert!(!udp.covers(&l));
         assert!(udp.covers(&Locator::udp("127.0.0.1:7400".parse().expect("addr"))));
+    }
+
+    #[test]
+    fn a_link_reach_covers_multicast_groups_only_when_it_says_so() {
+        let loc = |a: &str| Locator::udp(a.parse().expect("addr"));
+        let mut link = Reach {
+            kind: Locator::KIND_UDPV4,
+            address_prefix: [&[0u8; 12][..], &[10, 9]].concat(),
+            multicast: false,
+        };
+        assert!(link.covers(&loc("10.9.0.2:7411")));
+        assert!(!link.covers(&loc("239.255.0.1:7401")));
+        link.multicast = true;
+        assert!(link.covers(&loc("239.255.0.1:7401")));
+        assert!(link.covers(&loc("224.0.0.1:7401")));
+        assert!(!link.covers(&loc("10.8.0.2:7411")), "another subnet");
+        assert!(!link.covers(&loc("240.0.0.1:7401")), "not a group");
     }
 }

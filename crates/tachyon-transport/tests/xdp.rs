@@ -24,7 +24,12 @@ fn sh(args: &[&str]) -> bool {
 struct Link {
     netns: String,
     here: String,
+    /// The peer's address (`10.231.N.2`; this end is `10.231.N.1`).
+    there: Ipv4Addr,
     echo: Option<Child>,
+    /// Keeps the other tests of this file out until the link is gone (fields drop after
+    /// `drop`).
+    _turn: std::sync::MutexGuard<'static, ()>,
 }
 
 impl Drop for Link {
@@ -38,7 +43,6 @@ impl Drop for Link {
     }
 }
 
-const THERE: Ipv4Addr = Ipv4Addr::new(10, 231, 0, 2);
 const ECHO_PORT: u16 = 9999;
 
 /// An XDP transport for user data on `dev`, beside `udp`.
@@ -80,34 +84,34 @@ fn skip_reason() -> Option<String> {
     None
 }
 
-fn setup() -> Link {
+/// One test at a time: each checks that the namespace is isolated before adding its veth.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A veth pair into a namespace of its own, on subnet 10.231.`subnet`.0/24.
+fn setup(subnet: u8) -> Link {
+    let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     tachyon_transport::testing::require_isolated_network();
     let pid = std::process::id();
     let link = Link {
-        netns: format!("tachyon-x-{pid}"),
-        here: format!("tx{}a", pid % 100_000),
+        netns: format!("tachyon-x-{pid}-{subnet}"),
+        here: format!("tx{}{subnet}a", pid % 100_000),
+        there: Ipv4Addr::new(10, 231, subnet, 2),
         echo: None,
+        _turn: turn,
     };
-    let there = format!("tx{}b", pid % 100_000);
+    let there = format!("tx{}{subnet}b", pid % 100_000);
     let ns = link.netns.clone();
+    let here_addr = format!("10.231.{subnet}.1/24");
+    let there_addr = format!("10.231.{subnet}.2/24");
     for cmd in [
         vec!["ip", "netns", "add", &ns],
         vec![
             "ip", "link", "add", &link.here, "type", "veth", "peer", "name", &there,
         ],
         vec!["ip", "link", "set", &there, "netns", &ns],
-        vec!["ip", "addr", "add", "10.231.0.1/24", "dev", &link.here],
+        vec!["ip", "addr", "add", &here_addr, "dev", &link.here],
         vec!["ip", "link", "set", &link.here, "up"],
-        vec![
-            "ip",
-            "-n",
-            &ns,
-            "addr",
-            "add",
-            "10.231.0.2/24",
-            "dev",
-            &there,
-        ],
+        vec!["ip", "-n", &ns, "addr", "add", &there_addr, "dev", &there],
         vec!["ip", "-n", &ns, "link", "set", &there, "up"],
         vec!["ip", "-n", &ns, "link", "set", "lo", "up"],
     ] {
@@ -118,15 +122,21 @@ fn setup() -> Link {
 
 /// Echoes every datagram back to its sender, from port ECHO_PORT in the peer namespace.
 fn start_echo(link: &mut Link) {
+    let there = link.there;
     let code = format!(
         "import socket\n\
          s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n\
-         s.bind(('{THERE}', {ECHO_PORT}))\n\
+         s.bind(('{there}', {ECHO_PORT}))\n\
          print('ready', flush=True)\n\
          while True:\n    d, a = s.recvfrom(65535)\n    s.sendto(d, a)\n"
     );
+    run_peer(link, &code);
+}
+
+/// Runs the Python `code` in the peer namespace and waits for it to print "ready".
+fn run_peer(link: &mut Link, code: &str) {
     let mut child = Command::new("ip")
-        .args(["netns", "exec", &link.netns, "python3", "-c", &code])
+        .args(["netns", "exec", &link.netns, "python3", "-c", code])
         .stdout(Stdio::piped())
         .spawn()
         .expect("start the echo peer");
@@ -165,7 +175,7 @@ fn rtps_goes_through_the_ring_and_everything_else_through_the_kernel() {
         eprintln!("SKIPPED (not passed): {why}");
         return;
     }
-    let mut link = setup();
+    let mut link = setup(0);
     start_echo(&mut link);
     let udp = Arc::new(
         UdpTransport::open(
@@ -179,7 +189,7 @@ fn rtps_goes_through_the_ring_and_everything_else_through_the_kernel() {
     );
     let xdp = open_user_data(&link.here, &udp).expect("xdp transport");
     assert_eq!(xdp.port(), udp.port(SocketId::UserUnicast).expect("port"));
-    let echo = Locator::udp(SocketAddr::V4(SocketAddrV4::new(THERE, ECHO_PORT)));
+    let echo = Locator::udp(SocketAddr::V4(SocketAddrV4::new(link.there, ECHO_PORT)));
     assert!(xdp.reach().covers(&echo), "the subnet is in reach");
     assert!(!xdp
         .reach()
@@ -347,4 +357,149 @@ fn xdp_attached(dev: &str) -> bool {
         .output()
         .expect("ip link show");
     String::from_utf8_lossy(&out.stdout).contains("prog/xdp")
+}
+
+/// The group and port every datagram of the multicast test goes to.
+const GROUP: Ipv4Addr = Ipv4Addr::new(239, 255, 0, 1);
+
+#[test]
+fn groups_go_through_the_ring_both_ways_with_multicast_on() {
+    if let Some(why) = skip_reason() {
+        eprintln!("SKIPPED (not passed): {why}");
+        return;
+    }
+    let mut link = setup(1);
+    let here = link.here.clone();
+    let udp_on = |config: UdpConfig| {
+        Arc::new(
+            UdpTransport::open(
+                8,
+                &UdpConfig {
+                    interface: Some(here.clone()),
+                    ..config
+                },
+            )
+            .expect("udp"),
+        )
+    };
+    let udp = udp_on(UdpConfig::default());
+    let group_port = udp.port(SocketId::UserMulticast).expect("multicast in use");
+    let spdp_port = udp.port(SocketId::MetaMulticast).expect("multicast in use");
+    let xdp = XdpTransport::open(
+        &XdpConfig {
+            interface: link.here.clone(),
+            traffic: XdpTraffic::UserData,
+            multicast: true,
+            ..XdpConfig::default()
+        },
+        Arc::clone(&udp),
+        None,
+    )
+    .expect("xdp transport");
+    let group = Locator::udp(SocketAddr::V4(SocketAddrV4::new(GROUP, group_port)));
+    assert!(xdp.reach().covers(&group), "groups are in reach");
+
+    // A member of the group on the other end: it answers an `q` datagram with an `r` one,
+    // sent to the group (not looped back to itself).
+    let there = link.there;
+    let code = format!(
+        "import socket\n\
+         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n\
+         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n\
+         s.bind(('', {group_port}))\n\
+         s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, \
+         socket.inet_aton('{GROUP}') + socket.inet_aton('{there}'))\n\
+         s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton('{there}'))\n\
+         s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 0)\n\
+         print('ready', flush=True)\n\
+         while True:\n    d, a = s.recvfrom(65535)\n    if d[4:5] == b'q':\n        \
+         s.sendto(d[:4] + b'r' + d[5:], ('{GROUP}', {group_port}))\n"
+    );
+    run_peer(&mut link, &code);
+
+    // To the group through the ring (no MAC to resolve); the answer to the group comes back
+    // through the ring too.
+    let mut ask = rtps(100, 0);
+    ask[4] = b'q';
+    let mut b = xdp.tx_buffer();
+    b[..ask.len()].copy_from_slice(&ask);
+    xdp.send(b, ask.len(), &[group], 0).expect("send");
+    let got =
+        wait_for(|b| xdp.receive(0, b).expect("receive")).expect("the answer through the ring");
+    assert_eq!(&got[..5], b"RTPSr", "{got:?}");
+    let s = xdp.xdp_stats();
+    assert_eq!((s.multicast_sent, s.multicast_received), (1, 1), "{s:?}");
+    assert_eq!(s.via_kernel, 0, "{s:?}");
+
+    // This host's members got the datagram too, from the kernel (TTL 0: looped back, never on
+    // the wire), and nothing of the answer: the program took it.
+    let mut seen = Vec::new();
+    let until = Instant::now() + Duration::from_millis(500);
+    let mut batch = RecvBatch::new(8, 65_536);
+    while Instant::now() < until {
+        for i in 0..udp
+            .recv_batch(SocketId::UserMulticast, &mut batch)
+            .expect("udp receive")
+        {
+            seen.push(batch.datagram(i).1[4]);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(seen, vec![b'q'], "the local copy only");
+    // One answer only: the local copy did not reach the other end.
+    assert!(
+        wait_up_to(Duration::from_millis(200), |b| xdp
+            .receive(0, b)
+            .expect("receive"))
+        .is_none(),
+        "a second answer"
+    );
+
+    // SPDP's group (another port) stays on the kernel's socket.
+    let spdp = Locator::udp(SocketAddr::V4(SocketAddrV4::new(GROUP, spdp_port)));
+    let mut b = xdp.tx_buffer();
+    b[..64].copy_from_slice(&rtps(64, 5));
+    xdp.send(b, 64, &[spdp], 0).expect("send");
+    let s = xdp.xdp_stats();
+    assert_eq!((s.multicast_sent, s.via_kernel), (1, 1), "{s:?}");
+    assert_eq!(xdp.stats().malformed, 0);
+    drop(xdp);
+    assert!(detached(&link.here));
+
+    // What multicast needs is named when it is missing.
+    let open_multicast = |udp: &Arc<UdpTransport>, traffic, critical| {
+        XdpTransport::open(
+            &XdpConfig {
+                interface: link.here.clone(),
+                traffic,
+                multicast: true,
+                ..XdpConfig::default()
+            },
+            Arc::clone(udp),
+            critical,
+        )
+        .expect_err("a configuration error")
+        .to_string()
+    };
+    let critical = udp_on(UdpConfig {
+        critical_priority: Some(5),
+        ..UdpConfig::default()
+    });
+    let err = open_multicast(&critical, XdpTraffic::Critical, Some(5));
+    assert!(
+        err.contains("[xdp] multicast") && err.contains("traffic = \"user\""),
+        "{err}"
+    );
+    let unicast_only = udp_on(UdpConfig {
+        multicast: tachyon_transport::MulticastMode::Disabled,
+        ..UdpConfig::default()
+    });
+    let err = open_multicast(&unicast_only, XdpTraffic::UserData, None);
+    assert!(
+        err.contains("[xdp] multicast") && err.contains("[udp] multicast"),
+        "{err}"
+    );
+    assert!(detached(&link.here), "nothing left attached");
+    drop((udp, critical, unicast_only));
+    drop(link);
 }

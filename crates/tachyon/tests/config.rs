@@ -531,7 +531,7 @@ fn xdp_keys_apply_and_bad_values_name_the_choices() {
     let c = parse(
         "[xdp]\ninterface = \"veth0\"\nqueue = 1\ntraffic = \"user\"\nattach = \"generic\"\n\
          bind = \"copy\"\nbusy_poll = true\nvlan = 42\nframes = 1024\nfallback = true\n\
-         [domain.3.xdp]\ntraffic = \"critical\"\n",
+         multicast = true\n[domain.3.xdp]\ntraffic = \"critical\"\n",
     )
     .expect("parses");
     let want = tachyon::XdpConfig {
@@ -544,6 +544,7 @@ fn xdp_keys_apply_and_bad_values_name_the_choices() {
         vlan: Some(42),
         frames: 1024,
         fallback: true,
+        multicast: true,
     };
     assert_eq!(c.settings(0).xdp.as_ref(), Some(&want));
     assert_eq!(

@@ -128,7 +128,12 @@ fn run_with<T: PerfSample>(a: &PerfArgs) -> Result<Option<RunResult>, Failure> {
     match (a.mode, a.topic.as_deref()) {
         (Mode::Ping, _) => Ok(Some(ping::run(a, &node(false)?, "ping")?)),
         (Mode::Pong, _) => pong::run(a, &node(false)?).map(|()| None),
-        (Mode::Pub, None) => data::publish(a, &node(false)?.data_writer).map(|()| None),
+        (Mode::Pub, None) => {
+            let n = node(false)?;
+            data::publish(a, &n.data_writer)?;
+            n.check_transport(a).map_err(Failure::Other)?;
+            Ok(None)
+        }
         (Mode::Pub, Some(topic)) => {
             let n = data_node(topic, false)?;
             data::publish(a, n.writer.as_ref().ok_or_else(missing)?).map(|()| None)
@@ -136,7 +141,9 @@ fn run_with<T: PerfSample>(a: &PerfArgs) -> Result<Option<RunResult>, Failure> {
         (Mode::Sub, None) => {
             let n = node(true)?;
             let reader = n.data_reader.as_ref().ok_or_else(missing)?;
-            Ok(Some(data::subscribe(a, reader, n.created)?))
+            let result = data::subscribe(a, reader, n.created)?;
+            n.check_transport(a).map_err(Failure::Other)?;
+            Ok(Some(result))
         }
         (Mode::Sub, Some(topic)) => {
             let n = data_node(topic, true)?;

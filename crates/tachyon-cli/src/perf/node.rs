@@ -303,7 +303,8 @@ pub struct Node<T: PerfSample> {
 
 impl<T: PerfSample> Node<T> {
     /// With `--transport xdp`, that datagrams went both ways through the AF_XDP socket (a
-    /// peer off the link, or MACs never resolved, would leave everything to the kernel).
+    /// peer off the link, or MACs never resolved, would leave everything to the kernel); for
+    /// `pub` and `sub`, the way their data goes (best-effort readers send nothing back).
     /// With `--transport shm`, that the pings went through shared memory: a pong that does
     /// not have it (another host or user, shared memory off, another vendor) is reached over
     /// UDP instead, and the figures would not be what they claim.
@@ -311,16 +312,24 @@ impl<T: PerfSample> Node<T> {
         if a.transport == TransportKind::Xdp {
             let s = self.participant.statistics().xdp;
             eprintln!(
-                "{}: AF_XDP sent {} received {} via kernel {} kernel drops {} ({}, {})",
+                "{}: AF_XDP sent {} received {} (multicast sent {} received {}) via kernel {} \
+                 kernel drops {} ({}, {})",
                 a.mode.name(),
                 s.sent,
                 s.received,
+                s.multicast_sent,
+                s.multicast_received,
                 s.via_kernel,
                 s.kernel_drops,
                 if s.native { "native" } else { "generic" },
                 if s.zero_copy { "zero-copy" } else { "copy" }
             );
-            if s.sent == 0 || s.received == 0 {
+            let (need_sent, need_received) = match a.mode {
+                Mode::Pub => (true, false),
+                Mode::Sub => (false, true),
+                _ => (true, true),
+            };
+            if (need_sent && s.sent == 0) || (need_received && s.received == 0) {
                 return Err(format!(
                     "--transport xdp: {} datagrams sent and {} received through the AF_XDP \
                      socket ({} through the kernel): the peer must be on the interface's link",

@@ -786,7 +786,8 @@ fn usable_by(reach: &[Reach], locators: &[Locator], multicast: bool) -> (Vec<Loc
 }
 
 /// The usable unicast and multicast locators of an endpoint: multicast only of the
-/// transport its unicast locators chose, so one pair never uses two transports.
+/// transport its unicast locators chose (that transport's groups: a link's AF_XDP transport
+/// sends to them too), so one pair never uses two transports.
 pub(crate) fn usable_pair(
     reach: &[Reach],
     unicast: &[Locator],
@@ -794,17 +795,19 @@ pub(crate) fn usable_pair(
     use_multicast: bool,
 ) -> (Vec<Locator>, Vec<Locator>) {
     let (u, rule) = usable_by(reach, unicast, false);
-    let (m, mrule) = usable_by(reach, multicast, use_multicast);
-    if u.is_empty() || mrule == rule {
-        (u, m)
-    } else {
-        (u, Vec::new())
+    if u.is_empty() {
+        return (u, usable_by(reach, multicast, use_multicast).0);
     }
+    let m = match reach.get(rule) {
+        Some(r) => usable_by(std::slice::from_ref(r), multicast, use_multicast).0,
+        None => Vec::new(),
+    };
+    (u, m)
 }
 
 /// Whether a UDPv4 locator names a multicast group.
 pub(crate) fn is_multicast(l: &Locator) -> bool {
-    l.kind == Locator::KIND_UDPV4 && (224..=239).contains(&l.address[12])
+    l.is_ipv4_multicast()
 }
 
 impl Discovery {
@@ -866,6 +869,7 @@ mod tests {
         let shm_here = Reach {
             kind: SHM,
             address_prefix: vec![1],
+            multicast: false,
         };
         let reach = [shm_here, Reach::kind(Locator::KIND_UDPV4)];
         let same_host = [udp(7411, 10), vendor(SHM, 1)];
@@ -883,5 +887,28 @@ mod tests {
             (vec![], vec![udp(7401, 239)]),
             "multicast-only endpoints"
         );
+    }
+
+    #[test]
+    fn a_link_transport_keeps_the_groups_it_sends_to_and_others_keep_theirs() {
+        let link = |multicast| Reach {
+            kind: Locator::KIND_UDPV4,
+            address_prefix: [&[0u8; 12][..], &[10]].concat(),
+            multicast,
+        };
+        let group = [udp(7401, 239)];
+        // AF_XDP that sends to groups: an on-link pair keeps its group, through the ring.
+        let reach = [link(true), Reach::kind(Locator::KIND_UDPV4)];
+        let (u, m) = usable_pair(&reach, &[udp(7411, 10)], &group, true);
+        assert_eq!((u, m), (vec![udp(7411, 10)], vec![udp(7401, 239)]));
+        // An off-link pair (kernel UDP) keeps it too, through the kernel.
+        let (u, m) = usable_pair(&reach, &[udp(7411, 11)], &group, true);
+        assert_eq!((u, m), (vec![udp(7411, 11)], vec![udp(7401, 239)]));
+        // AF_XDP that leaves groups to the kernel: the on-link pair goes unicast only.
+        let reach = [link(false), Reach::kind(Locator::KIND_UDPV4)];
+        let (u, m) = usable_pair(&reach, &[udp(7411, 10)], &group, true);
+        assert_eq!((u, m), (vec![udp(7411, 10)], vec![]));
+        let (u, m) = usable_pair(&reach, &[udp(7411, 11)], &group, true);
+        assert_eq!((u, m), (vec![udp(7411, 11)], vec![udp(7401, 239)]));
     }
 }

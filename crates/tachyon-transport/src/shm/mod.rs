@@ -827,6 +827,7 @@ impl Transport for ShmTransport {
         Reach {
             kind: Locator::KIND_TACHYON_SHM,
             address_prefix: self.prefix.to_vec(),
+            multicast: false,
         }
     }
 

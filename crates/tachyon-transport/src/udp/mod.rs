@@ -69,6 +69,8 @@ pub struct UdpTransport {
     participant_index: Option<u32>,
     interface: SelectedInterface,
     multicast: bool,
+    /// `IP_MULTICAST_LOOP` of its sockets (`UdpConfig::multicast_loopback`).
+    multicast_loopback: bool,
     sockets: [Option<Sock>; 5],
     /// Datagrams of priority above this leave from the critical socket (when it is open).
     critical_priority: Option<i32>,
@@ -148,6 +150,7 @@ impl UdpTransport {
             domain_id,
             participant_index,
             multicast,
+            multicast_loopback: config.multicast_loopback,
             sockets,
             metatraffic_unicast: vec![locator(addr, meta_uc_port)],
             metatraffic_multicast: mc(meta_mc_port),
@@ -271,6 +274,12 @@ impl UdpTransport {
     /// True when the multicast sockets exist and SPDP goes to the multicast group.
     pub fn uses_multicast(&self) -> bool {
         self.multicast
+    }
+
+    /// Whether this host's members of a group receive what the transport sends to it
+    /// (`IP_MULTICAST_LOOP`).
+    pub fn multicast_loopback(&self) -> bool {
+        self.multicast_loopback
     }
 
     /// Metatraffic unicast locators to advertise in SPDP.

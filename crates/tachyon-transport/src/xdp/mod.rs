@@ -29,6 +29,23 @@
 //! - **Crash safety**: the program is attached through a BPF link owned by this process, so
 //!   it is gone when the process is, and it passes every packet to the kernel while no
 //!   socket is bound.
+//!
+//! # Multicast
+//!
+//! With [`XdpConfig::multicast`] (and `traffic = "user"`), user data to multicast groups
+//! goes through the ring as well:
+//! - **Receive.** The program also takes datagrams to the user-data multicast port (the one
+//!   the UDP transport's group socket is bound to; it stays joined, so the NIC keeps
+//!   accepting the group and the kernel keeps answering IGMP). An XDP program redirects, it
+//!   cannot copy: other processes of this host listening on that port no longer get what
+//!   remote writers send to the group. What this host's own processes send to the group
+//!   reaches them as before (the kernel loops it back, the program never sees it).
+//! - **Transmit.** The transport's reach includes IPv4 groups, so a pair on the link keeps its
+//!   readers' group locators and a writer's datagrams to a group leave through the ring
+//!   (multicast MAC, TTL 1). Frames sent through the ring are not looped back to this host;
+//!   with `[udp] multicast_loopback` (the default) each one is sent again through a kernel
+//!   socket with TTL 0, which the kernel delivers to this host's members only, never to the
+//!   wire. Groups on other ports (SPDP's) stay on the UDP transport.
 
 #[allow(unsafe_code)]
 mod bpf;
@@ -101,6 +118,11 @@ pub struct XdpConfig {
     pub frames: u32,
     /// When the socket cannot be set up, run on kernel UDP (logged) instead of failing.
     pub fallback: bool,
+    /// User data to and from multicast groups through the ring too (`traffic = "user"`
+    /// only): the program also takes datagrams to the user-data multicast port, and
+    /// datagrams to groups on that port are transmitted through the ring. See
+    /// [the module documentation](self), "Multicast".
+    pub multicast: bool,
 }
 
 impl Default for XdpConfig {
@@ -115,6 +137,7 @@ impl Default for XdpConfig {
             vlan: None,
             frames: 4096,
             fallback: false,
+            multicast: false,
         }
     }
 }
@@ -124,6 +147,13 @@ pub struct XdpTransport {
     port: XdpPort,
     /// The UDP port whose datagrams the program takes, and the source of what is sent.
     port_no: u16,
+    /// With [`XdpConfig::multicast`], the user-data multicast port: datagrams to groups on it
+    /// go through the ring both ways.
+    group_port: Option<u16>,
+    /// With [`XdpConfig::multicast`] and `[udp] multicast_loopback`: a kernel socket that
+    /// sends each group datagram again with TTL 0, which the kernel delivers to this host's
+    /// members of the group only (frames sent through the ring are not looped back).
+    local_copy: Option<std::net::UdpSocket>,
     udp: Arc<UdpTransport>,
     config: XdpConfig,
     critical_priority: Option<i32>,
@@ -135,6 +165,9 @@ pub struct XdpTransport {
     /// Datagrams sent through the UDP transport instead (no MAC yet, off-link, another
     /// class).
     via_kernel: AtomicU64,
+    /// Datagrams to groups transmitted through the ring, and received through it.
+    multicast_sent: AtomicU64,
+    multicast_received: AtomicU64,
 }
 
 impl std::fmt::Debug for XdpTransport {
@@ -156,6 +189,10 @@ pub struct XdpStats {
     pub sent: u64,
     /// Datagrams it handed to the kernel's UDP socket instead.
     pub via_kernel: u64,
+    /// Of `sent`, datagrams to multicast groups ([`XdpConfig::multicast`]).
+    pub multicast_sent: u64,
+    /// Of `received`, datagrams to the user-data multicast port.
+    pub multicast_received: u64,
     /// Frames the kernel dropped or refused on the socket (`XDP_STATISTICS`).
     pub kernel_drops: u64,
     /// Whether the program runs in the driver (native) rather than generic mode.
@@ -220,11 +257,21 @@ impl XdpTransport {
                 }
             },
         };
+        let group_port = if config.multicast {
+            Some(group_port(config, &udp)?)
+        } else {
+            None
+        };
+        let local_copy = match group_port {
+            Some(_) if udp.multicast_loopback() => Some(local_copy_socket(&udp)?),
+            _ => None,
+        };
+        let ports: Vec<u16> = std::iter::once(port_no).chain(group_port).collect();
         let port = XdpPort::open(&PortConfig {
             interface: name,
             address: udp.interface().address,
             queue: config.queue,
-            ports: &[port_no],
+            ports: &ports,
             magic: Some(*b"RTPS"),
             attach: config.attach,
             bind: config.bind,
@@ -235,20 +282,26 @@ impl XdpTransport {
         let reach = Reach {
             kind: Locator::KIND_UDPV4,
             address_prefix: subnet_prefix(port.link().subnet, udp.interface().address),
+            multicast: group_port.is_some(),
         };
         tracing::info!(interface = name, queue = config.queue, port = port_no,
             native = port.native(), zero_copy = port.zero_copy(), traffic = ?config.traffic,
-            busy_poll = config.busy_poll, "AF_XDP transport ready");
+            busy_poll = config.busy_poll, multicast_port = ?group_port,
+            "AF_XDP transport ready");
         Ok(XdpTransport {
             pool: TxPool::new(port.max_payload(), 64),
             port,
             port_no,
+            group_port,
+            local_copy,
             critical_priority,
             traffic,
             reach,
             locators: TransportLocators::default(),
             counters: Counters::default(),
             via_kernel: AtomicU64::new(0),
+            multicast_sent: AtomicU64::new(0),
+            multicast_received: AtomicU64::new(0),
             config: config.clone(),
             udp,
         })
@@ -261,6 +314,8 @@ impl XdpTransport {
             received: c.datagrams_received,
             sent: c.datagrams_sent,
             via_kernel: self.via_kernel.load(Ordering::Relaxed),
+            multicast_sent: self.multicast_sent.load(Ordering::Relaxed),
+            multicast_received: self.multicast_received.load(Ordering::Relaxed),
             kernel_drops: self.port.kernel_drops(),
             native: self.port.native(),
             zero_copy: self.port.zero_copy(),
@@ -279,6 +334,46 @@ impl XdpTransport {
             XdpTraffic::Critical => self.critical_priority.is_some_and(|t| priority > t),
         }
     }
+}
+
+/// The user-data multicast port whose groups [`XdpConfig::multicast`] takes through the
+/// ring, or the error that names what is missing.
+fn group_port(config: &XdpConfig, udp: &UdpTransport) -> Result<u16, TransportError> {
+    if config.traffic != XdpTraffic::UserData {
+        return Err(xdp_error(
+            "multicast",
+            "multicast = true needs traffic = \"user\" (critical endpoints announce unicast \
+             locators of their own, no group): set traffic = \"user\", or multicast = false"
+                .into(),
+        ));
+    }
+    udp.port(SocketId::UserMulticast).ok_or_else(|| {
+        xdp_error(
+            "multicast",
+            "multicast = true needs the UDP transport's multicast ([udp] multicast = \"off\", \
+             or an interface without multicast): turn it on, or set multicast = false"
+                .into(),
+        )
+    })
+}
+
+/// A kernel UDP socket that sends to groups on `udp`'s interface with TTL 0: the kernel
+/// loops such a datagram back to this host's members and never puts it on the wire.
+fn local_copy_socket(udp: &UdpTransport) -> Result<std::net::UdpSocket, TransportError> {
+    let fail = |e: io::Error| {
+        xdp_error(
+            "multicast",
+            format!("cannot open the socket that loops group datagrams back to this host: {e}"),
+        )
+    };
+    let s =
+        socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::DGRAM, None).map_err(fail)?;
+    s.set_multicast_if_v4(&udp.interface().address)
+        .map_err(fail)?;
+    s.set_multicast_ttl_v4(0).map_err(fail)?;
+    s.set_multicast_loop_v4(true).map_err(fail)?;
+    s.set_nonblocking(true).map_err(fail)?;
+    Ok(s.into())
 }
 
 /// The locator address prefix of the subnet (whole octets of its prefix length; the
@@ -324,9 +419,14 @@ impl Transport for XdpTransport {
         batch.begin();
         let room = (batch.slots() - batch.len()) as u32;
         let counters = &self.counters;
+        let mut groups = 0u64;
         let (taken, malformed) = self.port.receive(room, |d| {
+            groups += u64::from(Some(d.dst_port) == self.group_port);
             batch.push(Locator::udp(SocketAddr::V4(d.from)), d.payload, counters);
         });
+        if groups > 0 {
+            Counters::add(&self.multicast_received, groups);
+        }
         Counters::add(&self.counters.malformed, malformed);
         if taken < room {
             batch.set_drained();
@@ -379,7 +479,19 @@ impl Transport for XdpTransport {
                     continue;
                 }
             };
-            let (r, back) = if i + 1 == dests.len() {
+            let group = to.ip().is_multicast();
+            if group && Some(to.port()) != self.group_port {
+                // Another port's group (SPDP's): the kernel's, looped back to this host.
+                Counters::add(&self.via_kernel, 1);
+                if let Err(e) = self.udp.send_to(d, &b[..len], priority) {
+                    first_err.get_or_insert(e);
+                }
+                buf = Some(b);
+                continue;
+            }
+            // A group datagram is copied into its frame: the buffer is sent again for this
+            // host's members.
+            let (r, back) = if i + 1 == dests.len() && !group {
                 self.port.send_buffer(b, len, self.port_no, to, priority)
             } else {
                 let r = self.port.send(&b[..len], self.port_no, to, priority);
@@ -389,6 +501,15 @@ impl Transport for XdpTransport {
                 PortSend::Queued => {
                     Counters::add(&self.counters.datagrams_sent, 1);
                     Counters::add(&self.counters.bytes_sent, len as u64);
+                    if group {
+                        Counters::add(&self.multicast_sent, 1);
+                        if let (Some(s), Some(b)) = (&self.local_copy, &back) {
+                            // Lost only for this host's members, as a datagram can be.
+                            if let Err(e) = s.send_to(&b[..len], to) {
+                                tracing::trace!(error = %e, "group datagram not looped back");
+                            }
+                        }
+                    }
                 }
                 PortSend::Full => Counters::add(&self.counters.send_drops, 1),
                 PortSend::NoMac | PortSend::TooLong => {

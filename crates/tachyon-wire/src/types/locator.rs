@@ -15,6 +15,9 @@ pub struct Reach {
     pub kind: i32,
     /// Leading address bytes that must match.
     pub address_prefix: Vec<u8>,
+    /// Also every IPv4 multicast group (UDPv4, 224.0.0.0/4), whatever `address_prefix` says:
+    /// a transport confined to one link that can send to its groups (AF_XDP).
+    pub multicast: bool,
 }
 
 impl Reach {
@@ -23,12 +26,15 @@ impl Reach {
         Reach {
             kind,
             address_prefix: Vec::new(),
+            multicast: false,
         }
     }
 
     /// Whether `locator` is reachable by this rule.
     pub fn covers(&self, locator: &Locator) -> bool {
-        locator.kind == self.kind && locator.address.starts_with(&self.address_prefix)
+        locator.kind == self.kind
+            && (locator.address.starts_with(&self.address_prefix)
+                || (self.multicast && locator.is_ipv4_multicast()))
     }
 }
 
@@ -98,6 +104,12 @@ impl Locator {
             }
             _ => None,
         }
+    }
+
+    /// Whether this is a UDPv4 locator of an IPv4 multicast group (224.0.0.0/4).
+    #[inline]
+    pub fn is_ipv4_multicast(&self) -> bool {
+        self.kind == Self::KIND_UDPV4 && (224..=239).contains(&self.address[12])
     }
 
     /// A UDP locator for `addr` (UDPv4 or UDPv6 by address family).

@@ -169,6 +169,7 @@ struct XdpRepr {
     vlan: Option<u16>,
     frames: Option<u32>,
     fallback: Option<bool>,
+    multicast: Option<bool>,
 }
 
 impl XdpRepr {
@@ -181,7 +182,8 @@ impl XdpRepr {
             || self.busy_poll.is_some()
             || self.vlan.is_some()
             || self.frames.is_some()
-            || self.fallback.is_some();
+            || self.fallback.is_some()
+            || self.multicast.is_some();
         if !touched {
             return;
         }
@@ -201,6 +203,7 @@ impl XdpRepr {
         set(&mut c.vlan, self.vlan.map(Some));
         set(&mut c.frames, self.frames);
         set(&mut c.fallback, self.fallback);
+        set(&mut c.multicast, self.multicast);
     }
 }
 
