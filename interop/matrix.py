@@ -302,6 +302,21 @@ def case_evolution(pub, sub):
     expect(sorted(x[1] for x in got) == list(range(20)), f"got {len(got)} of 20 samples")
 
 
+def case_uint8(pub, sub):
+    """The OMG suite's ShapeType exactly (SuiteShape, with sequence<uint8>): Cyclone DDS 0.10
+    describes uint8 as octet and cannot read a TypeObject with XTypes 1.3's uint8, so
+    Tachyon announces that type to it without its TypeInformation and takes octet for uint8;
+    the endpoints match both ways and every sample (its four octets included) decodes."""
+    s = sub("--type sshape --expect 20")
+    p = pub("--type sshape --count 20 --instances 2 --wait-go")
+    start_writing(p, s)
+    expect(p.finish(40) == 0 and p.has("ACKED"), "publisher: not acknowledged")
+    expect(s.finish(40) == 0, "subscriber: " + (s.out()[-1:] or ["no output"])[0])
+    got = s.samples()
+    all_ok(got)
+    expect(sorted(x[1] for x in got) == list(range(20)), f"got {len(got)} of 20 samples")
+
+
 def case_type_mismatch(pub, sub):
     """A member whose type changed (x a long long): the types are not assignable, the
     endpoints do not match, and both sides report TYPE_CONSISTENCY_ENFORCEMENT incompatible."""
@@ -582,6 +597,7 @@ CASES = {
     "dispose_appendable": case_dispose_appendable,
     "evolution": case_evolution,
     "type_mismatch": case_type_mismatch,
+    "uint8": case_uint8,
     "best_effort": case_best_effort,
     "transient_local": case_transient_local,
     "large": case_large,

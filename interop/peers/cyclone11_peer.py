@@ -18,7 +18,7 @@ from cyclonedds.core import DDSException, Policy, Qos
 from cyclonedds.domain import DomainParticipant
 from cyclonedds.idl import IdlStruct
 from cyclonedds.idl.annotations import appendable, final, key
-from cyclonedds.idl.types import bounded_str, byte, int32, int64, sequence, uint32
+from cyclonedds.idl.types import bounded_str, byte, int32, int64, sequence, uint8, uint32
 from cyclonedds.pub import DataWriter, Publisher
 from cyclonedds.sub import DataReader, Subscriber
 from cyclonedds.topic import Topic
@@ -58,6 +58,18 @@ class AppendableShape5(IdlStruct, typename="AppendableShape"):
     y: int32
     shapesize: int32
     z: int32
+
+
+@dataclass
+@appendable
+class SuiteShape(IdlStruct, typename="SuiteShape"):
+    """The OMG suite's ShapeType exactly (--type sshape), with its sequence<uint8>."""
+    color: bounded_str[128]
+    key("color")
+    x: int32
+    y: int32
+    shapesize: int32
+    additional_payload_size: sequence[uint8]
 
 
 @dataclass
@@ -133,7 +145,7 @@ class Options:
 
 
 TYPES = {"shape": ShapeType, "ashape": AppendableShape, "ashape5": AppendableShape5,
-         "ashape_x64": AppendableShapeX64, "large": LargeData}
+         "ashape_x64": AppendableShapeX64, "sshape": SuiteShape, "large": LargeData}
 o = Options(sys.argv)
 
 
@@ -190,6 +202,9 @@ def sample(i):
     color = f"{o.prefix}{i % o.instances}"
     if o.type == "ashape5":
         return AppendableShape5(color=color, x=i, y=2 * i + 1, shapesize=o.shapesize, z=3 * i)
+    if o.type == "sshape":
+        return SuiteShape(color=color, x=i, y=2 * i + 1, shapesize=o.shapesize,
+                          additional_payload_size=[i & 0xff] * 4)
     return TYPES[o.type](color=color, x=i, y=2 * i + 1, shapesize=o.shapesize)
 
 
@@ -199,6 +214,8 @@ def print_sample(s):
         say(f"SAMPLE {s.id} {s.seq} {len(s.data)} {'ok' if ok else 'bad'}")
     else:
         ok = s.y == 2 * s.x + 1 and getattr(s, "z", 0) in (0, 3 * s.x)
+        if o.type == "sshape":
+            ok = ok and list(s.additional_payload_size) == [s.x & 0xff] * 4
         say(f"SAMPLE {s.color} {s.x} {s.shapesize} {'ok' if ok else 'bad'}")
 
 

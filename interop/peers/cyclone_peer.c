@@ -1,6 +1,7 @@
 /* The Cyclone DDS side of the interop matrix (Debian cyclonedds-dev 0.10.x).
  * Options and output: peer_options.h. Built by interop/build-peers.sh. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,13 @@ static void fill(void *sample, long i)
     s->x = (int32_t)i;
     s->y = (int32_t)(2 * i + 1);
     s->shapesize = (int32_t)o.shapesize;
+    if (o.suite) {
+      /* Four octets, each the sequence number's low octet (as Tachyon's peer writes). */
+      SuiteShape *u = sample;
+      for (uint32_t j = 0; j < u->additional_payload_size._maximum; j++)
+        u->additional_payload_size._buffer[j] = (uint8_t)(i & 0xff);
+      u->additional_payload_size._length = u->additional_payload_size._maximum;
+    }
   }
 }
 
@@ -156,12 +164,17 @@ static int run_pub(dds_entity_t pp, dds_entity_t topic)
   }
   peer_wait_go(&o);
   LargeData large;
-  ShapeType shape;
+  SuiteShape shape; /* ShapeType and AppendableShape are its first members */
+  uint8_t payload[4];
   memset(&large, 0, sizeof(large));
   memset(&shape, 0, sizeof(shape));
   if (o.large) {
     large.data._buffer = malloc((size_t)o.size + 1);
     large.data._length = large.data._maximum = (uint32_t)o.size;
+  }
+  if (o.suite) {
+    shape.additional_payload_size._buffer = payload;
+    shape.additional_payload_size._maximum = 4;
   }
   void *sample = o.large ? (void *)&large : (void *)&shape;
   for (long i = 0; i < o.count; i++) {
@@ -211,6 +224,12 @@ static void print_sample(const void *data)
   } else {
     const ShapeType *s = data;
     int ok = s->y == 2 * s->x + 1;
+    if (o.suite) {
+      const SuiteShape *u = data;
+      ok = ok && u->additional_payload_size._length == 4;
+      for (uint32_t j = 0; j < u->additional_payload_size._length && ok; j++)
+        ok = u->additional_payload_size._buffer[j] == (uint8_t)(s->x & 0xff);
+    }
     printf("SAMPLE %s %d %d %s\n", s->color, s->x, s->shapesize, ok ? "ok" : "bad");
   }
 }
@@ -229,7 +248,7 @@ static void print_key(dds_entity_t rd, const void *data, dds_instance_handle_t i
       printf("DISPOSED ?\n");
     LargeData_free(&k, DDS_FREE_CONTENTS);
   } else {
-    ShapeType k;
+    SuiteShape k; /* the largest of the shape types, whose first members they are */
     memset(&k, 0, sizeof(k));
     if (data)
       printf("DISPOSED %s\n", ((const ShapeType *)data)->color);
@@ -237,6 +256,8 @@ static void print_key(dds_entity_t rd, const void *data, dds_instance_handle_t i
       printf("DISPOSED %s\n", k.color);
     else
       printf("DISPOSED ?\n");
+    if (o.suite)
+      SuiteShape_free(&k, DDS_FREE_CONTENTS);
   }
 }
 
@@ -327,8 +348,12 @@ int main(int argc, char **argv)
   }
   /* AppendableShape's members are ShapeType's: the code below uses ShapeType for both. */
   _Static_assert(sizeof(AppendableShape) == sizeof(ShapeType), "same layout");
-  const dds_topic_descriptor_t *desc =
-      o.large ? &LargeData_desc : o.appendable ? &AppendableShape_desc : &ShapeType_desc;
+  _Static_assert(offsetof(SuiteShape, shapesize) == offsetof(ShapeType, shapesize),
+                 "ShapeType's members first");
+  const dds_topic_descriptor_t *desc = o.large      ? &LargeData_desc
+                                       : o.suite    ? &SuiteShape_desc
+                                       : o.appendable ? &AppendableShape_desc
+                                                      : &ShapeType_desc;
   dds_entity_t topic = dds_create_topic(pp, desc, o.topic, NULL, NULL);
   if (topic < 0) {
     fprintf(stderr, "create topic: %s\n", dds_strretcode(topic));

@@ -2,7 +2,9 @@
  * peer (interop/peer) takes the same options. interop/matrix.py drives all three.
  *
  *   peer pub|sub [options]
- *   --type shape|ashape|large  ShapeType (default), AppendableShape (the same, @appendable)
+ *   --type shape|ashape|sshape|large  ShapeType (default), AppendableShape (the same,
+ *                              @appendable), SuiteShape (the OMG suite's exactly, with its
+ *                              sequence<uint8>: Cyclone DDS 0.10 and Tachyon only)
  *                              (ashape5 and ashape_x64, AppendableShape evolved, are Tachyon's
  *                              and Cyclone DDS 11's only: the others say UNSUPPORTED)
  *                           or LargeData
@@ -51,6 +53,7 @@ struct peer_options {
   int domain;
   int large;
   int appendable;
+  int suite;
   const char *topic;
   int reliable;
   int transient_local;
@@ -125,9 +128,10 @@ static inline int peer_parse_options(int argc, char **argv, struct peer_options 
   while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
     switch (c) {
       case 't':
-        o->large = o->appendable = 0;
+        o->large = o->appendable = o->suite = 0;
         if (strcmp(optarg, "shape") == 0) {}
         else if (strcmp(optarg, "ashape") == 0) o->appendable = 1;
+        else if (strcmp(optarg, "sshape") == 0) o->suite = 1;
         else if (strcmp(optarg, "large") == 0) o->large = 1;
         else if (strcmp(optarg, "ashape5") == 0 || strcmp(optarg, "ashape_x64") == 0) {
           // The type evolution cases need a second version of AppendableShape, which this
@@ -136,7 +140,7 @@ static inline int peer_parse_options(int argc, char **argv, struct peer_options 
           fflush(stdout);
           exit(3);
         }
-        else { fprintf(stderr, "--type: shape, ashape or large, not %s\n", optarg); return -1; }
+        else { fprintf(stderr, "--type: shape, ashape, sshape or large, not %s\n", optarg); return -1; }
         break;
       case 'T': o->topic = optarg; break;
       case 'b': o->reliable = 0; break;

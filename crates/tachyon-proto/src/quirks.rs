@@ -73,6 +73,23 @@ pub fn key_payload_form(vendor: VendorId, version: Option<ProductVersion>) -> Op
     }
 }
 
+/// Whether a participant of `vendor` at `version` knows XTypes 1.2's integer kinds only, not
+/// 1.3's `int8` and `uint8` (TK_INT8, TK_UINT8). Such a peer describes a `uint8` as `octet`,
+/// so its types are checked with the two as one primitive
+/// ([`tachyon_xtypes::AssignOptions::byte_is_uint8`]: they are, on the wire, one octet); and it
+/// refuses a TypeObject holding TK_UINT8 ("invalid type object") and never matches its
+/// endpoint, so it gets our SEDP announcements on its own, without the TypeInformation of
+/// such a type (`discovery/older_types.rs`): it then matches by type name.
+///
+/// Seen in: Cyclone DDS 0.10.2 (the OMG suite's ShapeType, whose `sequence<uint8>
+/// additional_payload_size` its idlc announces as `sequence<octet>`, as `tachyon spy typeof`
+/// prints; Cyclone DDS 11 announces `uint8`). Evidence: the OMG suite's T>C and C>T pairs,
+/// where every case failed with TYPE_CONSISTENCY_ENFORCEMENT before (docs/interop.md).
+pub fn knows_no_xtypes_1_3_integers(vendor: VendorId, version: Option<ProductVersion>) -> bool {
+    vendor == VendorId::CYCLONE_DDS
+        && matches!(version, Some(v) if v < ProductVersion::new(0, 11, 0))
+}
+
 /// A reader of `vendor` learns that a deleted writer's instances are unregistered only for
 /// the instances still holding samples, unless the writer sends an unregistration per
 /// instance before it goes (as the peer's own writers do). Tachyon's writers do so when

@@ -4,7 +4,8 @@
 //! pairs:
 //!
 //! - aliases are resolved; identical (minimal-equivalent) types are assignable;
-//! - primitives only to the same primitive (no widening), strings of the same character
+//! - primitives only to the same primitive (no widening; `octet` and `uint8` are one with
+//!   [`AssignOptions::byte_is_uint8`], for peers that write one as the other), strings of the same character
 //!   type (bounds ignored unless `ignore_string_bounds` is off), a bitmask to a bitmask of
 //!   the same bit bound or to the unsigned integer of its size;
 //! - enums of the same extensibility whose common values have the same names; a final
@@ -42,6 +43,11 @@ pub struct AssignOptions {
     pub ignore_member_names: bool,
     /// The writer's type may not have members the reader's lacks (default false).
     pub prevent_type_widening: bool,
+    /// `octet` and `uint8` are one primitive (default false): for a peer whose type
+    /// descriptions write an IDL `uint8` as `octet` (Cyclone DDS 0.10's idlc; the two are one
+    /// octet on the wire). Not a TYPE_CONSISTENCY_ENFORCEMENT option: set from what the
+    /// peer is (`tachyon_proto::quirks::uint8_as_octet`).
+    pub byte_is_uint8: bool,
 }
 
 impl Default for AssignOptions {
@@ -51,6 +57,7 @@ impl Default for AssignOptions {
             ignore_string_bounds: true,
             ignore_member_names: false,
             prevent_type_widening: false,
+            byte_is_uint8: false,
         }
     }
 }
@@ -355,6 +362,10 @@ impl<'a> Cx<'a> {
                 self.structs(s1, s2, erase_keys, d)
             }
             (View::Prim(p1), View::Prim(p2)) if p1 == p2 => Ok(()),
+            (
+                View::Prim(Primitive::Byte | Primitive::UInt8),
+                View::Prim(Primitive::Byte | Primitive::UInt8),
+            ) if self.o.byte_is_uint8 => Ok(()),
             _ => fail(Reason::IncompatibleType),
         }
     }

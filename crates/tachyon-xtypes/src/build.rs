@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 
-use tachyon_cdr::{EncodeError, Extensibility, TypeDesc};
+use tachyon_cdr::{EncodeError, Extensibility, Primitive, TypeDesc};
 
 use crate::identifier::{EquivalenceKind, PlainHeader, TypeIdentifier, EK_BOTH};
 use crate::information::{TypeIdWithDeps, TypeIdWithSize, TypeInformation};
@@ -102,6 +102,10 @@ pub struct TypeRepresentations {
     pub minimal: Representation,
     /// Complete.
     pub complete: Representation,
+    /// Whether the type uses `int8` or `uint8` (TK_INT8, TK_UINT8: added by XTypes 1.3), which
+    /// older implementations cannot read in a TypeObject (Cyclone DDS 0.10 refuses it, and
+    /// its idlc writes `uint8` as `octet`).
+    pub xtypes_1_3_integers: bool,
 }
 
 impl TypeRepresentations {
@@ -110,6 +114,7 @@ impl TypeRepresentations {
         Ok(TypeRepresentations {
             minimal: represent(desc, EquivalenceKind::Minimal)?,
             complete: represent(desc, EquivalenceKind::Complete)?,
+            xtypes_1_3_integers: uses_1_3_integers(desc, &mut Vec::new()),
         })
     }
 
@@ -128,6 +133,49 @@ impl TypeRepresentations {
             .chain(self.complete.entries())
             .find(|e| &e.id == id)
     }
+}
+
+/// Whether `int8` or `uint8` appear anywhere in `desc` (`seen`: the named types walked, so
+/// that a recursive type ends).
+fn uses_1_3_integers(desc: &TypeDesc, seen: &mut Vec<String>) -> bool {
+    match desc {
+        TypeDesc::Primitive(p) => matches!(p, Primitive::Int8 | Primitive::UInt8),
+        TypeDesc::String { .. } | TypeDesc::Enum(_) | TypeDesc::Bitmask(_) => false,
+        TypeDesc::Sequence { element, .. } | TypeDesc::Array { element, .. } => {
+            uses_1_3_integers(element, seen)
+        }
+        TypeDesc::Map { key, value, .. } => {
+            uses_1_3_integers(key, seen) || uses_1_3_integers(value, seen)
+        }
+        TypeDesc::Alias(a) => first(seen, &a.name) && uses_1_3_integers(&a.target, seen),
+        TypeDesc::Union(u) => {
+            first(seen, &u.name)
+                && (uses_1_3_integers(&u.discriminator, seen)
+                    || u.cases.iter().any(|c| uses_1_3_integers(&c.ty, seen)))
+        }
+        TypeDesc::Struct(s) => {
+            let mut next = Some(s);
+            while let Some(s) = next {
+                if !first(seen, &s.name) {
+                    return false;
+                }
+                if s.members.iter().any(|m| uses_1_3_integers(&m.ty, seen)) {
+                    return true;
+                }
+                next = s.base.as_ref();
+            }
+            false
+        }
+    }
+}
+
+/// Whether the named type `name` is met for the first time (and notes it).
+fn first(seen: &mut Vec<String>, name: &str) -> bool {
+    if seen.iter().any(|n| n == name) {
+        return false;
+    }
+    seen.push(name.to_owned());
+    true
 }
 
 /// Computes the representation of `desc` in `kind`.

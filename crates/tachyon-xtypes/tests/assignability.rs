@@ -344,3 +344,65 @@ fn a_received_object_must_hash_to_its_identifier() {
     assert_eq!(lib.add_received(&w.minimal.id, right), Ok(true));
     assert!(lib.is_resolved(&w.minimal.id));
 }
+
+/// The suite's ShapeType, its last member a sequence of `element` (Cyclone DDS 0.10 writes
+/// `uint8` as `octet`).
+fn suite_shape(element: Primitive) -> TypeDesc {
+    st(
+        "ShapeType",
+        Appendable,
+        vec![
+            key(m("color", 0, string(128))),
+            m("x", 1, prim(Int32)),
+            m(
+                "payload",
+                2,
+                TypeDesc::Sequence {
+                    element: Box::new(prim(element)),
+                    bound: 0,
+                },
+            ),
+        ],
+    )
+}
+
+#[test]
+fn octet_and_uint8_are_one_only_for_peers_that_write_one_as_the_other() {
+    let (octet, uint8) = (suite_shape(Primitive::Byte), suite_shape(Primitive::UInt8));
+    assert_eq!(
+        refused(&uint8, &octet),
+        (Reason::IncompatibleType, ".id2".to_owned())
+    );
+    assert_eq!(refused(&octet, &uint8).0, Reason::IncompatibleType);
+    let older = AssignOptions {
+        byte_is_uint8: true,
+        ..AssignOptions::default()
+    };
+    assert_eq!(check(&uint8, &octet, &older), Ok(()));
+    assert_eq!(check(&octet, &uint8, &older), Ok(()));
+    // Other primitives stay apart.
+    assert_eq!(
+        check(&suite_shape(Primitive::Int8), &octet, &older).map_err(|e| e.0),
+        Err(Reason::IncompatibleType)
+    );
+}
+
+#[test]
+fn a_type_says_whether_it_uses_xtypes_1_3_integers() {
+    let uses = |d: &TypeDesc| {
+        TypeRepresentations::of(d)
+            .expect("representable")
+            .xtypes_1_3_integers
+    };
+    assert!(uses(&suite_shape(Primitive::UInt8)));
+    assert!(uses(&suite_shape(Primitive::Int8)));
+    assert!(!uses(&suite_shape(Primitive::Byte)));
+    assert!(!uses(&xy(Final, true)));
+    // Nested, through a member's struct.
+    let outer = st(
+        "Outer",
+        Final,
+        vec![m("inner", 0, suite_shape(Primitive::UInt8))],
+    );
+    assert!(uses(&outer));
+}

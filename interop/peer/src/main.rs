@@ -19,6 +19,7 @@ use options::Evolved;
 use options::Options;
 use types::{
     AppendableShape, AppendableShape5, AppendableShapeX64, LargeData, PeerType, ShapeType,
+    SuiteShape,
 };
 
 /// Raised by SIGINT or SIGTERM (the matrix stops peers that way): the peer then returns from
@@ -56,6 +57,8 @@ fn main() -> ExitCode {
         run::<AppendableShape5>(&opts)
     } else if opts.evolved == Some(Evolved::Changed) {
         run::<AppendableShapeX64>(&opts)
+    } else if opts.evolved == Some(Evolved::Suite) {
+        run::<SuiteShape>(&opts)
     } else if opts.appendable {
         run::<AppendableShape>(&opts)
     } else {

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 /// Printed after a command-line error.
 pub const USAGE: &str =
-    "usage: tachyon_peer pub|sub [--type shape|ashape|ashape5|ashape_x64|large] [--topic NAME] \
+    "usage: tachyon_peer pub|sub [--type shape|ashape|ashape5|ashape_x64|sshape|large] [--topic NAME] \
 [--best-effort] [--transient-local] [--depth N] [--partition P] [--representation 1|2] \
 [--lease-ms N] [--deadline-ms N] [--strength N] [--exclusive] [--ordered] [--shapesize N] \
 [--count N] [--instances K] [--prefix S] [--size BYTES] [--period-ms MS] [--dispose] \
@@ -19,6 +19,9 @@ pub enum Evolved {
     Appended,
     /// `ashape_x64`: `x` a `long long` (not assignable).
     Changed,
+    /// `sshape`: the OMG suite's ShapeType exactly (`SuiteShape`), with its
+    /// `sequence<uint8>`, which Cyclone DDS 0.10 describes as `sequence<octet>`.
+    Suite,
 }
 
 /// What one run does.
@@ -133,10 +136,15 @@ impl Options {
                             o.evolved = Some(Evolved::Changed);
                             (false, true)
                         }
+                        "sshape" => {
+                            o.evolved = Some(Evolved::Suite);
+                            (false, true)
+                        }
                         "large" => (true, false),
                         v => {
                             return Err(format!(
-                                "--type: shape, ashape, ashape5, ashape_x64 or large, not {v}"
+                                "--type: shape, ashape, ashape5, ashape_x64, sshape or large, \
+                                 not {v}"
                             ))
                         }
                     }

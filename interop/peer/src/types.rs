@@ -40,6 +40,21 @@ pub struct LargeData {
     pub data: Vec<u8>,
 }
 
+/// The OMG suite's ShapeType exactly, as its `shape.idl` declares it (`--type sshape`): with
+/// `sequence<uint8> additional_payload_size`, which Cyclone DDS 0.10's idlc describes as
+/// `sequence<octet>` (and it cannot read a TypeObject with `uint8`).
+#[derive(DdsType, Debug, Clone)]
+#[dds(name = "SuiteShape", appendable)]
+pub struct SuiteShape {
+    #[dds(key, bound = 128)]
+    pub color: String,
+    pub x: i32,
+    pub y: i32,
+    pub shapesize: i32,
+    #[dds(idl = "uint8")]
+    pub additional_payload_size: Vec<u8>,
+}
+
 /// How a type takes part in the matrix.
 pub trait PeerType: Sized {
     /// Sample `i` of the pattern.
@@ -184,5 +199,31 @@ impl PeerType for AppendableShapeX64 {
             shapesize: self.shapesize,
         };
         s.describe(o)
+    }
+}
+
+impl PeerType for SuiteShape {
+    fn make(i: u64, o: &Options) -> Self {
+        let s = ShapeType::make(i, o);
+        SuiteShape {
+            color: s.color,
+            x: s.x,
+            y: s.y,
+            shapesize: s.shapesize,
+            additional_payload_size: vec![(i & 0xff) as u8; 4],
+        }
+    }
+
+    fn describe(&self, o: &Options) -> (String, u64, usize, bool) {
+        let s = ShapeType {
+            color: self.color.clone(),
+            x: self.x,
+            y: self.y,
+            shapesize: self.shapesize,
+        };
+        // Four octets, each the sequence number's low octet.
+        let (k, seq, size, ok) = s.describe(o);
+        let payload_ok = self.additional_payload_size == vec![(seq & 0xff) as u8; 4];
+        (k, seq, size, ok && payload_ok)
     }
 }

@@ -16,6 +16,7 @@ mod client;
 pub mod data;
 mod intern;
 mod liveliness;
+mod older_types;
 mod sedp;
 mod server;
 mod spdp;
@@ -232,6 +233,15 @@ impl Participant {
     ) -> Participant {
         let mut p = Participant::new(prefix, config);
         p.create_builtin_endpoints(!discovery.servers.is_empty() || discovery.server);
+        // What the SEDP writers leave out for peers that serve alone (`older_types`): a
+        // discovery server serves every client alone through the same transcoder.
+        let unreadable = older_types::Unreadable::default();
+        for writer in [
+            EntityId::SEDP_PUBLICATIONS_WRITER,
+            EntityId::SEDP_SUBSCRIPTIONS_WRITER,
+        ] {
+            let _ = p.set_writer_transcoder(writer, Some(unreadable.transcoder()));
+        }
         let client = client::Client::new(&discovery.servers);
         if client.is_some() {
             p.create_pdp_reader();
@@ -270,7 +280,7 @@ impl Participant {
             deleted: VecDeque::new(),
             lease_check: None,
             liveliness: liveliness::State::default(),
-            types: types::TypeState::default(),
+            types: types::TypeState::with_unreadable(unreadable),
             orphans: VecDeque::new(),
             events: VecDeque::new(),
             stats: DiscoveryStats::default(),

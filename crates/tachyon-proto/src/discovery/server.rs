@@ -64,7 +64,7 @@ impl Server {
 }
 
 /// The SEDP readers of a client, each with the server's SEDP writer that relays to it.
-fn sedp_pairs(client: GuidPrefix) -> [(EntityId, Guid); 2] {
+pub(super) fn sedp_pairs(client: GuidPrefix) -> [(EntityId, Guid); 2] {
     [
         (
             EntityId::SEDP_PUBLICATIONS_WRITER,
@@ -78,8 +78,8 @@ fn sedp_pairs(client: GuidPrefix) -> [(EntityId, Guid); 2] {
 }
 
 impl Participant {
-    /// A server's reliable PDP writer and reader, and its SEDP writers' identity conversion
-    /// (which lets each client be served on its own).
+    /// A server's reliable PDP writer and reader. Its SEDP writers' conversion (set with
+    /// the builtin endpoints, `older_types`) lets each client be served on its own.
     pub(super) fn create_server_endpoints(&mut self) {
         let _ = self.insert_writer(
             EntityId::SPDP_WRITER,
@@ -97,13 +97,6 @@ impl Participant {
             },
         );
         self.create_pdp_reader();
-        let identity: crate::writer::Transcoder = Arc::new(|bytes, _| Some(bytes.to_vec()));
-        for writer in [
-            EntityId::SEDP_PUBLICATIONS_WRITER,
-            EntityId::SEDP_SUBSCRIPTIONS_WRITER,
-        ] {
-            let _ = self.set_writer_transcoder(writer, Some(identity.clone()));
-        }
     }
 
     /// Server timers: its own announcement, written again every announce period.

@@ -402,6 +402,9 @@ impl Participant {
                 );
             }
         }
+        if sedp && crate::quirks::knows_no_xtypes_1_3_integers(p.vendor_id, p.product_version) {
+            self.serve_sedp_alone(now, prefix);
+        }
     }
 
     /// Unmatches our builtin endpoints from a participant's.

@@ -28,7 +28,7 @@ use tachyon_xtypes::{
     TypeRepresentations,
 };
 
-use super::data::{builtin_endpoints as be, PublicationData, SubscriptionData};
+use super::data::{builtin_endpoints as be, ParticipantData, PublicationData, SubscriptionData};
 use super::Discovery;
 use crate::event::Event;
 use crate::history::{Payload, Query, Sample};
@@ -104,6 +104,8 @@ pub(crate) struct TypeState {
     /// link).
     deferred: std::collections::VecDeque<Deferred>,
     pub(crate) stats: TypeStats,
+    /// Local types peers of XTypes 1.2 cannot read (`older_types`).
+    pub(super) unreadable: super::older_types::Unreadable,
 }
 
 /// A reply waiting for its requester's reader ([`TypeState::deferred`]).
@@ -115,6 +117,15 @@ struct Deferred {
 }
 
 impl TypeState {
+    /// The state of a new participant whose SEDP writers leave out `unreadable`'s types for
+    /// older peers.
+    pub(super) fn with_unreadable(unreadable: super::older_types::Unreadable) -> TypeState {
+        TypeState {
+            unreadable,
+            ..TypeState::default()
+        }
+    }
+
     /// When a held reply must go out at the latest.
     pub(super) fn next_due(&self) -> Option<Instant> {
         self.deferred.front().map(|r| r.deadline)
@@ -127,12 +138,16 @@ fn usable(info: &Option<Arc<TypeInformation>>) -> Option<&TypeInformation> {
         .filter(|i| i.minimal.id.id.hash().is_some() || i.complete.id.id.hash().is_some())
 }
 
-fn options(t: &TypeConsistency) -> AssignOptions {
+/// The reader's options, and the remote side's way of describing types (`quirks`).
+fn options(t: &TypeConsistency, remote: Option<&ParticipantData>) -> AssignOptions {
     AssignOptions {
         ignore_sequence_bounds: t.ignore_sequence_bounds,
         ignore_string_bounds: t.ignore_string_bounds,
         ignore_member_names: t.ignore_member_names,
         prevent_type_widening: t.prevent_type_widening,
+        byte_is_uint8: remote.is_some_and(|r| {
+            crate::quirks::knows_no_xtypes_1_3_integers(r.vendor_id, r.product_version)
+        }),
     }
 }
 
@@ -150,6 +165,11 @@ impl Participant {
     pub fn add_local_types(&mut self, reps: &TypeRepresentations) {
         if let Some(d) = self.discovery.as_mut() {
             d.types.library.add_local(reps);
+            if reps.xtypes_1_3_integers {
+                if let Ok(encoded) = reps.type_information().to_bytes() {
+                    d.types.unreadable.add(encoded);
+                }
+            }
         }
     }
 
@@ -237,12 +257,12 @@ impl Participant {
             return TypeMatch::Incompatible;
         }
         let lib = &d.types.library;
+        let remote = if p.guid.prefix != self.prefix {
+            p.guid.prefix
+        } else {
+            s.guid.prefix
+        };
         let (Some(w), Some(r)) = (side(lib, wi), side(lib, ri)) else {
-            let remote = if p.guid.prefix != self.prefix {
-                p.guid.prefix
-            } else {
-                s.guid.prefix
-            };
             let remote_info = if remote == p.guid.prefix { wi } else { ri };
             let serves = d
                 .participants
@@ -266,7 +286,8 @@ impl Participant {
             self.ask_types(now, d, remote, missing);
             return TypeMatch::Pending;
         };
-        match is_assignable(lib, r, w, &options(&tce)) {
+        let peer = d.participants.get(&remote).map(|rp| &rp.data);
+        match is_assignable(lib, r, w, &options(&tce, peer)) {
             Ok(()) => {
                 tracing::debug!(writer = %p.guid, reader = %s.guid, topic = %p.topic_name,
                     "type check: the reader's type is assignable from the writer's");

@@ -1,0 +1,149 @@
+//! Endpoint announcements for peers that know XTypes 1.2's integer kinds only.
+//!
+//! XTypes 1.3 added `int8` and `uint8` (TK_INT8, TK_UINT8). Cyclone DDS 0.10 predates them: its
+//! idlc describes a `uint8` as `octet`, and a TypeObject holding TK_UINT8 is "invalid" to it,
+//! so it never matches an endpoint that announces such a type (it asks for the TypeObject with
+//! TypeLookup and refuses what it gets; some 0.10.2 builds are reported to crash on it).
+//!
+//! Such a peer ([`crate::quirks::knows_no_xtypes_1_3_integers`]) therefore gets our SEDP
+//! announcements on its own (served alone, as a discovery server serves each client, through
+//! the SEDP writers' transcoder), and the announcement of an endpoint whose type uses `int8` or
+//! `uint8` reaches it without PID_TYPE_INFORMATION: it matches by type name, as with a peer
+//! that announces no type (Fast DDS 2.x). Every other announcement, and everything to other
+//! peers, is unchanged. On our side the check of its types takes `octet` and `uint8` as one
+//! ([`tachyon_xtypes::AssignOptions::byte_is_uint8`]).
+
+use std::sync::{Arc, RwLock};
+
+use tachyon_wire::parameter::payload::ParameterListPayloadView;
+use tachyon_wire::parameter::pid;
+use tachyon_wire::{Endian, GuidPrefix};
+
+use super::server::sedp_pairs;
+use crate::participant::Participant;
+use crate::qos::DataRepresentation;
+use crate::time::Instant;
+use crate::writer::Transcoder;
+
+/// The encoded TypeInformation of each local type that uses `int8` or `uint8`, shared with
+/// the SEDP writers' transcoder.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Unreadable(Arc<RwLock<Vec<Vec<u8>>>>);
+
+impl Unreadable {
+    /// Notes a local type's TypeInformation (as announced: `TypeInformation::to_bytes`).
+    pub(crate) fn add(&self, encoded: Vec<u8>) {
+        let mut list = self.0.write().unwrap_or_else(|e| e.into_inner());
+        if !list.contains(&encoded) {
+            list.push(encoded);
+        }
+    }
+
+    /// The SEDP writers' transcoder: an announcement without the TypeInformation of a type
+    /// in this list, anything else as it is (a discovery server relays through it too).
+    pub(crate) fn transcoder(&self) -> Transcoder {
+        let list = self.clone();
+        Arc::new(move |payload, _| {
+            let list = list.0.read().unwrap_or_else(|e| e.into_inner());
+            Some(without_type_information(payload, &list).unwrap_or_else(|| payload.to_vec()))
+        })
+    }
+}
+
+/// `payload` (a PL_CDR SEDP announcement) without its PID_TYPE_INFORMATION when that is one
+/// of `unreadable`; `None` when it is not such an announcement, or keeps it.
+fn without_type_information(payload: &[u8], unreadable: &[Vec<u8>]) -> Option<Vec<u8>> {
+    let view = ParameterListPayloadView::parse(payload).ok()?;
+    let list = view.list();
+    let is_type_info = |p: u16| p & 0x3fff == pid::TYPE_INFORMATION && p & 0x8000 == 0;
+    let found = list
+        .iter()
+        .any(|p| is_type_info(p.pid) && unreadable.iter().any(|u| p.value.starts_with(u)));
+    if !found {
+        return None;
+    }
+    let endian = list.endian();
+    let u16_bytes = |v: u16| match endian {
+        Endian::Little => v.to_le_bytes(),
+        Endian::Big => v.to_be_bytes(),
+    };
+    let mut out = Vec::with_capacity(payload.len());
+    out.extend_from_slice(payload.get(..4)?);
+    for p in list.iter().filter(|p| !is_type_info(p.pid)) {
+        out.extend_from_slice(&u16_bytes(p.pid));
+        out.extend_from_slice(&u16_bytes(u16::try_from(p.value.len()).ok()?));
+        out.extend_from_slice(p.value);
+    }
+    out.extend_from_slice(&u16_bytes(pid::SENTINEL));
+    out.extend_from_slice(&u16_bytes(list.sentinel_length()));
+    out.extend_from_slice(view.trailing());
+    Some(out)
+}
+
+impl Participant {
+    /// Participant `prefix` knows XTypes 1.2's integer kinds only: its SEDP readers are served
+    /// alone, through the transcoder that leaves out what it cannot read.
+    pub(super) fn serve_sedp_alone(&mut self, now: Instant, prefix: GuidPrefix) {
+        for (writer, reader) in sedp_pairs(prefix) {
+            self.set_reader_representation(now, writer, &reader, Some(DataRepresentation::Xcdr1));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tachyon_wire::parameter::payload::encapsulation;
+
+    fn param(out: &mut Vec<u8>, pid: u16, value: &[u8]) {
+        out.extend_from_slice(&pid.to_le_bytes());
+        out.extend_from_slice(&(value.len() as u16).to_le_bytes());
+        out.extend_from_slice(value);
+    }
+
+    fn announcement(type_info: &[u8]) -> Vec<u8> {
+        let mut p = encapsulation::PL_CDR_LE.to_be_bytes().to_vec();
+        p.extend_from_slice(&[0, 0]);
+        param(
+            &mut p,
+            pid::TOPIC_NAME,
+            &[7, 0, 0, 0, b'S', b'q', b'u', b'a', b'r', b'e', 0, 0],
+        );
+        param(&mut p, pid::TYPE_INFORMATION, type_info);
+        param(&mut p, pid::TYPE_NAME, &[2, 0, 0, 0, b'T', 0, 0, 0]);
+        param(&mut p, pid::SENTINEL, &[]);
+        p
+    }
+
+    #[test]
+    fn only_the_type_information_of_an_unreadable_type_is_left_out() {
+        let uint8 = vec![0xaa; 16];
+        let other = vec![0xbb; 16];
+        let with = announcement(&uint8);
+        let stripped =
+            without_type_information(&with, std::slice::from_ref(&uint8)).expect("left out");
+        let view = ParameterListPayloadView::parse(&stripped).expect("still a list");
+        let pids: Vec<u16> = view.list().iter().map(|p| p.pid).collect();
+        assert_eq!(pids, vec![pid::TOPIC_NAME, pid::TYPE_NAME]);
+        assert_eq!(stripped.len(), with.len() - 4 - 16);
+        // Another type's, or no list of such types: unchanged.
+        assert_eq!(
+            without_type_information(&announcement(&other), std::slice::from_ref(&uint8)),
+            None
+        );
+        assert_eq!(without_type_information(&with, &[]), None);
+        // The transcoder passes everything else through as it is.
+        let u = Unreadable::default();
+        let t = u.transcoder();
+        assert_eq!(t(&with, DataRepresentation::Xcdr1), Some(with.clone()));
+        u.add(uint8.clone());
+        u.add(uint8);
+        assert_eq!(u.0.read().expect("lock").len(), 1, "noted once");
+        assert_eq!(t(&with, DataRepresentation::Xcdr1), Some(stripped));
+        let garbage = vec![0u8, 3, 0, 0, 9];
+        assert_eq!(
+            t(&garbage, DataRepresentation::Xcdr1),
+            Some(garbage.clone())
+        );
+    }
+}
