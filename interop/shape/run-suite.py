@@ -12,10 +12,18 @@ each other). Its Python dependencies go into a virtual environment (target/shape
         --exe tachyon=target/release/shape_main \\
         --exe cyclone=target/shape/cyclone_shape_main --exe fastdds=target/shape/fastdds_shape_main \\
         --pair tachyon:tachyon --pair tachyon:cyclone --pair cyclone:tachyon --jobs 3 \\
-        [-t Test_Cft_0 ...] [-d Test_Domain_0 ...] [-x 1|2] [--label TEXT] [--out DIR]
+        [-t Test_Cft_0 ...] [-d Test_Domain_0 ...] [-x 1|2] [--label TEXT] [--out DIR] [--xdp]
     interop/shape/run-suite.py --compare DIR1/results.json DIR2/results.json [--out DIR]
 
-A pair is PUBLISHER:SUBSCRIBER (the suite's -P and -S). Writes, in --out (default
+A pair is PUBLISHER:SUBSCRIBER (the suite's -P and -S).
+
+With --xdp, each pair runs across a veth pair between two namespaces of its own, every
+publisher in one and every subscriber in the other, and Tachyon's applications carry their
+user data over AF_XDP (`[xdp] traffic = "user"`; `fallback = true`, since only one process per
+interface can hold the program, so a second Tachyon application on the same side runs on
+kernel UDP; shared memory off, since both namespaces share /dev/shm). The others use kernel
+sockets. Each Tachyon application appends what went through its socket to a file
+(TACHYON_SHAPE_XDP_REPORT), summed up per pair in results.md. Writes, in --out (default
 target/shape-suite/<time>): results.json, results.md (case x pair, counts, and every failure's
 expected and produced codes), and per pair its JUnit XML and the suite's log.
 """
@@ -58,8 +66,9 @@ def ensure_venv():
     return python
 
 
-def run_pair(args, python, exes, pair, out):
-    """Runs the suite for one pair inside a fresh network namespace; returns its XML path."""
+def run_pair(args, python, exes, pair, out, index=0):
+    """Runs the suite for one pair inside a fresh network namespace (or two, with --xdp);
+    returns its XML path."""
     pub, sub = pair
     label = f"{pub}-{sub}"
     bindir = os.path.join(out, "bin", label)
@@ -72,18 +81,101 @@ def run_pair(args, python, exes, pair, out):
         shutil.copy2(exes[name], dst)
         paths[name] = dst
     xml = os.path.join(out, f"{label}.xml")
+    if args.xdp:
+        link = XdpLink(index)
+        try:
+            link.up()
+            report = os.path.join(out, f"{label}.xdp.txt")
+            run_p = link.wrap(os.path.join(bindir, "publisher"), pub, paths[pub], 0, report)
+            run_s = link.wrap(os.path.join(bindir, "subscriber"), sub, paths[sub], 1, report)
+            cmd = [python, "interoperability_report.py", "-P", run_p, "-S", run_s, "-o", xml]
+            cmd += suite_options(args)
+            with open(os.path.join(out, f"{label}.log"), "w") as log:
+                subprocess.run(cmd, cwd=args.suite, stdout=log, stderr=subprocess.STDOUT,
+                               check=False)
+        finally:
+            link.down()
+        return xml
     cmd = [python, "interoperability_report.py", "-P", paths[pub], "-S", paths[sub], "-o", xml]
-    if args.test:
-        cmd += ["-t", *args.test]
-    if args.disable:
-        cmd += ["-d", *args.disable]
-    if args.x:
-        cmd += ["-x", args.x]
+    cmd += suite_options(args)
     script = f"{NETNS}; cd {shq(args.suite)} && exec {' '.join(shq(c) for c in cmd)}"
     with open(os.path.join(out, f"{label}.log"), "w") as log:
         subprocess.run(["unshare", "-n", "bash", "-c", script], stdout=log,
                        stderr=subprocess.STDOUT, check=False)
     return xml
+
+
+def suite_options(args):
+    opts = []
+    if args.test:
+        opts += ["-t", *args.test]
+    if args.disable:
+        opts += ["-d", *args.disable]
+    if args.x:
+        opts += ["-x", args.x]
+    return opts
+
+
+class XdpLink:
+    """Two namespaces (publishers', subscribers') joined by a veth pair on 10.241.N.0/24, with
+    a multicast route on each end for discovery."""
+
+    def __init__(self, n):
+        self.ns = (f"tshape-{n}-p", f"tshape-{n}-s")
+        self.dev = (f"tshape{n}p", f"tshape{n}s")
+        self.addr = (f"10.241.{n}.1/24", f"10.241.{n}.2/24")
+
+    def up(self):
+        self.down()
+        run = lambda *c: subprocess.run(c, check=True)
+        for ns in self.ns:
+            run("ip", "netns", "add", ns)
+        run("ip", "link", "add", self.dev[0], "netns", self.ns[0], "type", "veth", "peer", "name",
+            self.dev[1], "netns", self.ns[1])
+        for ns, dev, addr in zip(self.ns, self.dev, self.addr):
+            run("ip", "-n", ns, "addr", "add", addr, "dev", dev)
+            run("ip", "-n", ns, "link", "set", "lo", "up")
+            run("ip", "-n", ns, "link", "set", dev, "up")
+            run("ip", "-n", ns, "route", "add", "224.0.0.0/4", "dev", dev)
+
+    def down(self):
+        for ns in self.ns:
+            subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
+
+    def wrap(self, bindir, name, exe, side, report):
+        """An executable (named as the suite expects) that runs `exe` in namespace `side`;
+        Tachyon's with the AF_XDP configuration."""
+        os.makedirs(bindir, exist_ok=True)
+        path = os.path.join(bindir, f"{name}_shape_main")
+        env = ""
+        if name.startswith("tachyon"):
+            config = os.path.join(bindir, "tachyon.toml")
+            with open(config, "w") as f:
+                f.write(f'[transports]\nshm = false\n[xdp]\ninterface = "{self.dev[side]}"\n'
+                        'traffic = "user"\nfallback = true\n')
+            env = f"env TACHYON_CONFIG={shq(config)} TACHYON_SHAPE_XDP_REPORT={shq(report)} "
+        with open(path, "w") as f:
+            f.write(f'#!/bin/sh\nexec ip netns exec {self.ns[side]} {env}{shq(exe)} "$@"\n')
+        os.chmod(path, 0o755)
+        return path
+
+
+def xdp_summary(out, labels_pairs):
+    """Per pair: Tachyon applications that reported, and those whose AF_XDP socket carried
+    datagrams (one way, for a best-effort publisher or subscriber)."""
+    lines = []
+    for label, pair in labels_pairs:
+        path = os.path.join(out, f"{pair[0]}-{pair[1]}.xdp.txt")
+        rows = open(path).read().split("\n") if os.path.exists(path) else []
+        counts = [tuple(int(v) for v in m.groups()) for m in
+                  (re.search(r"XDP sent (\d+) received (\d+) kernel (\d+)", r) for r in rows) if m]
+        used = sum(1 for s, r, _ in counts if s > 0 or r > 0)
+        lines.append(f"- {label}: {len(counts)} Tachyon applications reported; {used} carried "
+                     f"datagrams through AF_XDP (the others ran on kernel UDP: a second "
+                     f"application on the same side, or one that never matched), "
+                     f"{sum(c[0] for c in counts)} datagrams sent and "
+                     f"{sum(c[1] for c in counts)} received through it in all")
+    return lines
 
 
 def shq(s):
@@ -155,6 +247,9 @@ def main():
     ap.add_argument("--label", default="", help="appended to each pair's column (e.g. ' -x1')")
     ap.add_argument("--out")
     ap.add_argument("--compare", nargs="+", metavar="RESULTS_JSON", help="merge earlier results")
+    ap.add_argument("--xdp", action="store_true",
+                    help="publishers and subscribers in two namespaces joined by a veth, "
+                         "Tachyon's user data over AF_XDP")
     args = ap.parse_args()
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = os.path.abspath(args.out or os.path.join(ROOT, "target", "shape-suite", stamp))
@@ -189,9 +284,16 @@ def main():
         ap.error("no --pair")
     python = ensure_venv()
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        xmls = list(pool.map(lambda pr: run_pair(args, python, exes, pr, out), pairs))
+        xmls = list(pool.map(lambda ip: run_pair(args, python, exes, ip[1], out, ip[0]),
+                             enumerate(pairs)))
     results = {pair_label(p) + args.label: parse_xml(x) for p, x in zip(pairs, xmls)}
     print(write_report(results, out))
+    if args.xdp:
+        summary = ["", "AF_XDP (--xdp):", ""] + xdp_summary(
+            out, [(pair_label(p) + args.label, p) for p in pairs])
+        with open(os.path.join(out, "results.md"), "a") as f:
+            f.write("\n".join(summary) + "\n")
+        print("\n".join(summary))
     print(f"report: {out}")
     return 0
 

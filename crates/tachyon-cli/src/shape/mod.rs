@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tachyon::qos::{AccessScope, DataRepresentation, DurabilityKind, Presentation};
-use tachyon::{DomainParticipant, ParticipantSettings, Topic};
+use tachyon::{DomainParticipant, Topic};
 
 use options::{usage, Parsed};
 pub use options::{Durability, FinalState, Scope, ShapeOptions};
@@ -84,7 +84,10 @@ enum Role {
 
 impl App {
     fn initialize(o: &ShapeOptions, stop: Arc<AtomicBool>) -> Result<App, String> {
-        let mut settings = ParticipantSettings::default();
+        // TACHYON_CONFIG applies, as it does to `DomainParticipant::new`.
+        let config = tachyon::Config::from_env()
+            .map_err(|e| format!("failed to create participant: {e}"))?;
+        let mut settings = config.settings(o.domain_id);
         if !o.periodic_announcement.is_zero() {
             settings.announce_period = Some(o.periodic_announcement);
         }
@@ -117,8 +120,37 @@ impl App {
             Role::Publisher(p) => p.run(o, &self.stop),
             Role::Subscriber(s) => s.run(o, &self.stop),
         };
+        report_xdp(&self.participant, o.publish);
         self.participant.close();
         r
+    }
+}
+
+/// With `TACHYON_SHAPE_XDP_REPORT=FILE` and a participant on AF_XDP (`[xdp]` in
+/// TACHYON_CONFIG): a line appended to FILE saying what went through its socket, so that
+/// `interop/shape/run-suite.py --xdp` can tell which runs used it (the suite keeps the
+/// applications' output of failed cases only). Nothing is printed: the output stays the
+/// suite's reference application's.
+fn report_xdp(participant: &DomainParticipant, publish: bool) {
+    let Some(path) = std::env::var_os("TACHYON_SHAPE_XDP_REPORT") else {
+        return;
+    };
+    let x = participant.statistics().xdp;
+    let line = format!(
+        "{} {} XDP sent {} received {} kernel {}\n",
+        std::process::id(),
+        if publish { "publisher" } else { "subscriber" },
+        x.sent,
+        x.received,
+        x.via_kernel
+    );
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()));
+    if let Err(e) = written {
+        eprintln!("TACHYON_SHAPE_XDP_REPORT: cannot append to {path:?}: {e}");
     }
 }
 
