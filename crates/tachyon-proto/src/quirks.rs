@@ -74,17 +74,19 @@ pub fn key_payload_form(vendor: VendorId, version: Option<ProductVersion>) -> Op
 }
 
 /// Whether a participant of `vendor` at `version` knows XTypes 1.2's integer kinds only, not
-/// 1.3's `int8` and `uint8` (TK_INT8, TK_UINT8). Such a peer describes a `uint8` as `octet`,
-/// so its types are checked with the two as one primitive
-/// ([`tachyon_xtypes::AssignOptions::byte_is_uint8`]: they are, on the wire, one octet); and it
+/// 1.3's `int8` and `uint8` (TK_INT8, TK_UINT8). Such a peer describes a `uint8` as `octet`
+/// and an `int8` as `char`, so its types are checked with each pair as one primitive
+/// ([`tachyon_xtypes::AssignOptions::xtypes_1_2_integers`]: on the wire each is one octet); and it
 /// refuses a TypeObject holding TK_UINT8 ("invalid type object") and never matches its
 /// endpoint, so it gets our SEDP announcements on its own, without the TypeInformation of
 /// such a type (`discovery/older_types.rs`): it then matches by type name.
 ///
 /// Seen in: Cyclone DDS 0.10.2 (the OMG suite's ShapeType, whose `sequence<uint8>
 /// additional_payload_size` its idlc announces as `sequence<octet>`, as `tachyon spy typeof`
-/// prints; Cyclone DDS 11 announces `uint8`). Evidence: the OMG suite's T>C and C>T pairs,
-/// where every case failed with TYPE_CONSISTENCY_ENFORCEMENT before (docs/interop.md).
+/// prints; Cyclone DDS 11 announces `uint8`; its idlc writes an `int8` member as TK_CHAR8).
+/// Evidence: the OMG suite's T>C and C>T pairs, where every case failed with
+/// TYPE_CONSISTENCY_ENFORCEMENT before, and the interop matrix's `uint8` case, where the 0.10
+/// peer crashed (docs/interop.md).
 pub fn knows_no_xtypes_1_3_integers(vendor: VendorId, version: Option<ProductVersion>) -> bool {
     vendor == VendorId::CYCLONE_DDS
         && matches!(version, Some(v) if v < ProductVersion::new(0, 11, 0))

@@ -359,7 +359,7 @@ fn xdp_attached(dev: &str) -> bool {
     String::from_utf8_lossy(&out.stdout).contains("prog/xdp")
 }
 
-/// The group and port every datagram of the multicast test goes to.
+/// The group of the multicast test (the UDP transport's default, on its user-data port).
 const GROUP: Ipv4Addr = Ipv4Addr::new(239, 255, 0, 1);
 
 #[test]

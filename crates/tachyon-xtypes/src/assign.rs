@@ -4,9 +4,9 @@
 //! pairs:
 //!
 //! - aliases are resolved; identical (minimal-equivalent) types are assignable;
-//! - primitives only to the same primitive (no widening; `octet` and `uint8` are one with
-//!   [`AssignOptions::byte_is_uint8`], for peers that write one as the other), strings of the same character
-//!   type (bounds ignored unless `ignore_string_bounds` is off), a bitmask to a bitmask of
+//! - primitives only to the same primitive (no widening; with
+//!   [`AssignOptions::xtypes_1_2_integers`], `uint8` is `octet` and `int8` is `char`, for
+//!   peers that describe them so), strings of the same character type (bounds ignored unless `ignore_string_bounds` is off), a bitmask to a bitmask of
 //!   the same bit bound or to the unsigned integer of its size;
 //! - enums of the same extensibility whose common values have the same names; a final
 //!   enum needs the same enumerators;
@@ -43,11 +43,12 @@ pub struct AssignOptions {
     pub ignore_member_names: bool,
     /// The writer's type may not have members the reader's lacks (default false).
     pub prevent_type_widening: bool,
-    /// `octet` and `uint8` are one primitive (default false): for a peer whose type
-    /// descriptions write an IDL `uint8` as `octet` (Cyclone DDS 0.10's idlc; the two are one
-    /// octet on the wire). Not a TYPE_CONSISTENCY_ENFORCEMENT option: set from what the
-    /// peer is (`tachyon_proto::quirks::uint8_as_octet`).
-    pub byte_is_uint8: bool,
+    /// `uint8` and `octet` are one primitive, and `int8` and `char` (default false): for a
+    /// peer that knows XTypes 1.2's kinds only and describes an IDL `uint8` as `octet` and an
+    /// `int8` as `char` (Cyclone DDS 0.10's idlc; each pair is one octet on the wire). Not a
+    /// TYPE_CONSISTENCY_ENFORCEMENT option: set from what the peer is
+    /// (`tachyon_proto::quirks::knows_no_xtypes_1_3_integers`).
+    pub xtypes_1_2_integers: bool,
 }
 
 impl Default for AssignOptions {
@@ -57,7 +58,7 @@ impl Default for AssignOptions {
             ignore_string_bounds: true,
             ignore_member_names: false,
             prevent_type_widening: false,
-            byte_is_uint8: false,
+            xtypes_1_2_integers: false,
         }
     }
 }
@@ -365,7 +366,11 @@ impl<'a> Cx<'a> {
             (
                 View::Prim(Primitive::Byte | Primitive::UInt8),
                 View::Prim(Primitive::Byte | Primitive::UInt8),
-            ) if self.o.byte_is_uint8 => Ok(()),
+            )
+            | (
+                View::Prim(Primitive::Char8 | Primitive::Int8),
+                View::Prim(Primitive::Char8 | Primitive::Int8),
+            ) if self.o.xtypes_1_2_integers => Ok(()),
             _ => fail(Reason::IncompatibleType),
         }
     }

@@ -367,7 +367,7 @@ fn suite_shape(element: Primitive) -> TypeDesc {
 }
 
 #[test]
-fn octet_and_uint8_are_one_only_for_peers_that_write_one_as_the_other() {
+fn uint8_and_int8_are_octet_and_char_only_for_peers_that_write_them_so() {
     let (octet, uint8) = (suite_shape(Primitive::Byte), suite_shape(Primitive::UInt8));
     assert_eq!(
         refused(&uint8, &octet),
@@ -375,14 +375,19 @@ fn octet_and_uint8_are_one_only_for_peers_that_write_one_as_the_other() {
     );
     assert_eq!(refused(&octet, &uint8).0, Reason::IncompatibleType);
     let older = AssignOptions {
-        byte_is_uint8: true,
+        xtypes_1_2_integers: true,
         ..AssignOptions::default()
     };
     assert_eq!(check(&uint8, &octet, &older), Ok(()));
     assert_eq!(check(&octet, &uint8, &older), Ok(()));
+    // Cyclone DDS 0.10 writes int8 as char.
+    let (int8, char8) = (suite_shape(Primitive::Int8), suite_shape(Primitive::Char8));
+    assert_eq!(refused(&int8, &char8).0, Reason::IncompatibleType);
+    assert_eq!(check(&int8, &char8, &older), Ok(()));
+    assert_eq!(check(&char8, &int8, &older), Ok(()));
     // Other primitives stay apart.
     assert_eq!(
-        check(&suite_shape(Primitive::Int8), &octet, &older).map_err(|e| e.0),
+        check(&int8, &octet, &older).map_err(|e| e.0),
         Err(Reason::IncompatibleType)
     );
 }

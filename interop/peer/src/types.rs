@@ -87,6 +87,18 @@ pub struct AppendableShapeX64 {
     pub shapesize: i32,
 }
 
+impl ShapeType {
+    /// The four members another shape type shares with this one.
+    fn of(color: &str, x: i32, y: i32, shapesize: i32) -> ShapeType {
+        ShapeType {
+            color: color.to_owned(),
+            x,
+            y,
+            shapesize,
+        }
+    }
+}
+
 impl PeerType for ShapeType {
     fn make(i: u64, o: &Options) -> Self {
         ShapeType {
@@ -168,14 +180,9 @@ impl PeerType for AppendableShape5 {
     }
 
     fn describe(&self, o: &Options) -> (String, u64, usize, bool) {
-        let s = ShapeType {
-            color: self.color.clone(),
-            x: self.x,
-            y: self.y,
-            shapesize: self.shapesize,
-        };
         // z is 0 from a writer of the four-member version.
-        let (k, seq, size, ok) = s.describe(o);
+        let (k, seq, size, ok) =
+            ShapeType::of(&self.color, self.x, self.y, self.shapesize).describe(o);
         (k, seq, size, ok && (self.z == 3 * self.x || self.z == 0))
     }
 }
@@ -192,13 +199,7 @@ impl PeerType for AppendableShapeX64 {
     }
 
     fn describe(&self, o: &Options) -> (String, u64, usize, bool) {
-        let s = ShapeType {
-            color: self.color.clone(),
-            x: self.x as i32,
-            y: self.y,
-            shapesize: self.shapesize,
-        };
-        s.describe(o)
+        ShapeType::of(&self.color, self.x as i32, self.y, self.shapesize).describe(o)
     }
 }
 
@@ -215,14 +216,9 @@ impl PeerType for SuiteShape {
     }
 
     fn describe(&self, o: &Options) -> (String, u64, usize, bool) {
-        let s = ShapeType {
-            color: self.color.clone(),
-            x: self.x,
-            y: self.y,
-            shapesize: self.shapesize,
-        };
         // Four octets, each the sequence number's low octet.
-        let (k, seq, size, ok) = s.describe(o);
+        let (k, seq, size, ok) =
+            ShapeType::of(&self.color, self.x, self.y, self.shapesize).describe(o);
         let payload_ok = self.additional_payload_size == vec![(seq & 0xff) as u8; 4];
         (k, seq, size, ok && payload_ok)
     }

@@ -1,7 +1,8 @@
 //! Endpoint announcements for peers that know XTypes 1.2's integer kinds only.
 //!
 //! XTypes 1.3 added `int8` and `uint8` (TK_INT8, TK_UINT8). Cyclone DDS 0.10 predates them: its
-//! idlc describes a `uint8` as `octet`, and a TypeObject holding TK_UINT8 is "invalid" to it,
+//! idlc describes a `uint8` as `octet` and an `int8` as `char` (TK_BYTE, TK_CHAR8), and a
+//! TypeObject holding TK_UINT8 is "invalid" to it (the interop matrix's 0.10 peer crashed on one),
 //! so it never matches an endpoint that announces such a type (it asks for the TypeObject with
 //! TypeLookup and refuses what it gets; some 0.10.2 builds are reported to crash on it).
 //!
@@ -10,8 +11,8 @@
 //! the SEDP writers' transcoder), and the announcement of an endpoint whose type uses `int8` or
 //! `uint8` reaches it without PID_TYPE_INFORMATION: it matches by type name, as with a peer
 //! that announces no type (Fast DDS 2.x). Every other announcement, and everything to other
-//! peers, is unchanged. On our side the check of its types takes `octet` and `uint8` as one
-//! ([`tachyon_xtypes::AssignOptions::byte_is_uint8`]).
+//! peers, is unchanged. On our side the check of its types takes `uint8` for `octet` and
+//! `int8` for `char` ([`tachyon_xtypes::AssignOptions::xtypes_1_2_integers`]).
 
 use std::sync::{Arc, RwLock};
 

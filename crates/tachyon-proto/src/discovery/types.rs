@@ -145,7 +145,7 @@ fn options(t: &TypeConsistency, remote: Option<&ParticipantData>) -> AssignOptio
         ignore_string_bounds: t.ignore_string_bounds,
         ignore_member_names: t.ignore_member_names,
         prevent_type_widening: t.prevent_type_widening,
-        byte_is_uint8: remote.is_some_and(|r| {
+        xtypes_1_2_integers: remote.is_some_and(|r| {
             crate::quirks::knows_no_xtypes_1_3_integers(r.vendor_id, r.product_version)
         }),
     }
