@@ -86,6 +86,8 @@ def run_pair(args, python, exes, pair, out, index=0):
         try:
             link.up()
             report = os.path.join(out, f"{label}.xdp.txt")
+            if os.path.exists(report):
+                os.remove(report)  # an earlier run into the same --out
             run_p = link.wrap(os.path.join(bindir, "publisher"), pub, paths[pub], 0, report)
             run_s = link.wrap(os.path.join(bindir, "subscriber"), sub, paths[sub], 1, report)
             cmd = [python, "interoperability_report.py", "-P", run_p, "-S", run_s, "-o", xml]
@@ -118,7 +120,8 @@ def suite_options(args):
 
 class XdpLink:
     """Two namespaces (publishers', subscribers') joined by a veth pair on 10.241.N.0/24, with
-    a multicast route on each end for discovery."""
+    a multicast route on each end for discovery. Named after N alone: one --xdp run at a
+    time."""
 
     def __init__(self, n):
         self.ns = (f"tshape-{n}-p", f"tshape-{n}-s")

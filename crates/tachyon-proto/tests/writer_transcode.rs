@@ -45,7 +45,7 @@ fn converted(bytes: &[u8]) -> Vec<u8> {
 }
 
 fn marker_transcoder() -> Transcoder {
-    Arc::new(|bytes: &[u8], to: DataRepresentation| {
+    Arc::new(|bytes: &[u8], to: DataRepresentation, _: &Guid| {
         assert_eq!(to, DataRepresentation::Xcdr1);
         Some(converted(bytes))
     })
@@ -358,7 +358,7 @@ fn a_dispose_reaches_that_reader_with_the_key_hash_alone() {
 
 #[test]
 fn a_sample_that_cannot_be_converted_becomes_a_gap_for_that_reader() {
-    let refusing: Transcoder = Arc::new(|_: &[u8], _| None);
+    let refusing: Transcoder = Arc::new(|_: &[u8], _, _| None);
     let (mut p, w) = both_readers(Some(refusing));
     let now = Instant::ZERO;
     sample(&mut p, w, now, 1, b"\x00\x01\x00\x00data");

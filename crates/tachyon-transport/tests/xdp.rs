@@ -499,7 +499,16 @@ fn groups_go_through_the_ring_both_ways_with_multicast_on() {
         err.contains("[xdp] multicast") && err.contains("[udp] multicast"),
         "{err}"
     );
+    let routed = udp_on(UdpConfig {
+        multicast_ttl: 4,
+        ..UdpConfig::default()
+    });
+    let err = open_multicast(&routed, XdpTraffic::UserData, None);
+    assert!(
+        err.contains("[xdp] multicast") && err.contains("multicast_ttl = 4"),
+        "{err}"
+    );
     assert!(detached(&link.here), "nothing left attached");
-    drop((udp, critical, unicast_only));
+    drop((udp, critical, unicast_only, routed));
     drop(link);
 }

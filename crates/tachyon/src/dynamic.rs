@@ -368,15 +368,17 @@ impl Writable for DynamicData {
 
     fn transcoder(ty: Option<&DynamicType>) -> Option<Transcoder> {
         let ty = ty?.clone();
-        Some(Arc::new(move |payload: &[u8], to: DataRepresentation| {
-            let version = to.xcdr_version()?;
-            let value = dynamic::decode(ty.desc(), payload).ok()?;
-            let endian = tachyon_cdr::EncapsulationHeader::parse(payload)
-                .ok()?
-                .encapsulation
-                .endianness();
-            dynamic::encode(ty.desc(), &value, version, endian).ok()
-        }))
+        Some(Arc::new(
+            move |payload: &[u8], to: DataRepresentation, _: &_| {
+                let version = to.xcdr_version()?;
+                let value = dynamic::decode(ty.desc(), payload).ok()?;
+                let endian = tachyon_cdr::EncapsulationHeader::parse(payload)
+                    .ok()?
+                    .encapsulation
+                    .endianness();
+                dynamic::encode(ty.desc(), &value, version, endian).ok()
+            },
+        ))
     }
 }
 

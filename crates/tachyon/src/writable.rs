@@ -122,7 +122,7 @@ impl<T: DdsType> Writable for T {
     fn transcoder(_: Option<&DynamicType>) -> Option<Transcoder> {
         let f: fn(&[u8], XcdrVersion) -> Option<Vec<u8>> = T::transcode_serialized;
         Some(std::sync::Arc::new(
-            move |payload: &[u8], to: tachyon_proto::qos::DataRepresentation| {
+            move |payload: &[u8], to: tachyon_proto::qos::DataRepresentation, _: &_| {
                 f(payload, to.xcdr_version()?)
             },
         ))

@@ -305,10 +305,16 @@ impl<T: PerfSample> Node<T> {
     /// With `--transport xdp`, that datagrams went both ways through the AF_XDP socket (a
     /// peer off the link, or MACs never resolved, would leave everything to the kernel); for
     /// `pub` and `sub`, the way their data goes (best-effort readers send nothing back).
-    /// With `--transport shm`, that the pings went through shared memory: a pong that does
-    /// not have it (another host or user, shared memory off, another vendor) is reached over
-    /// UDP instead, and the figures would not be what they claim.
+    /// With `--transport shm`, that the pings (or `pub`'s data, or what `sub` received) went
+    /// through shared memory: a peer that does not have it (another host or user, shared
+    /// memory off, another vendor) is reached over UDP instead, and the figures would not be
+    /// what they claim.
     pub fn check_transport(&self, a: &PerfArgs) -> Result<(), String> {
+        let (need_sent, need_received) = match a.mode {
+            Mode::Pub => (true, false),
+            Mode::Sub => (false, true),
+            _ => (true, true),
+        };
         if a.transport == TransportKind::Xdp {
             let s = self.participant.statistics().xdp;
             eprintln!(
@@ -324,11 +330,6 @@ impl<T: PerfSample> Node<T> {
                 if s.native { "native" } else { "generic" },
                 if s.zero_copy { "zero-copy" } else { "copy" }
             );
-            let (need_sent, need_received) = match a.mode {
-                Mode::Pub => (true, false),
-                Mode::Sub => (false, true),
-                _ => (true, true),
-            };
             if (need_sent && s.sent == 0) || (need_received && s.received == 0) {
                 return Err(format!(
                     "--transport xdp: {} datagrams sent and {} received through the AF_XDP \
@@ -342,11 +343,13 @@ impl<T: PerfSample> Node<T> {
             return Ok(());
         }
         let s = self.participant.statistics();
-        if s.shm.datagrams_sent == 0 {
+        if (need_sent && s.shm.datagrams_sent == 0)
+            || (!need_sent && need_received && s.shm.datagrams_received == 0)
+        {
             return Err(format!(
                 "--transport shm: no datagram went through shared memory ({} over UDP): the \
                  peers must run on this host, as this user, with shared memory on",
-                s.transport.datagrams_sent
+                s.transport.datagrams_sent + s.transport.datagrams_received
             ));
         }
         Ok(())

@@ -668,6 +668,7 @@ impl Participant {
             self.remove_subscription(now, d, g);
         }
         self.unmatch_builtin(now, prefix);
+        d.types.unreadable.set_peer(prefix, false);
         self.server_participant_gone(now, d, prefix);
         if let Some(c) = d.client.as_mut() {
             if let Some(server) = c.server(&prefix).cloned() {

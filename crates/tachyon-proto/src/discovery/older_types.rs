@@ -14,6 +14,7 @@
 //! peers, is unchanged. On our side the check of its types takes `uint8` for `octet` and
 //! `int8` for `char` ([`tachyon_xtypes::AssignOptions::xtypes_1_2_integers`]).
 
+use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
 
 use tachyon_wire::parameter::payload::ParameterListPayloadView;
@@ -21,32 +22,61 @@ use tachyon_wire::parameter::pid;
 use tachyon_wire::{Endian, GuidPrefix};
 
 use super::server::sedp_pairs;
+use super::Discovery;
 use crate::participant::Participant;
 use crate::qos::DataRepresentation;
 use crate::time::Instant;
 use crate::writer::Transcoder;
 
-/// The encoded TypeInformation of each local type that uses `int8` or `uint8`, shared with
-/// the SEDP writers' transcoder.
+/// What the SEDP writers' transcoder leaves out, and for whom; shared with it.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Unreadable(Arc<RwLock<Vec<Vec<u8>>>>);
+pub(crate) struct Unreadable(Arc<RwLock<State>>);
+
+#[derive(Debug, Default)]
+struct State {
+    /// The encoded TypeInformation of each local type that uses `int8` or `uint8`.
+    types: Vec<Vec<u8>>,
+    /// The participants that know XTypes 1.2's integers only.
+    peers: HashSet<GuidPrefix>,
+}
 
 impl Unreadable {
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, State> {
+        self.0.write().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Notes a local type's TypeInformation (as announced: `TypeInformation::to_bytes`).
-    pub(crate) fn add(&self, encoded: Vec<u8>) {
-        let mut list = self.0.write().unwrap_or_else(|e| e.into_inner());
-        if !list.contains(&encoded) {
-            list.push(encoded);
+    pub(crate) fn add_type(&self, encoded: Vec<u8>) {
+        let mut s = self.write();
+        if !s.types.contains(&encoded) {
+            s.types.push(encoded);
         }
     }
 
-    /// The SEDP writers' transcoder: an announcement without the TypeInformation of a type
-    /// in this list, anything else as it is (a discovery server relays through it too).
+    /// Participant `prefix` knows XTypes 1.2's integers only (`true`), or is gone (`false`).
+    pub(crate) fn set_peer(&self, prefix: GuidPrefix, older: bool) {
+        let mut s = self.write();
+        if older {
+            s.peers.insert(prefix);
+        } else {
+            s.peers.remove(&prefix);
+        }
+    }
+
+    /// The SEDP writers' transcoder: for a reader of a participant that knows XTypes 1.2's
+    /// integers only, an announcement without the TypeInformation of a type noted here;
+    /// anything else, and for any other reader (a discovery server serves each client through
+    /// it), as it is.
     pub(crate) fn transcoder(&self) -> Transcoder {
-        let list = self.clone();
-        Arc::new(move |payload, _| {
-            let list = list.0.read().unwrap_or_else(|e| e.into_inner());
-            Some(without_type_information(payload, &list).unwrap_or_else(|| payload.to_vec()))
+        let shared = self.clone();
+        Arc::new(move |payload, _, reader| {
+            let s = shared.0.read().unwrap_or_else(|e| e.into_inner());
+            let stripped = if s.peers.contains(&reader.prefix) {
+                without_type_information(payload, &s.types)
+            } else {
+                None
+            };
+            Some(stripped.unwrap_or_else(|| payload.to_vec()))
         })
     }
 }
@@ -84,7 +114,8 @@ fn without_type_information(payload: &[u8], unreadable: &[Vec<u8>]) -> Option<Ve
 impl Participant {
     /// Participant `prefix` knows XTypes 1.2's integer kinds only: its SEDP readers are served
     /// alone, through the transcoder that leaves out what it cannot read.
-    pub(super) fn serve_sedp_alone(&mut self, now: Instant, prefix: GuidPrefix) {
+    pub(super) fn serve_sedp_alone(&mut self, now: Instant, d: &Discovery, prefix: GuidPrefix) {
+        d.types.unreadable.set_peer(prefix, true);
         for (writer, reader) in sedp_pairs(prefix) {
             self.set_reader_representation(now, writer, &reader, Some(DataRepresentation::Xcdr1));
         }
@@ -95,6 +126,7 @@ impl Participant {
 mod tests {
     use super::*;
     use tachyon_wire::parameter::payload::encapsulation;
+    use tachyon_wire::{EntityId, Guid};
 
     fn param(out: &mut Vec<u8>, pid: u16, value: &[u8]) {
         out.extend_from_slice(&pid.to_le_bytes());
@@ -133,18 +165,23 @@ mod tests {
             None
         );
         assert_eq!(without_type_information(&with, &[]), None);
-        // The transcoder passes everything else through as it is.
+        // The transcoder passes everything else through as it is, and everything to the
+        // readers of other participants (a discovery server's clients).
+        let (older, newer) = (GuidPrefix([1; 12]), GuidPrefix([2; 12]));
+        let reader = |prefix| Guid::new(prefix, EntityId::SEDP_PUBLICATIONS_READER);
         let u = Unreadable::default();
         let t = u.transcoder();
-        assert_eq!(t(&with, DataRepresentation::Xcdr1), Some(with.clone()));
-        u.add(uint8.clone());
-        u.add(uint8);
-        assert_eq!(u.0.read().expect("lock").len(), 1, "noted once");
-        assert_eq!(t(&with, DataRepresentation::Xcdr1), Some(stripped));
+        let x1 = DataRepresentation::Xcdr1;
+        u.set_peer(older, true);
+        assert_eq!(t(&with, x1, &reader(older)), Some(with.clone()));
+        u.add_type(uint8.clone());
+        u.add_type(uint8);
+        assert_eq!(u.0.read().expect("lock").types.len(), 1, "noted once");
+        assert_eq!(t(&with, x1, &reader(older)), Some(stripped));
+        assert_eq!(t(&with, x1, &reader(newer)), Some(with.clone()));
         let garbage = vec![0u8, 3, 0, 0, 9];
-        assert_eq!(
-            t(&garbage, DataRepresentation::Xcdr1),
-            Some(garbage.clone())
-        );
+        assert_eq!(t(&garbage, x1, &reader(older)), Some(garbage.clone()));
+        u.set_peer(older, false);
+        assert_eq!(t(&with, x1, &reader(older)), Some(with));
     }
 }

@@ -403,7 +403,7 @@ impl Participant {
             }
         }
         if sedp && crate::quirks::knows_no_xtypes_1_3_integers(p.vendor_id, p.product_version) {
-            self.serve_sedp_alone(now, prefix);
+            self.serve_sedp_alone(now, d, prefix);
         }
     }
 

@@ -167,7 +167,7 @@ impl Participant {
             d.types.library.add_local(reps);
             if reps.xtypes_1_3_integers {
                 if let Ok(encoded) = reps.type_information().to_bytes() {
-                    d.types.unreadable.add(encoded);
+                    d.types.unreadable.add_type(encoded);
                 }
             }
         }

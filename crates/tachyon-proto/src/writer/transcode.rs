@@ -13,10 +13,12 @@ use crate::history::{CacheChange, ChangeKind, Payload};
 use crate::qos::DataRepresentation;
 use crate::time::Instant;
 
-/// Converts a serialized sample (encapsulation header included) into `to`, or `None` when it
-/// does not decode. Given by the typed API, which knows the type
-/// ([`crate::Participant::set_writer_transcoder`]).
-pub type Transcoder = Arc<dyn Fn(&[u8], DataRepresentation) -> Option<Vec<u8>> + Send + Sync>;
+/// Converts a serialized sample (encapsulation header included) into `to` for matched reader
+/// `reader`, or `None` when it does not decode. Given by the typed API, which knows the type
+/// ([`crate::Participant::set_writer_transcoder`]); discovery's SEDP writers have one that
+/// depends on the reader (`discovery/older_types.rs`).
+pub type Transcoder =
+    Arc<dyn Fn(&[u8], DataRepresentation, &tachyon_wire::Guid) -> Option<Vec<u8>> + Send + Sync>;
 
 /// A [`Transcoder`] held by a writer (prints as its name only).
 #[derive(Clone)]
@@ -114,7 +116,7 @@ impl Writer {
         let converted = self
             .transcoder
             .as_ref()
-            .and_then(|t| (t.0)(change.payload.as_bytes(), to));
+            .and_then(|t| (t.0)(change.payload.as_bytes(), to, &p.remote.guid));
         let Some(bytes) = converted else {
             self.stats.transcode_failures += 1;
             return None;

@@ -71,6 +71,8 @@ pub struct UdpTransport {
     multicast: bool,
     /// `IP_MULTICAST_LOOP` of its sockets (`UdpConfig::multicast_loopback`).
     multicast_loopback: bool,
+    /// `IP_MULTICAST_TTL` of its sockets (`UdpConfig::multicast_ttl`).
+    multicast_ttl: u32,
     sockets: [Option<Sock>; 5],
     /// Datagrams of priority above this leave from the critical socket (when it is open).
     critical_priority: Option<i32>,
@@ -151,6 +153,7 @@ impl UdpTransport {
             participant_index,
             multicast,
             multicast_loopback: config.multicast_loopback,
+            multicast_ttl: config.multicast_ttl,
             sockets,
             metatraffic_unicast: vec![locator(addr, meta_uc_port)],
             metatraffic_multicast: mc(meta_mc_port),
@@ -280,6 +283,11 @@ impl UdpTransport {
     /// (`IP_MULTICAST_LOOP`).
     pub fn multicast_loopback(&self) -> bool {
         self.multicast_loopback
+    }
+
+    /// How many routers its multicast may cross (`IP_MULTICAST_TTL`; 1: the link only).
+    pub fn multicast_ttl(&self) -> u32 {
+        self.multicast_ttl
     }
 
     /// Metatraffic unicast locators to advertise in SPDP.

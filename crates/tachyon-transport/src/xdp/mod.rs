@@ -347,6 +347,16 @@ fn group_port(config: &XdpConfig, udp: &UdpTransport) -> Result<u16, TransportEr
                 .into(),
         ));
     }
+    if udp.multicast_ttl() > 1 {
+        return Err(xdp_error(
+            "multicast",
+            format!(
+                "the ring sends to groups on its link only (TTL 1), and [udp] multicast_ttl = \
+                 {} asks for multicast beyond it: set multicast_ttl = 1, or multicast = false",
+                udp.multicast_ttl()
+            ),
+        ));
+    }
     udp.port(SocketId::UserMulticast).ok_or_else(|| {
         xdp_error(
             "multicast",
@@ -489,9 +499,9 @@ impl Transport for XdpTransport {
                 buf = Some(b);
                 continue;
             }
-            // A group datagram is copied into its frame: the buffer is sent again for this
-            // host's members.
-            let (r, back) = if i + 1 == dests.len() && !group {
+            // A group datagram looped back to this host's members is copied into its frame:
+            // the buffer is sent again.
+            let (r, back) = if i + 1 == dests.len() && !(group && self.local_copy.is_some()) {
                 self.port.send_buffer(b, len, self.port_no, to, priority)
             } else {
                 let r = self.port.send(&b[..len], self.port_no, to, priority);
