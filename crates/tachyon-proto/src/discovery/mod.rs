@@ -233,8 +233,8 @@ impl Participant {
     ) -> Participant {
         let mut p = Participant::new(prefix, config);
         p.create_builtin_endpoints(!discovery.servers.is_empty() || discovery.server);
-        // What the SEDP writers leave out for peers that serve alone (`older_types`): a
-        // discovery server serves every client alone through the same transcoder.
+        // What the SEDP writers leave out for the peers they serve alone (`older_types`); a
+        // discovery server serves every client alone through the same transcoder, unchanged.
         let unreadable = older_types::Unreadable::default();
         for writer in [
             EntityId::SEDP_PUBLICATIONS_WRITER,
@@ -912,7 +912,7 @@ mod tests {
         let reach = [link(true), Reach::kind(Locator::KIND_UDPV4)];
         let (u, m) = usable_pair(&reach, &[udp(7411, 10)], &group, true);
         assert_eq!((u, m), (vec![udp(7411, 10)], vec![udp(7401, 239)]));
-        // An off-link pair (kernel UDP) keeps it too, through the kernel.
+        // An off-link pair (kernel UDP) keeps it too: its transport reaches groups as well.
         let (u, m) = usable_pair(&reach, &[udp(7411, 11)], &group, true);
         assert_eq!((u, m), (vec![udp(7411, 11)], vec![udp(7401, 239)]));
         // AF_XDP that leaves groups to the kernel: the on-link pair goes unicast only.
