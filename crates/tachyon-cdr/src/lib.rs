@@ -51,6 +51,7 @@ mod keyhash;
 pub mod member_id;
 mod optional;
 mod reader;
+pub mod share;
 mod small;
 pub mod traits;
 pub mod typedesc;
@@ -62,6 +63,7 @@ pub use fields::{FieldKind, FieldValue, Fields};
 pub use keyhash::{key_hash, key_hash_with_version, key_max_size, KeyHash, KEY_HASH_VERSION};
 pub use optional::{decode_maybe_bounded, decode_optional, encode_maybe_bounded, encode_optional};
 pub use reader::{MemberHeader, Reader, Region, MAX_DEPTH};
+pub use share::{SharedSample, Sharing};
 pub use traits::{DdsType, Decode, Discriminator, Encode};
 pub use typedesc::{
     AliasDesc, BitFlag, BitmaskDesc, CaseDesc, Describe, EnumDesc, EnumLiteral, MemberDesc,

@@ -201,6 +201,17 @@ pub trait DdsType: Encode + Fields {
     {
         None
     }
+
+    /// How samples of the type are shared as values between a writer and readers of one
+    /// process ([`crate::share`]): `None` (the default) serializes them.
+    /// `#[derive(DdsType)]` gives `Some` to structs without generic parameters that are
+    /// `Clone + Send + Sync + 'static`.
+    fn sharing() -> Option<crate::Sharing<Self>>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 /// A type that can discriminate a union: integers, `bool`, `char` and derived enumerations.

@@ -76,6 +76,21 @@ pub fn expand(
     let describe_body = describe_body(&members, &c);
     let tg = describe_generics(&input.generics, k);
     let (timpl, _, twhere) = tg.split_for_impl();
+    let assign_vars: Vec<Ident> = (0..members.len())
+        .map(|i| format_ident!("__assign_{}", i))
+        .collect();
+    let assign_fields: Vec<&Ident> = members.iter().map(|m| m.ident).collect();
+    let assign_tys: Vec<TokenStream> = members
+        .iter()
+        .map(|m| {
+            let ty = m.ty;
+            if m.optional {
+                quote!(::core::option::Option<#ty>)
+            } else {
+                quote!(#ty)
+            }
+        })
+        .collect();
     // Only a type without generic parameters decodes from a payload of any lifetime.
     let inspect = if input.generics.params.is_empty() {
         quote! {
@@ -91,6 +106,29 @@ pub fn expand(
                 version: #k::XcdrVersion,
             ) -> ::core::option::Option<::std::vec::Vec<u8>> {
                 #k::transcode::<Self>(payload, version).ok()
+            }
+            #[inline]
+            fn sharing() -> ::core::option::Option<#k::Sharing<Self>> {
+                #[allow(unused_imports)]
+                use #k::share::{ByClone as _, NotShareable as _};
+                // Member by member, in place, when every member can be.
+                #[inline]
+                fn assign(into: &mut #name, from: &#name) -> bool {
+                    #[allow(unused_imports)]
+                    use #k::share::{AssignClone as _, AssignDeep as _, AssignNone as _};
+                    #(
+                        let ::core::option::Option::Some(#assign_vars) =
+                            (&&&#k::share::Probe::<#assign_tys>::NEW).assigner()
+                        else {
+                            return false;
+                        };
+                    )*
+                    #( #assign_vars(&mut into.#assign_fields, &from.#assign_fields); )*
+                    true
+                }
+                let mut s = (&&#k::share::Probe::<Self>::NEW).sharing()?;
+                s.assign = assign;
+                ::core::option::Option::Some(s)
             }
         }
     } else {

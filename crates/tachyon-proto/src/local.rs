@@ -16,7 +16,12 @@
 //! reference again, or with a GAP once its history dropped it); a best-effort reader has lost
 //! it, as from a full socket buffer. The parameter from anywhere else (another process, a
 //! socket) is malformed: a reference means nothing outside this process.
+//!
+//! Samples held as their value (`tachyon_cdr::share`) always go by reference: a writer
+//! shares its samples as values while every reader it matched is in this process and reads
+//! its Rust type, which each reader registers here ([`ReaderType`]).
 
+use std::any::TypeId;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
@@ -48,7 +53,8 @@ pub(crate) struct LocalSamples {
 
 #[derive(Debug, Default)]
 struct Kept {
-    samples: VecDeque<(SequenceNumber, Payload)>,
+    /// Sample, payload, and how many readers are still to look it up.
+    samples: VecDeque<(SequenceNumber, Payload, u32)>,
     bytes: usize,
 }
 
@@ -71,34 +77,95 @@ impl LocalSamples {
         me
     }
 
-    /// Keeps `payload` as sample `sn` (again, for a repair).
-    pub(crate) fn keep(&self, sn: SequenceNumber, payload: &Payload) {
+    /// Keeps `payload` as sample `sn` (again, for a repair) until `readers` readers looked
+    /// it up (or newer samples pushed it out: a reader that ignores the DATA, a duplicate,
+    /// never looks it up). Kept no longer than that, the samples' buffers go back to their
+    /// pool at once, so a writer reuses the same few (warm in the cache), and a reader's
+    /// `take` can move a value nothing else holds.
+    pub(crate) fn keep(&self, sn: SequenceNumber, payload: &Payload, readers: u32) {
         let Ok(mut k) = self.kept.lock() else {
             return;
         };
-        if let Some(at) = k.samples.iter().rposition(|(s, _)| *s == sn) {
-            if let Some((_, old)) = k.samples.remove(at) {
-                k.bytes -= old.len();
+        // A new sample comes after every kept one; only a repair may be kept already.
+        let again = k.samples.back().is_some_and(|(last, _, _)| *last >= sn);
+        if let Some(at) = again
+            .then(|| k.samples.iter().rposition(|(s, _, _)| *s == sn))
+            .flatten()
+        {
+            if let Some((_, _, left)) = k.samples.get_mut(at) {
+                *left = left.saturating_add(readers);
             }
+            return;
         }
         k.bytes += payload.len();
-        k.samples.push_back((sn, payload.clone()));
+        k.samples.push_back((sn, payload.clone(), readers.max(1)));
         while k.samples.len() > MAX_SAMPLES || (k.bytes > MAX_BYTES && k.samples.len() > 1) {
-            if let Some((_, old)) = k.samples.pop_front() {
+            if let Some((_, old, _)) = k.samples.pop_front() {
                 k.bytes -= old.len();
             }
         }
     }
 
     /// Sample `sn` of writer `writer`, if it still keeps it.
+    #[cfg(test)]
     pub(crate) fn find(writer: &Guid, sn: SequenceNumber) -> Option<Payload> {
-        let me = registry().read().ok()?.get(writer)?.upgrade()?;
-        let k = me.kept.lock().ok()?;
-        k.samples
-            .iter()
-            .rev()
-            .find(|(s, _)| *s == sn)
-            .map(|(_, p)| p.clone())
+        Self::of(writer)?.get(sn)
+    }
+
+    /// Writer `writer`'s samples, while it lives.
+    pub(crate) fn of(writer: &Guid) -> Option<Arc<LocalSamples>> {
+        registry().read().ok()?.get(writer)?.upgrade()
+    }
+
+    /// Sample `sn`, if still kept (counted as looked up: the last reader to look it up
+    /// takes it away).
+    pub(crate) fn get(&self, sn: SequenceNumber) -> Option<Payload> {
+        let mut k = self.kept.lock().ok()?;
+        let at = k.samples.iter().rposition(|(s, _, _)| *s == sn)?;
+        let (_, p, left) = k.samples.get_mut(at)?;
+        *left = left.saturating_sub(1);
+        if *left > 0 {
+            return Some(p.clone());
+        }
+        let (_, p, _) = k.samples.remove(at)?;
+        k.bytes -= p.len();
+        Some(p)
+    }
+}
+
+/// Every reader of this process that reads a Rust type it can share samples of, by GUID.
+fn reader_types() -> &'static RwLock<HashMap<Guid, TypeId>> {
+    static TYPES: OnceLock<RwLock<HashMap<Guid, TypeId>>> = OnceLock::new();
+    TYPES.get_or_init(|| RwLock::new(HashMap::default()))
+}
+
+/// A reader's entry in the registry of the types readers of this process read (removed
+/// when dropped, with its reader).
+#[derive(Debug)]
+pub(crate) struct ReaderType {
+    reader: Guid,
+}
+
+impl ReaderType {
+    /// Reader `reader` reads Rust type `ty`.
+    pub(crate) fn register(reader: Guid, ty: TypeId) -> ReaderType {
+        if let Ok(mut r) = reader_types().write() {
+            r.insert(reader, ty);
+        }
+        ReaderType { reader }
+    }
+
+    /// The Rust type reader `reader` of this process reads, if it registered one.
+    pub(crate) fn of(reader: &Guid) -> Option<TypeId> {
+        reader_types().read().ok()?.get(reader).copied()
+    }
+}
+
+impl Drop for ReaderType {
+    fn drop(&mut self) {
+        if let Ok(mut r) = reader_types().write() {
+            r.remove(&self.reader);
+        }
     }
 }
 
@@ -129,7 +196,7 @@ mod tests {
     fn a_writer_keeps_its_newest_samples_until_it_goes() {
         let w = LocalSamples::register(guid(1));
         for n in 1..=(MAX_SAMPLES as i64 + 10) {
-            w.keep(SequenceNumber(n), &Payload::from(vec![n as u8; 4]));
+            w.keep(SequenceNumber(n), &Payload::from(vec![n as u8; 4]), 9);
         }
         assert!(
             LocalSamples::find(&guid(1), SequenceNumber(10)).is_none(),
@@ -140,11 +207,15 @@ mod tests {
             LocalSamples::find(&guid(1), last).map(|p| p.as_bytes().to_vec()),
             Some(vec![last.0 as u8; 4])
         );
-        // Kept again (a repair): found once, the newest.
-        w.keep(SequenceNumber(20), &Payload::from(vec![9; 4]));
-        assert_eq!(
-            LocalSamples::find(&guid(1), SequenceNumber(20)).map(|p| p.as_bytes().to_vec()),
-            Some(vec![9; 4])
+        // Kept again (a repair): one more reader to look it up.
+        let sn = SequenceNumber(MAX_SAMPLES as i64);
+        w.keep(sn, &Payload::from(vec![9; 4]), 1);
+        for _ in 0..10 {
+            assert!(LocalSamples::find(&guid(1), sn).is_some());
+        }
+        assert!(
+            LocalSamples::find(&guid(1), sn).is_none(),
+            "9 + 1 readers looked"
         );
         assert!(
             LocalSamples::find(&guid(2), last).is_none(),
@@ -158,15 +229,32 @@ mod tests {
     }
 
     #[test]
+    fn a_sample_goes_once_its_readers_looked_it_up() {
+        let w = LocalSamples::register(guid(4));
+        let p = Payload::from(vec![1; 4]);
+        w.keep(SequenceNumber(1), &p, 2);
+        w.keep(SequenceNumber(2), &p, 1);
+        assert!(w.get(SequenceNumber(1)).is_some());
+        assert!(w.get(SequenceNumber(2)).is_some());
+        assert!(w.get(SequenceNumber(2)).is_none(), "its one reader looked");
+        assert!(w.get(SequenceNumber(1)).is_some());
+        assert!(w.get(SequenceNumber(1)).is_none(), "both looked");
+        assert_eq!(
+            w.kept.lock().map(|k| (k.samples.len(), k.bytes)).ok(),
+            Some((0, 0))
+        );
+    }
+
+    #[test]
     fn at_most_max_bytes_but_always_the_newest() {
         let w = LocalSamples::register(guid(3));
         let big = Payload::from(vec![0; MAX_BYTES / 2 + 1]);
-        w.keep(SequenceNumber(1), &big);
-        w.keep(SequenceNumber(2), &big);
+        w.keep(SequenceNumber(1), &big, 9);
+        w.keep(SequenceNumber(2), &big, 9);
         assert!(LocalSamples::find(&guid(3), SequenceNumber(1)).is_none());
         assert!(LocalSamples::find(&guid(3), SequenceNumber(2)).is_some());
         let huge = Payload::from(vec![0; MAX_BYTES + 1]);
-        w.keep(SequenceNumber(3), &huge);
+        w.keep(SequenceNumber(3), &huge, 9);
         assert!(LocalSamples::find(&guid(3), SequenceNumber(3)).is_some());
     }
 }

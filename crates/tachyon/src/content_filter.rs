@@ -15,6 +15,7 @@ use tachyon_cdr::{DdsType, Decode, FieldKind, Fields};
 use tachyon_proto::filter::{
     ContentFilter, FilterError, RemoteFilterFactory, SampleFilter, DDSSQL,
 };
+use tachyon_proto::history::Payload;
 use tachyon_wire::parameter::ContentFilterProperty;
 use tachyon_wire::EntityId;
 
@@ -206,18 +207,32 @@ impl<T: DdsType + for<'de> Decode<'de>> AttachFilter for ContentFilteredTopic<'_
         lock(&self.readers).push(reader);
         (
             property,
-            sample_filter(Arc::clone(&self.filter), passes::<T>),
+            sample_filter(
+                Arc::clone(&self.filter),
+                passes::<T>,
+                T::sharing().map(|s| s.type_id),
+            ),
         )
     }
 }
 
-/// The reader's filter: `passes` with the shared filter. Not generic, so the closure does
-/// not need `T: 'static`.
+/// The reader's filter: `passes` with the shared filter; a writer's value of the reader's
+/// own type (`shared`: its identity, when it has sharing) is read as it is, not serialized.
+/// Not generic, so the closure does not need `T: 'static`.
 fn sample_filter(
     shared: Arc<Mutex<ContentFilter>>,
     passes: fn(&[u8], &ContentFilter) -> bool,
+    own_type: Option<std::any::TypeId>,
 ) -> SampleFilter {
-    Arc::new(move |payload: &[u8]| passes(payload, &lock(&shared)))
+    Arc::new(move |payload: &Payload| {
+        let value = payload
+            .shared_sample()
+            .filter(|v| Some(v.as_any().type_id()) == own_type);
+        match value {
+            Some(v) => lock(&shared).matches(v.fields()),
+            None => passes(payload.as_bytes(), &lock(&shared)),
+        }
+    })
 }
 
 /// Whether a serialized sample passes `f` (one that does not decode passes: the reader
@@ -253,8 +268,12 @@ fn factory(kinds: fn(&[&str]) -> Option<FieldKind>, inspect: InspectFn) -> Remot
             }
             let f =
                 ContentFilter::with_kinds(&p.filter_expression, &p.expression_parameters, &kinds)?;
-            Ok(Arc::new(move |payload: &[u8]| {
-                inspect(payload, &mut |s| f.matches(s)).unwrap_or(true)
+            Ok(Arc::new(move |payload: &Payload| {
+                // A value the writer shares is its own type's: read as it is.
+                if let Some(v) = payload.shared_sample() {
+                    return f.matches(v.fields());
+                }
+                inspect(payload.as_bytes(), &mut |s| f.matches(s)).unwrap_or(true)
             }))
         },
     )

@@ -1,6 +1,7 @@
 //! [`Publisher`] and [`DataWriter`]: writing typed samples.
 
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration as StdDuration, Instant as StdInstant, SystemTime};
 
@@ -203,6 +204,14 @@ impl Publisher {
             // converted samples.
             own.set_writer_transcoder(id, T::transcoder(dynamic.as_ref()))?;
         }
+        // Readers of this process reading `T` may get its samples as values.
+        let sharing = match T::shared_values().filter(|_| dynamic.is_none()) {
+            Some(s) => {
+                let flag = c.own().participant.share_writer_samples(id, s.type_id)?;
+                Some((s, flag))
+            }
+            None => None,
+        };
         let mut data = PublicationData::new(Guid::UNKNOWN, topic.name(), topic.type_name());
         if let Some(reps) = topic.type_representations() {
             data.set_type_information(&reps.type_information());
@@ -235,6 +244,8 @@ impl Publisher {
                 qos: Mutex::new(qos),
                 version,
                 pool: PayloadPool::new(),
+                sharing,
+                shared_written: AtomicU64::new(0),
                 loan_area: std::sync::OnceLock::new(),
                 loan_payloads: SharedPool::new(),
                 condition: StatusCondition::new(Arc::clone(&self.runtime), id),
@@ -343,6 +354,11 @@ struct WriterInner<T> {
     max_blocking_time: tachyon_proto::Duration,
     version: XcdrVersion,
     pool: PayloadPool,
+    /// How samples are shared as values with readers of this process (`tachyon_cdr::share`),
+    /// and whether they may be now (every matched reader is one of them).
+    sharing: Option<(tachyon_cdr::Sharing<T>, Arc<AtomicBool>)>,
+    /// Samples written as values, not serialized.
+    shared_written: AtomicU64,
     /// The loan area of `loan_sample` (made on the first; `None`: loans come from the heap).
     loan_area: std::sync::OnceLock<Option<LoanArea>>,
     /// Holders of the payloads of published loans (recycled: none allocated per sample).
@@ -363,11 +379,24 @@ impl<T: Writable> DataWriter<T> {
     pub fn write_w_timestamp(&self, sample: &T, timestamp: SystemTime) -> Result<(), Error> {
         let ty = self.inner.dynamic.as_ref();
         let key = sample.instance(ty)?;
+        // The size is computed either way: it checks the sample as serializing it would.
         let size = sample.serialized_size(ty, self.inner.version)?;
-        let mut buf = self.inner.pool.alloc(size);
-        let n = sample.serialize_into(ty, self.inner.version, buf.as_mut_slice())?;
-        buf.truncate(n);
-        let req = WriteRequest::data(key, wire_time(timestamp), buf.freeze());
+        let payload = match &self.inner.sharing {
+            // Every matched reader takes the value: serialized only if asked for later.
+            Some((sharing, now)) if now.load(Ordering::Relaxed) => {
+                self.inner.shared_written.fetch_add(1, Ordering::Relaxed);
+                self.inner
+                    .pool
+                    .share(size, self.inner.version, |slot| sharing.share(sample, slot))
+            }
+            _ => {
+                let mut buf = self.inner.pool.alloc(size);
+                let n = sample.serialize_into(ty, self.inner.version, buf.as_mut_slice())?;
+                buf.truncate(n);
+                buf.freeze()
+            }
+        };
+        let req = WriteRequest::data(key, wire_time(timestamp), payload);
         self.submit(req)
     }
 
@@ -429,6 +458,20 @@ impl<T: Writable> DataWriter<T> {
             }
             st = sh.wait(st, left.min(StdDuration::from_millis(50)));
         }
+    }
+
+    /// Samples written as values, not serialized: every matched reader was in this process
+    /// and read `T` (a sample is serialized later only if someone asks for its bytes:
+    /// [`late_serializations`](Self::late_serializations)).
+    pub fn shared_samples_written(&self) -> u64 {
+        self.inner.shared_written.load(Ordering::Relaxed)
+    }
+
+    /// Samples written as values that were serialized after all: a reader of another
+    /// process or type matched later and asked for them (durability, repairs), or a
+    /// content filter or transcoding reader needed their bytes.
+    pub fn late_serializations(&self) -> u64 {
+        self.inner.pool.late_serializations()
     }
 
     /// The readers matched now.

@@ -9,8 +9,8 @@ use tachyon_cdr::{DdsType, Decode, KeyHash};
 use tachyon_proto::discovery::SubscriptionData;
 use tachyon_proto::endpoint::KeyHashFn;
 use tachyon_proto::history::{
-    Durability, InstanceSelector, InstanceStateMask, Query, ReaderHistoryConfig, SampleInfo,
-    SampleStateMask, ViewStateMask,
+    Durability, InstanceSelector, InstanceStateMask, Payload, Query, ReaderHistoryConfig,
+    SampleInfo, SampleStateMask, ViewStateMask,
 };
 use tachyon_proto::qos::{
     DataReaderQos, DataRepresentation, DestinationOrderKind, DurabilityKind, OwnershipKind,
@@ -238,6 +238,11 @@ impl Subscriber {
             data.content_filter = Some(property);
             c.own().participant.set_reader_filter(id, Some(filter))?;
         }
+        // Writers of this process writing `T` may hand it their samples as values.
+        let sharing = T::shared_values().filter(|_| dynamic.is_none());
+        if let Some(s) = &sharing {
+            c.own().participant.set_reader_shared_type(id, s.type_id)?;
+        }
         data.qos = qos.clone().into();
         data.topic_data = topic_qos.topic_data;
         // A reader of a critical topic (its TRANSPORT_PRIORITY above the threshold: readers
@@ -262,6 +267,8 @@ impl Subscriber {
                 id,
                 qos: Mutex::new(qos),
                 decode_errors: AtomicU64::new(0),
+                sharing,
+                shared_taken: AtomicU64::new(0),
                 spare: Mutex::new(Vec::new()),
                 arrivals: Some((Arc::clone(&self.arrivals), AtomicU64::new(NEVER_EMPTY))),
                 condition: StatusCondition::new(Arc::clone(&self.runtime), id),
@@ -353,6 +360,13 @@ pub trait Readable: Sized + sealed::Sealed {
         let _ = ty;
         None
     }
+
+    /// How a writer of this process shares samples of the type as values, which the
+    /// reader then takes without decoding (`None`: always decoded).
+    #[doc(hidden)]
+    fn shared_values() -> Option<tachyon_cdr::Sharing<Self>> {
+        None
+    }
 }
 
 impl<T: DdsType + for<'de> Decode<'de>> sealed::Sealed for T {}
@@ -367,6 +381,9 @@ impl<T: DdsType + for<'de> Decode<'de>> Readable for T {
     fn key_hash_fn(_: Option<&DynamicType>) -> Option<KeyHashFn> {
         let f: fn(&[u8], bool) -> Option<KeyHash> = key_hash_of::<T>;
         T::KEYED.then(|| KeyHashFn::new(f))
+    }
+    fn shared_values() -> Option<tachyon_cdr::Sharing<Self>> {
+        <T as DdsType>::sharing()
     }
 }
 
@@ -421,6 +438,10 @@ pub(crate) struct ReaderInner<T> {
     /// The QoS now; changed by `set_qos` under the state lock.
     qos: Mutex<DataReaderQos>,
     decode_errors: AtomicU64,
+    /// How writers of this process share samples of `T` as values (`None`: `T` cannot be).
+    sharing: Option<tachyon_cdr::Sharing<T>>,
+    /// Samples taken or read as the writer's value, not decoded.
+    shared_taken: AtomicU64,
     /// Values a `take_into` or `read_into` left out of its caller's vector (it returned
     /// fewer samples than the vector held), decoded into again by a later one: a loop that
     /// polls an empty reader does not free its samples' memory and allocate it again.
@@ -447,6 +468,8 @@ impl<T> DataReader<T> {
                     ..DataReaderQos::default().reliable().keep_last(1)
                 }),
                 decode_errors: AtomicU64::new(0),
+                sharing: None,
+                shared_taken: AtomicU64::new(0),
                 spare: Mutex::new(Vec::new()),
                 arrivals: None,
                 condition: StatusCondition::new(Arc::clone(runtime), id),
@@ -741,6 +764,12 @@ impl<T: Readable> DataReader<T> {
         self.inner.decode_errors.load(Ordering::Relaxed)
     }
 
+    /// Samples taken or read without decoding: a writer of this process handed them as
+    /// values of `T` (cloned out, or moved when no one else held them).
+    pub fn shared_samples_taken(&self) -> u64 {
+        self.inner.shared_taken.load(Ordering::Relaxed)
+    }
+
     /// The reader's GUID.
     pub fn guid(&self) -> Guid {
         self.inner
@@ -960,8 +989,8 @@ impl<T: Readable> DataReader<T> {
     /// rest into new ones; what fails to decode is counted and dropped.
     fn decode(&self, raw: &mut Vec<tachyon_proto::history::Sample>, out: &mut Vec<Sample<T>>) {
         let mut kept = 0;
-        for s in raw.drain(..) {
-            let payload = match &s.data {
+        for mut s in raw.drain(..) {
+            let payload = match s.data.take() {
                 Some(p) if s.info.valid_data => Some(p),
                 _ => None,
             };
@@ -983,10 +1012,17 @@ impl<T: Readable> DataReader<T> {
                 Some(v) => Some(v),
                 None => self.take_spare(),
             };
-            let ty = self.inner.dynamic.as_ref();
-            let decoded = match value {
-                Some(mut v) if ty.is_none() => v.decode_payload_into(p.as_bytes()).map(|()| v),
-                _ => T::decode_described(ty, p.as_bytes()),
+            let decoded = match self.shared_value(p, value) {
+                Ok(v) => Ok(v),
+                Err((p, value)) => {
+                    let ty = self.inner.dynamic.as_ref();
+                    match value {
+                        Some(mut v) if ty.is_none() => {
+                            v.decode_payload_into(p.as_bytes()).map(|()| v)
+                        }
+                        _ => T::decode_described(ty, p.as_bytes()),
+                    }
+                }
             };
             match decoded {
                 Ok(v) => {
@@ -1018,6 +1054,37 @@ impl<T: Readable> DataReader<T> {
             }
             out.truncate(kept);
         }
+    }
+
+    /// The writer's value `p` holds, when it is a `T` (`tachyon_cdr::share`): copied into
+    /// `into` when given (reusing what it owns), else moved out when no one else holds it,
+    /// else cloned. Otherwise `p` and `into` back, to decode.
+    #[allow(clippy::type_complexity)]
+    fn shared_value(&self, p: Payload, into: Option<T>) -> Result<T, (Payload, Option<T>)> {
+        let Some(sharing) = self.inner.sharing else {
+            return Err((p, into));
+        };
+        let is_t = |v: &dyn tachyon_cdr::SharedSample| v.as_any().type_id() == sharing.type_id;
+        if !p.shared_sample().is_some_and(is_t) {
+            return Err((p, into));
+        }
+        let value = match into {
+            // Copied into the caller's value: both it and the payload's (back in its
+            // writer's pool) keep their buffers, so nothing is allocated.
+            Some(mut v) => p
+                .shared_sample()
+                .and_then(|shared| sharing.clone_into(shared, &mut v).then_some(v)),
+            // A new value: the payload's own when nothing else holds it.
+            None => match p.into_shared_sample() {
+                Ok(alone) => (sharing.move_out)(alone),
+                Err(p) => p.shared_sample().and_then(|s| sharing.clone_out(s)),
+            },
+        };
+        if value.is_some() {
+            self.inner.shared_taken.fetch_add(1, Ordering::Relaxed);
+        }
+        // Unreachable: checked to be a `T` above.
+        value.ok_or((Payload::default(), None))
     }
 
     /// Puts `sample` in `slot`, keeping the value `slot` held as a spare.

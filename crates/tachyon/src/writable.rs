@@ -48,6 +48,16 @@ pub trait Writable: sealed::Sealed {
     where
         Self: Sized;
 
+    /// How the writer shares samples as values with readers of this process that read the
+    /// same type (`None`: it always serializes them).
+    #[doc(hidden)]
+    fn shared_values() -> Option<tachyon_cdr::Sharing<Self>>
+    where
+        Self: Sized,
+    {
+        None
+    }
+
     /// Builds the filters of matched readers that announce one (`None`: the writer sends
     /// every sample and the readers filter).
     #[doc(hidden)]
@@ -117,6 +127,10 @@ impl<T: DdsType> Writable for T {
 
     fn remote_filter_factory() -> Option<RemoteFilterFactory> {
         Some(crate::content_filter::remote_filter_factory::<T>())
+    }
+
+    fn shared_values() -> Option<tachyon_cdr::Sharing<Self>> {
+        <T as DdsType>::sharing()
     }
 
     fn transcoder(_: Option<&DynamicType>) -> Option<Transcoder> {

@@ -108,7 +108,12 @@ fn clients_meet_through_the_server_and_hear_only_of_their_topics() {
             p.discovered_participants().len() == 3
         });
     }
-    assert_eq!(topics(&s), vec!["elsewhere", "shared", "shared"]);
+    wait_until("the server knows the three endpoints", || {
+        topics(&s) == ["elsewhere", "shared", "shared"]
+    });
+    wait_until("a hears of b's reader", || topics(&a) == ["shared"]);
+    wait_until("b hears of a's writer", || topics(&b) == ["shared"]);
+    // What should not come: given the time the others took, and some.
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(topics(&a), vec!["shared"], "a hears of b's reader only");
     assert_eq!(topics(&b), vec!["shared"], "b hears of a's writer only");

@@ -2,8 +2,9 @@
 //! counted by an instrumented global allocator (its own test binary, one test: only its
 //! threads allocate in it): `write` → `take_into` on one thread between two participants,
 //! through the in-process transport and through shared memory, polling the reader with
-//! `take_into` until the sample is there. 8 KiB samples go by reference in process
-//! (`tachyon_proto::local`). And loans through shared memory: `loan_sample` →
+//! `take_into` until the sample is there. In process the samples go as values, by
+//! reference (`tachyon_cdr::share`, `tachyon_proto::local`), copied member by member into
+//! recycled values on both sides. And loans through shared memory: `loan_sample` →
 //! `write_loaned` → `take_loaned_into`, in place.
 
 mod common;
@@ -172,4 +173,12 @@ fn write_then_take(domain: u32, shm: bool) {
         true => assert!(s.shm.datagrams_received >= 24_000, "{:?}", s.shm),
         false => assert_eq!(s.shm.datagrams_received, 0),
     }
+    // In process the samples went as values (`tachyon_cdr::share`), never serialized;
+    // through shared memory serialized.
+    let shared = (w.shared_samples_written(), r.shared_samples_taken());
+    match shm {
+        true => assert_eq!(shared, (0, 0)),
+        false => assert!(shared.0 >= 36_000 && shared.1 >= 36_000, "{shared:?}"),
+    }
+    assert_eq!(w.late_serializations(), 0);
 }

@@ -105,6 +105,15 @@ pub fn run<T: PerfSample>(
             recorder.lost(1);
         }
     }
+    if !a.quiet {
+        // Readers of the writer's type in this process take its values: nothing serialized.
+        eprintln!(
+            "write-take: samples as values: {} written, {} taken; serialized later: {}",
+            writer.shared_samples_written(),
+            reader.shared_samples_taken(),
+            writer.late_serializations()
+        );
+    }
     let (from, usage) = measured_from.ok_or_else(Failure::poisoned)?;
     result.process = usage.since();
     result.config.duration_s = from.elapsed().as_secs_f64();

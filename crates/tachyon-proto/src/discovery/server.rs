@@ -299,7 +299,8 @@ impl Participant {
             .unwrap_or_default();
         let topics = Arc::new(topics);
         // Its own endpoints do not come back to it.
-        let filter: crate::filter::SampleFilter = Arc::new(move |payload: &[u8]| {
+        let filter: crate::filter::SampleFilter = Arc::new(move |payload: &Payload| {
+            let payload = payload.as_bytes();
             super::data::endpoint_guid_from_key(payload).is_some_and(|g| g.prefix != client)
                 && topic_name_of(payload).is_some_and(|t| topics.contains(&t))
         });

@@ -44,8 +44,10 @@ pub const DDSSQL: &str = "DDSSQL";
 /// Most expression parameters (`%0` to `%99`).
 pub const MAX_PARAMETERS: usize = 100;
 
-/// Decides from a serialized sample (encapsulation header included) whether it passes.
-pub type SampleFilter = Arc<dyn Fn(&[u8]) -> bool + Send + Sync>;
+/// Decides from a sample whether it passes: from its serialized bytes (encapsulation header
+/// included), or from the writer's value when the payload holds it
+/// ([`Payload::shared_sample`](crate::history::Payload::shared_sample): no serialization).
+pub type SampleFilter = Arc<dyn Fn(&crate::history::Payload) -> bool + Send + Sync>;
 
 /// Builds the [`SampleFilter`] of a remote reader's announced content filter, or says why it
 /// cannot (unknown class, an expression that does not fit the writer's type).

@@ -1,10 +1,16 @@
 //! [`Payload`]: the immutable serialized sample that history caches share instead of copying,
 //! and [`PayloadPool`], which recycles payload buffers so the steady-state path allocates
 //! nothing (DESIGN.md section 3).
+//!
+//! A payload may also hold the writer's sample as its value ([`PayloadPool::share`],
+//! `tachyon_cdr::share`), for readers of the same type in this process: it is serialized
+//! only when someone asks for its bytes.
 
 use std::fmt;
 use std::ops::Deref;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+use tachyon_cdr::{SharedSample, XcdrVersion};
 
 /// Most buffers a pool keeps; more are freed.
 const POOL_MAX_BUFFERS: usize = 4096;
@@ -18,6 +24,8 @@ const POOL_MAX_BYTES: usize = 32 << 20;
 struct FreeList {
     buffers: Vec<Arc<Inner>>,
     bytes: usize,
+    /// Payloads of this pool held as values that were serialized after all.
+    late_serializations: u64,
 }
 
 /// Shared storage of a payload.
@@ -28,6 +36,45 @@ struct Inner {
     pool: Weak<Mutex<FreeList>>,
     /// Bytes that live elsewhere (a shared-memory slot); `bytes` is then empty.
     external: Option<Box<dyn SharedBytes>>,
+    /// A sample held as its value: the payload's sample when `valued` says so, else the
+    /// last one a recycled buffer held (overwritten in place by the next).
+    value: Option<Box<dyn SharedSample>>,
+    /// The serialized size of `value`'s sample.
+    value_size: usize,
+    /// The payload is `value` (`bytes` unused), serialized in this version when asked.
+    valued: Option<XcdrVersion>,
+    /// `value` serialized, once someone asked for the bytes.
+    serialized: OnceLock<Vec<u8>>,
+}
+
+impl Inner {
+    /// The bytes held (a pool's budget counts them).
+    fn held(&self) -> usize {
+        self.bytes.capacity()
+            + if self.value.is_some() {
+                self.value_size
+            } else {
+                0
+            }
+    }
+
+    /// `value` serialized (empty, and logged, if it fails: the writer checked its size, so
+    /// it does not).
+    fn serialize_value(&self, version: XcdrVersion) -> Vec<u8> {
+        if let Some(pool) = self.pool.upgrade() {
+            if let Ok(mut f) = pool.lock() {
+                f.late_serializations += 1;
+            }
+        }
+        match self.value.as_deref().map(|v| v.serialize(version)) {
+            Some(Ok(bytes)) => bytes,
+            Some(Err(e)) => {
+                tracing::warn!(error = %e, "a shared sample does not serialize; sent empty");
+                Vec::new()
+            }
+            None => Vec::new(),
+        }
+    }
 }
 
 /// Bytes of a [`Payload`] kept outside the process's heap: a sample in a shared-memory slot
@@ -71,15 +118,58 @@ impl Payload {
         })))
     }
 
-    /// The serialized bytes.
+    /// The serialized bytes (a payload held as its value is serialized at the first call).
     pub fn as_bytes(&self) -> &[u8] {
         match self.0.as_deref() {
             Some(Inner {
                 external: Some(e), ..
             }) => e.bytes(),
-            Some(i) => &i.bytes,
+            Some(i) => match i.valued {
+                Some(version) => i.serialized.get_or_init(|| i.serialize_value(version)),
+                None => &i.bytes,
+            },
             None => &[],
         }
+    }
+
+    /// The serialized size, without serializing a payload held as its value.
+    pub fn len(&self) -> usize {
+        match self.0.as_deref() {
+            Some(Inner {
+                external: Some(e), ..
+            }) => e.bytes().len(),
+            Some(i) if i.valued.is_some() => i.value_size,
+            Some(i) => i.bytes.len(),
+            None => 0,
+        }
+    }
+
+    /// Whether the serialized sample is empty (no data: a dispose or unregister).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The writer's sample itself, when the payload holds it as its value
+    /// ([`PayloadPool::share`]).
+    pub fn shared_sample(&self) -> Option<&dyn SharedSample> {
+        let i = self.0.as_deref()?;
+        i.valued?;
+        i.value.as_deref()
+    }
+
+    /// The writer's sample itself, moved out, when the payload holds it as its value and
+    /// no one else holds the payload; else the payload back.
+    pub fn into_shared_sample(mut self) -> Result<Box<dyn SharedSample>, Payload> {
+        let taken = self
+            .0
+            .as_mut()
+            .and_then(Arc::get_mut)
+            .filter(|i| i.valued.is_some())
+            .and_then(|i| {
+                i.valued = None;
+                i.value.take()
+            });
+        taken.ok_or(self)
     }
 
     /// The reference to the bytes that another participant of this host can resolve
@@ -107,12 +197,15 @@ impl Drop for Payload {
         // clones on two threads at worst frees it: never unsound, only not recycled).
         if Arc::strong_count(&inner) == 1 {
             let mut inner = inner;
-            // Shared bytes go back to their owner now, whether or not the holder is kept.
-            if let Some(e) = Arc::get_mut(&mut inner).and_then(|i| i.external.as_mut()) {
-                e.release();
+            if let Some(i) = Arc::get_mut(&mut inner) {
+                // Shared bytes go back to their owner now, whether or not the holder is kept.
+                if let Some(e) = i.external.as_mut() {
+                    e.release();
+                }
+                i.serialized = OnceLock::new();
             }
             if let Some(pool) = inner.pool.upgrade() {
-                let cap = inner.bytes.capacity();
+                let cap = inner.held();
                 if let Ok(mut free) = pool.lock() {
                     if free.buffers.len() < POOL_MAX_BUFFERS && free.bytes + cap <= POOL_MAX_BYTES {
                         free.bytes += cap;
@@ -128,8 +221,7 @@ impl From<Vec<u8>> for Payload {
     fn from(bytes: Vec<u8>) -> Payload {
         Payload(Some(Arc::new(Inner {
             bytes,
-            pool: Weak::new(),
-            external: None,
+            ..Inner::default()
         })))
     }
 }
@@ -199,22 +291,16 @@ impl PayloadPool {
     /// property `tachyon-cdr` tests): zeroing 64 KiB per write was a tenth of a bulk
     /// writer's CPU.
     pub fn alloc(&self, len: usize) -> PayloadMut {
-        let recycled = self.free.lock().ok().and_then(|mut f| {
-            let a = f.buffers.pop()?;
-            f.bytes -= a.bytes.capacity();
-            Some(a)
+        let mut inner = self.recycled().unwrap_or_else(|| {
+            // Zeroed by the allocator (fresh pages of a large one are zero already).
+            Arc::new(Inner {
+                bytes: vec![0; len],
+                pool: Arc::downgrade(&self.free),
+                ..Inner::default()
+            })
         });
-        let mut inner = recycled
-            .and_then(|mut a| Arc::get_mut(&mut a).is_some().then_some(a))
-            .unwrap_or_else(|| {
-                // Zeroed by the allocator (fresh pages of a large one are zero already).
-                Arc::new(Inner {
-                    bytes: vec![0; len],
-                    pool: Arc::downgrade(&self.free),
-                    external: None,
-                })
-            });
         if let Some(i) = Arc::get_mut(&mut inner) {
+            i.valued = None;
             if i.bytes.len() >= len {
                 i.bytes.truncate(len);
             } else {
@@ -224,9 +310,52 @@ impl PayloadPool {
         PayloadMut(inner)
     }
 
+    /// A payload holding a sample as its value (not serialized): `fill` puts it in the
+    /// slot, which holds the value of a recycled payload when there is one (to overwrite in
+    /// place: `tachyon_cdr::Sharing::share`). `size`: its serialized size, which
+    /// [`Payload::len`] says; `version`: the representation it is serialized in if someone
+    /// asks for its bytes ([`Payload::as_bytes`]). A slot left empty makes an empty payload.
+    pub fn share(
+        &self,
+        size: usize,
+        version: XcdrVersion,
+        fill: impl FnOnce(&mut Option<Box<dyn SharedSample>>),
+    ) -> Payload {
+        let mut inner = self.recycled().unwrap_or_else(|| {
+            Arc::new(Inner {
+                pool: Arc::downgrade(&self.free),
+                ..Inner::default()
+            })
+        });
+        if let Some(i) = Arc::get_mut(&mut inner) {
+            fill(&mut i.value);
+            i.value_size = size;
+            i.valued = i.value.is_some().then_some(version);
+            i.bytes.clear();
+        }
+        Payload(Some(inner))
+    }
+
+    /// A free buffer of the pool, if one is.
+    fn recycled(&self) -> Option<Arc<Inner>> {
+        let mut a = self.free.lock().ok().and_then(|mut f| {
+            let a = f.buffers.pop()?;
+            f.bytes -= a.held();
+            Some(a)
+        })?;
+        Arc::get_mut(&mut a).is_some().then_some(a)
+    }
+
     /// Buffers waiting for reuse.
     pub fn free_buffers(&self) -> usize {
         self.free.lock().map_or(0, |f| f.buffers.len())
+    }
+
+    /// How many of its payloads held as values were serialized after all (someone asked
+    /// for their bytes: a reader of another process or type, a content filter that reads
+    /// bytes, a transcoding reader).
+    pub fn late_serializations(&self) -> u64 {
+        self.free.lock().map_or(0, |f| f.late_serializations)
     }
 }
 
@@ -262,9 +391,9 @@ impl SharedPool {
             }
         }
         Payload(Some(Arc::new(Inner {
-            bytes: Vec::new(),
             pool: Arc::downgrade(&self.free),
             external: Some(Box::new(shared)),
+            ..Inner::default()
         })))
     }
 
@@ -315,6 +444,7 @@ impl fmt::Debug for PayloadMut {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tachyon_cdr::DdsType;
 
     #[test]
     fn clones_share_the_buffer() {
@@ -390,6 +520,83 @@ mod tests {
         drop(pool);
         drop(s);
         assert_eq!(released.load(std::sync::atomic::Ordering::Relaxed), 3);
+    }
+
+    #[derive(tachyon_cdr::DdsType, Clone, Debug, PartialEq)]
+    struct Text {
+        n: u32,
+        s: String,
+    }
+
+    fn text(n: u32) -> Text {
+        Text {
+            n,
+            s: format!("text {n}"),
+        }
+    }
+
+    fn shared(pool: &PayloadPool, v: &Text) -> Payload {
+        let sharing = Text::sharing().expect("shareable");
+        let size = tachyon_cdr::serialized_size(v, XcdrVersion::Xcdr2).expect("size");
+        pool.share(size, XcdrVersion::Xcdr2, |slot| sharing.share(v, slot))
+    }
+
+    #[test]
+    fn a_shared_value_is_serialized_only_when_its_bytes_are_asked_for() {
+        let pool = PayloadPool::new();
+        let v = text(1);
+        let p = shared(&pool, &v);
+        let want =
+            tachyon_cdr::serialize_to_vec(&v, XcdrVersion::Xcdr2, tachyon_cdr::Endianness::Little)
+                .expect("serialize");
+        assert_eq!(p.len(), want.len(), "the size, not serializing");
+        assert!(!p.is_empty());
+        assert_eq!(pool.late_serializations(), 0);
+        let held = p
+            .shared_sample()
+            .and_then(|s| s.as_any().downcast_ref::<Text>());
+        assert_eq!(held, Some(&v));
+        assert_eq!(p.as_bytes(), &want[..]);
+        assert_eq!(p.as_bytes(), &want[..]);
+        assert_eq!(pool.late_serializations(), 1, "once");
+        // Held elsewhere: not moved out.
+        let q = p.clone();
+        let Err(p) = p.into_shared_sample() else {
+            panic!("moved out while another payload held it");
+        };
+        drop(q);
+        // Alone: moved out.
+        let moved = p
+            .into_shared_sample()
+            .ok()
+            .map(|b| b.as_any().downcast_ref::<Text>().cloned());
+        assert_eq!(moved, Some(Some(v)));
+    }
+
+    #[test]
+    fn a_recycled_payload_keeps_its_value_to_overwrite() {
+        let pool = PayloadPool::new();
+        let p = shared(&pool, &text(1));
+        let at = p
+            .shared_sample()
+            .map(|s| s as *const dyn SharedSample as *const u8);
+        drop(p);
+        assert_eq!(pool.free_buffers(), 1);
+        let p = shared(&pool, &text(2));
+        let again = p
+            .shared_sample()
+            .map(|s| s as *const dyn SharedSample as *const u8);
+        assert_eq!(at, again, "the same box, overwritten");
+        assert_eq!(
+            p.shared_sample()
+                .and_then(|s| s.as_any().downcast_ref::<Text>()),
+            Some(&text(2))
+        );
+        drop(p);
+        // Serialized payloads from the same pool hold no value.
+        let b = pool.copy_from_slice(&[1, 2, 3]);
+        assert!(b.shared_sample().is_none());
+        assert_eq!((b.len(), b.as_bytes()), (3, &[1u8, 2, 3][..]));
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod lanes;
 mod pack;
 mod receive;
 mod representation;
+mod sharing;
 mod slots;
 
 use crate::maps::HashMap;

@@ -154,6 +154,9 @@ pub(crate) struct Reader {
     /// The content filter of a reader of a content-filtered topic: samples it refuses are
     /// treated as irrelevant (never cached, never counted against its limits).
     content_filter: Option<crate::filter::Hook>,
+    /// The Rust type it reads, registered for writers of this process to share samples of
+    /// it as values (`crate::local`).
+    shared_type: Option<crate::local::ReaderType>,
     events: VecDeque<Event>,
     stats: ReaderStats,
 }
@@ -191,6 +194,7 @@ impl Reader {
             access_open: false,
             deferred: Vec::new(),
             content_filter: None,
+            shared_type: None,
             events: VecDeque::new(),
             stats: ReaderStats::default(),
         })
@@ -252,7 +256,7 @@ impl Reader {
                 let payload = d.serialized_payload().unwrap_or(&[]);
                 self.decode(key_hash, status, payload, d.is_key(), timestamp)
             }
-            (true, None, Via::Intra) => match LocalSamples::find(&writer, sn) {
+            (true, None, Via::Intra) => match self.find_local(pi, &writer, sn) {
                 Some(p) => self.decode_owned(key_hash, status, p, false, timestamp),
                 None => return missed(self, "no longer kept by its writer"),
             },
@@ -576,6 +580,12 @@ impl Reader {
 
     /// Sets (or removes) the content filter: samples received from now on that it refuses
     /// never reach the cache; dispose and unregister always pass.
+    /// The reader reads Rust type `ty`: writers of this process writing it may hand it
+    /// their samples as values.
+    pub(crate) fn set_shared_type(&mut self, ty: std::any::TypeId) {
+        self.shared_type = Some(crate::local::ReaderType::register(self.guid, ty));
+    }
+
     pub(crate) fn set_content_filter(&mut self, filter: Option<crate::filter::SampleFilter>) {
         self.content_filter = filter.map(crate::filter::Hook);
     }
@@ -1335,6 +1345,16 @@ impl Reader {
         }
     }
 
+    /// Sample `sn` that writer `writer` (proxy `pi`) of this process hands by reference,
+    /// through the writer's samples found once and kept by the proxy.
+    fn find_local(&mut self, pi: usize, writer: &Guid, sn: SequenceNumber) -> Option<Payload> {
+        let proxy = self.proxies.get_mut(pi)?;
+        if proxy.local.is_none() {
+            proxy.local = Some(LocalSamples::of(writer)?);
+        }
+        proxy.local.as_ref()?.get(sn)
+    }
+
     /// Turns a received payload and its inline QoS into a change for the cache.
     fn decode(
         &self,
@@ -1344,7 +1364,8 @@ impl Reader {
         is_key: bool,
         timestamp: Option<Time>,
     ) -> Result<Received, &'static str> {
-        let (kind, instance) = self.classify(key_hash, status, payload, is_key)?;
+        let (kind, instance) =
+            self.classify(key_hash, status, payload.is_empty(), is_key, || payload)?;
         Ok(Received {
             kind,
             instance,
@@ -1367,7 +1388,9 @@ impl Reader {
         is_key: bool,
         timestamp: Option<Time>,
     ) -> Result<Received, &'static str> {
-        let (kind, instance) = self.classify(key_hash, status, &payload, is_key)?;
+        let bytes = || payload.as_bytes();
+        let (kind, instance) =
+            self.classify(key_hash, status, payload.is_empty(), is_key, bytes)?;
         Ok(Received {
             kind,
             instance,
@@ -1381,12 +1404,16 @@ impl Reader {
         })
     }
 
-    fn classify(
+    /// The change's kind and instance. `payload` gives the serialized sample, asked for only
+    /// when the key hash must be derived from it (a sample held as its value is serialized
+    /// then).
+    fn classify<'p>(
         &self,
         key_hash: Option<KeyHash>,
         status: u32,
-        payload: &[u8],
+        empty: bool,
         is_key: bool,
+        payload: impl FnOnce() -> &'p [u8],
     ) -> Result<(ChangeKind, KeyHash), &'static str> {
         let kind = match status & 0x3 {
             0 => ChangeKind::Alive,
@@ -1394,7 +1421,7 @@ impl Reader {
             2 => ChangeKind::NotAliveUnregistered,
             _ => ChangeKind::NotAliveDisposedUnregistered,
         };
-        if kind == ChangeKind::Alive && (is_key || payload.is_empty()) {
+        if kind == ChangeKind::Alive && (is_key || empty) {
             return Err("DATA without data and without a dispose/unregister status");
         }
         let instance = if !self.config.keyed {
@@ -1405,7 +1432,7 @@ impl Reader {
             self.config
                 .key_hash_of
                 .as_ref()
-                .and_then(|f| f.call(payload, is_key))
+                .and_then(|f| f.call(payload(), is_key))
                 .ok_or("keyed DATA without key hash, and the key cannot be derived")?
         };
         Ok((kind, instance))

@@ -96,6 +96,11 @@ pub(crate) struct WriterProxy {
     pub lease_expiry: Option<Instant>,
     /// The writer's coherent set being received (readers with coherent access).
     pub sets: SetAssembly,
+    /// The samples the writer hands by reference in this process (`crate::local`), found
+    /// at the first such DATA: later ones skip the process-wide look-up. (Held while the
+    /// writer is matched, a little past its deletion: what it holds then is only what the
+    /// reader could still have asked for.)
+    pub local: Option<std::sync::Arc<crate::local::LocalSamples>>,
 }
 
 impl WriterProxy {
@@ -127,6 +132,7 @@ impl WriterProxy {
             alive: true,
             lease_expiry,
             sets: SetAssembly::default(),
+            local: None,
         }
     }
 

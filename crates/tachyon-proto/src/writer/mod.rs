@@ -201,6 +201,13 @@ pub(crate) struct Writer {
     transcoder: Option<transcode::TranscodeHook>,
     /// Samples handed by reference to readers of this process (created at the first).
     local: Option<std::sync::Arc<crate::local::LocalSamples>>,
+    /// The Rust type the typed API writes, when it can share samples as values, and whether
+    /// it may now: every matched reader is in this process and reads that type
+    /// (`crate::local::ReaderType`), so none needs the bytes.
+    sharing: Option<(
+        std::any::TypeId,
+        std::sync::Arc<std::sync::atomic::AtomicBool>,
+    )>,
     /// Set when [`poll_transmit`](Self::poll_transmit) found nothing to send: no reader is
     /// owed a heartbeat, and no delayed repair falls due before the instant it holds
     /// (`Some(None)`: none is pending). Everything that can change what the readers are owed
@@ -255,6 +262,7 @@ impl Writer {
             all_filtered: false,
             transcoder: None,
             local: None,
+            sharing: None,
             quiet: None,
             events: VecDeque::new(),
             stats: WriterStats::default(),
@@ -685,6 +693,35 @@ impl Writer {
     fn refresh_fanout(&mut self) {
         self.fanout = send::fanout(&self.proxies);
         self.fanout_split = self.fanout.as_ref().and_then(send::split_shm);
+        self.update_sharing();
+    }
+
+    /// The typed API writes Rust type `ty`, whose samples it can share as values; returns
+    /// the flag saying whether it may now (kept up to date as readers come and go).
+    pub(crate) fn share_samples(
+        &mut self,
+        ty: std::any::TypeId,
+    ) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        self.sharing = Some((ty, flag.clone()));
+        self.update_sharing();
+        flag
+    }
+
+    /// Whether samples may go as values: every matched reader is reached in this process,
+    /// in the writer's representation, and reads the writer's Rust type. (No reader at all
+    /// qualifies too: one that matches later and needs bytes has them serialized then.)
+    fn update_sharing(&self) {
+        let Some((ty, flag)) = &self.sharing else {
+            return;
+        };
+        let on = self.proxies.iter().all(|p| {
+            p.transcode.is_none()
+                && p.dest
+                    .is_some_and(|d| d.kind == tachyon_wire::Locator::KIND_TACHYON_INTRA)
+                && crate::local::ReaderType::of(&p.remote.guid) == Some(*ty)
+        });
+        flag.store(on, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Where new data goes once proxy `i` joined, without a walk over every reader when
@@ -693,6 +730,7 @@ impl Writer {
     /// the newcomer's stays; a list of locators gains the newcomer's (adding a reader never
     /// makes a shared group or a single locator appear). Otherwise everything is recomputed.
     fn fanout_added(&mut self, i: usize) {
+        self.update_sharing();
         let Some(p) = self.proxies.get(i) else {
             return;
         };

@@ -99,7 +99,7 @@ impl ReaderProxy {
     }
 
     /// Whether the reader wants a sample with this payload (no filter: every one).
-    pub fn wants(&self, payload: &[u8]) -> bool {
+    pub fn wants(&self, payload: &crate::history::Payload) -> bool {
         self.filter.as_ref().map_or(true, |f| (f.0)(payload))
     }
 

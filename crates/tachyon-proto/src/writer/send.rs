@@ -168,7 +168,7 @@ impl Writer {
             let qos_len = qos.as_ref().map_or(0, |q| q.as_bytes().len());
             let whole = INFO_TS + layout::data(qos_len, on_wire(&change, by_ref));
             if self.next_fragment == 0 && whole <= mb.remaining() {
-                self.put_data(&mut mb, EntityId::UNKNOWN, &change, by_ref)
+                self.put_data(&mut mb, EntityId::UNKNOWN, &change, by_ref, qos.as_ref())
                     .ok()?;
                 self.stats.data_sent += 1;
                 self.next_new = SequenceNumber(change.sn.0 + 1);
@@ -262,7 +262,8 @@ impl Writer {
                 return None;
             }
             let mut mb = MessageBuilder::new(out, header).ok()?;
-            self.put_data(&mut mb, EntityId::UNKNOWN, &change, by_ref)
+            let qos = layout::inline_qos_with(self.config.keyed, self.identity(), &change, by_ref);
+            self.put_data(&mut mb, EntityId::UNKNOWN, &change, by_ref, qos.as_ref())
                 .ok()?;
             self.stats.data_sent += 1;
             if self.next_new > self.history.last_sn()
@@ -359,7 +360,7 @@ impl Writer {
             let qos = layout::inline_qos_with(self.config.keyed, self.identity(), &change, by_ref);
             let qos_len = qos.as_ref().map_or(0, |q| q.as_bytes().len());
             if INFO_TS + layout::data(qos_len, on_wire(&change, by_ref)) <= mb.remaining() {
-                self.put_data(&mut mb, reader.entity_id, &change, by_ref)
+                self.put_data(&mut mb, reader.entity_id, &change, by_ref, qos.as_ref())
                     .ok()?;
                 self.stats.data_resent += 1;
                 let window = self.config.repair_suppression;
@@ -560,21 +561,23 @@ impl Writer {
     }
 
     /// A DATA of `change`; `by_ref`: the sample handed by reference (`crate::local`: kept
-    /// for the readers of this process to look up; `crate::shared`: in a shared-memory slot).
+    /// for the readers of this process to look up; `crate::shared`: in a shared-memory slot);
+    /// `qos`: its inline QoS (`layout::inline_qos_with` of the same, built once by the
+    /// caller, which measured it).
     fn put_data(
         &mut self,
         mb: &mut MessageBuilder<'_>,
         reader: EntityId,
         change: &CacheChange,
         by_ref: ByRef<'_>,
+        qos: Option<&tachyon_wire::builder::InlineQos>,
     ) -> Result<(), tachyon_wire::EmitError> {
-        let qos = layout::inline_qos_with(self.config.keyed, self.identity(), change, by_ref);
         mb.info_ts(Some(change.source_timestamp))?;
         mb.data(&DataSpec {
             reader_id: reader,
             writer_id: self.guid.entity_id,
             writer_sn: change.sn,
-            inline_qos: qos.as_ref().map(|q| q.as_bytes()),
+            inline_qos: qos.map(|q| q.as_bytes()),
             kind: if by_ref.is_ref() {
                 PayloadKind::None
             } else {
@@ -590,10 +593,16 @@ impl Writer {
             self.stats.data_by_reference += 1;
         }
         if by_ref == ByRef::Local {
+            // Who looks it up: the one reader it is addressed to, or the fan-out's.
+            let readers = match reader {
+                EntityId::UNKNOWN => self.proxies.len().saturating_sub(self.served_alone),
+                _ => 1,
+            };
+            let readers = u32::try_from(readers).unwrap_or(u32::MAX);
             let guid = self.guid;
             self.local
                 .get_or_insert_with(|| LocalSamples::register(guid))
-                .keep(change.sn, &change.payload);
+                .keep(change.sn, &change.payload, readers);
         }
         Ok(())
     }
@@ -724,14 +733,20 @@ pub(super) fn split_shm(dest: &Destination) -> Option<(Destination, Destination)
 
 /// How `change`, to destinations that are all `reach`, is carried: to readers of this
 /// process, by reference when it has [`BY_REFERENCE_MIN`] bytes and more (smaller ones are
-/// copied faster than looked up); to readers of shared memory, by reference when it lies in
+/// copied faster than looked up) or is held as its value (readers of the writer's type take
+/// it without decoding; others have it serialized); to readers of shared memory, by reference when it lies in
 /// a shared-memory slot (a loaned sample).
 fn by_reference(reach: Reach, change: &CacheChange) -> ByRef<'_> {
     if change.kind != ChangeKind::Alive || change.is_coherent_end() {
         return ByRef::No;
     }
     match reach {
-        Reach::Intra if change.payload.len() >= BY_REFERENCE_MIN => ByRef::Local,
+        Reach::Intra
+            if change.payload.len() >= BY_REFERENCE_MIN
+                || change.payload.shared_sample().is_some() =>
+        {
+            ByRef::Local
+        }
         Reach::Shm => change
             .payload
             .shared_reference()
