@@ -53,22 +53,21 @@ impl<T: DdsType + Send + Sync + 'static> SharedSample for T {
 /// member by member in place ([`assign`](Self::assign)), so a recycled value keeps the
 /// capacity of its strings and sequences.
 pub struct Sharing<T> {
-    /// `T`'s identity: a reader shares a writer's samples when both have the same.
-    pub type_id: TypeId,
+    /// `T`'s identity ([`type_id`](Self::type_id)).
+    type_id: TypeId,
     /// A copy.
-    pub clone: fn(&T) -> T,
+    clone: fn(&T) -> T,
     /// Overwrites a value with a copy of another, reusing what it owns; false when it
-    /// cannot (the caller then clones).
-    pub assign: fn(into: &mut T, from: &T) -> bool,
+    /// cannot (then it is cloned). [`with_assign`](Self::with_assign) sets it.
+    assign: fn(into: &mut T, from: &T) -> bool,
     /// The value, boxed.
-    pub boxed: fn(T) -> Box<dyn SharedSample>,
+    boxed: fn(T) -> Box<dyn SharedSample>,
     /// The value a [`SharedSample`] holds, when it is a `T`.
-    pub downcast_ref: fn(&dyn SharedSample) -> Option<&T>,
+    downcast_ref: fn(&dyn SharedSample) -> Option<&T>,
     /// The same, to overwrite.
-    pub downcast_mut: fn(&mut dyn SharedSample) -> Option<&mut T>,
-    /// The value moved out, when it is a `T` (check [`type_id`](Self::type_id) first: a
-    /// value of another type is dropped).
-    pub move_out: fn(Box<dyn SharedSample>) -> Option<T>,
+    downcast_mut: fn(&mut dyn SharedSample) -> Option<&mut T>,
+    /// The value moved out, when it is a `T`.
+    move_out: fn(Box<dyn SharedSample>) -> Option<T>,
 }
 
 impl<T> Clone for Sharing<T> {
@@ -107,6 +106,31 @@ impl<T: DdsType + Clone + Send + Sync + 'static> Sharing<T> {
 }
 
 impl<T> Sharing<T> {
+    /// `T`'s identity: a reader takes a writer's values when both have the same.
+    #[inline]
+    pub fn type_id(&self) -> TypeId {
+        self.type_id
+    }
+
+    /// The same, copying in place with `assign` (which says false when it cannot: the value
+    /// is then cloned). The derive's member-by-member copy.
+    pub fn with_assign(self, assign: fn(into: &mut T, from: &T) -> bool) -> Sharing<T> {
+        Sharing { assign, ..self }
+    }
+
+    /// Whether `shared` holds a `T`.
+    #[inline]
+    pub fn holds(&self, shared: &dyn SharedSample) -> bool {
+        shared.as_any().type_id() == self.type_id
+    }
+
+    /// The value `shared` holds, moved out, when it is a `T` ([`holds`](Self::holds); a
+    /// value of another type is dropped).
+    #[inline]
+    pub fn move_out(&self, shared: Box<dyn SharedSample>) -> Option<T> {
+        (self.move_out)(shared)
+    }
+
     /// Puts a copy of `value` in `slot`, overwriting in place the value the slot holds when
     /// it is a `T` (a recycled slot then allocates nothing for members that keep their
     /// capacity).
@@ -267,18 +291,18 @@ mod tests {
         let bytes = slot.as_deref().map(|s| s.serialize(XcdrVersion::Xcdr2));
         let want = crate::serialize_to_vec(&w, XcdrVersion::Xcdr2, Endianness::Little);
         assert_eq!(bytes.map(|b| b.ok()), Some(want.ok()));
-        let moved = slot.take().map(|b| (s.move_out)(b));
+        let moved = slot.take().map(|b| s.move_out(b));
         assert_eq!(moved, Some(Some(w)));
         // Another type's sample is not this one.
         let mut other = None;
-        let n = Cloned::sharing().map(|s| s.type_id);
+        let n = Cloned::sharing().map(|s| s.type_id());
         assert_ne!(n, Some(TypeId::of::<NotCloned>()));
         let u = Sharing::<Unit>::by_clone();
         u.share(&Unit { x: 1 }, &mut other);
         let o = other.expect("filled");
         assert!(s.clone_out(&*o).is_none());
-        assert_ne!(o.as_any().type_id(), s.type_id);
-        assert!((s.move_out)(o).is_none());
+        assert!(!s.holds(&*o));
+        assert!(s.move_out(o).is_none());
     }
 
     #[derive(crate::DdsType, Clone, Debug, PartialEq)]

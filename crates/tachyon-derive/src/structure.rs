@@ -126,9 +126,9 @@ pub fn expand(
                     #( #assign_vars(&mut into.#assign_fields, &from.#assign_fields); )*
                     true
                 }
-                let mut s = (&&#k::share::Probe::<Self>::NEW).sharing()?;
-                s.assign = assign;
-                ::core::option::Option::Some(s)
+                ::core::option::Option::Some(
+                    (&&#k::share::Probe::<Self>::NEW).sharing()?.with_assign(assign),
+                )
             }
         }
     } else {

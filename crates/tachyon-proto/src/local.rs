@@ -10,7 +10,8 @@
 //! copy into the datagram, none out of it, and no fragmentation (the DATA is small whatever
 //! the sample's size).
 //!
-//! The writer keeps its last [`MAX_SAMPLES`] such samples, at most [`MAX_BYTES`] of them. A
+//! The writer keeps its last [`MAX_SAMPLES`] such samples, at most [`MAX_BYTES`] of them,
+//! and of those every reader it sent them to looked up, the newest [`MAX_LOOKED_UP`]. A
 //! DATA whose sample is no longer kept (its datagram waited in a queue behind more) is
 //! treated as not received: a reliable reader asks again and the writer repairs it (by
 //! reference again, or with a GAP once its history dropped it); a best-effort reader has lost
@@ -44,6 +45,16 @@ pub const MAX_SAMPLES: usize = 256;
 /// Most bytes of samples a writer keeps for readers to look up (at least one sample is kept).
 pub const MAX_BYTES: usize = 16 << 20;
 
+/// Most samples kept that every reader they went to looked up already (the oldest go
+/// first): kept a little longer for a reader the writer did not count (one it has not
+/// matched yet that has matched it), few enough that the payloads a writer cycles through
+/// stay warm in the cache.
+pub const MAX_LOOKED_UP: usize = 32;
+
+/// Most bytes of such samples kept (at least the newest): large samples cycle through
+/// fewer payloads.
+pub const MAX_LOOKED_UP_BYTES: usize = 1 << 20;
+
 /// A writer's samples handed by reference, newest last.
 #[derive(Debug)]
 pub(crate) struct LocalSamples {
@@ -56,6 +67,22 @@ struct Kept {
     /// Sample, payload, and how many readers are still to look it up.
     samples: VecDeque<(SequenceNumber, Payload, u32)>,
     bytes: usize,
+    /// Samples every reader looked up (none left to), and their bytes.
+    looked: usize,
+    looked_bytes: usize,
+}
+
+impl Kept {
+    /// Removes sample `at`.
+    fn remove(&mut self, at: usize) {
+        if let Some((_, old, left)) = self.samples.remove(at) {
+            self.bytes -= old.len();
+            if left == 0 {
+                self.looked -= 1;
+                self.looked_bytes -= old.len();
+            }
+        }
+    }
 }
 
 /// Every writer's [`LocalSamples`] in this process.
@@ -77,11 +104,11 @@ impl LocalSamples {
         me
     }
 
-    /// Keeps `payload` as sample `sn` (again, for a repair) until `readers` readers looked
-    /// it up (or newer samples pushed it out: a reader that ignores the DATA, a duplicate,
-    /// never looks it up). Kept no longer than that, the samples' buffers go back to their
-    /// pool at once, so a writer reuses the same few (warm in the cache), and a reader's
-    /// `take` can move a value nothing else holds.
+    /// Keeps `payload` as sample `sn` (again, for a repair) for `readers` readers to look
+    /// up. Once they all did, it is among the first to go ([`MAX_LOOKED_UP`]), so a writer
+    /// cycles through a few payloads (warm in the cache) rather than [`MAX_SAMPLES`]; one
+    /// not looked up by all (a reader that ignores the DATA, a duplicate, or one whose DATA
+    /// waits in a queue) stays until newer samples push it out.
     pub(crate) fn keep(&self, sn: SequenceNumber, payload: &Payload, readers: u32) {
         let Ok(mut k) = self.kept.lock() else {
             return;
@@ -92,16 +119,27 @@ impl LocalSamples {
             .then(|| k.samples.iter().rposition(|(s, _, _)| *s == sn))
             .flatten()
         {
-            if let Some((_, _, left)) = k.samples.get_mut(at) {
+            if let Some((_, p, left)) = k.samples.get_mut(at) {
+                let was_looked = *left == 0;
                 *left = left.saturating_add(readers);
+                if was_looked && *left > 0 {
+                    let len = p.len();
+                    k.looked -= 1;
+                    k.looked_bytes -= len;
+                }
             }
             return;
         }
         k.bytes += payload.len();
         k.samples.push_back((sn, payload.clone(), readers.max(1)));
         while k.samples.len() > MAX_SAMPLES || (k.bytes > MAX_BYTES && k.samples.len() > 1) {
-            if let Some((_, old, _)) = k.samples.pop_front() {
-                k.bytes -= old.len();
+            k.remove(0);
+        }
+        // The oldest looked up (the front, unless a sample not looked up sits there).
+        while k.looked > MAX_LOOKED_UP || (k.looked > 1 && k.looked_bytes > MAX_LOOKED_UP_BYTES) {
+            match k.samples.iter().position(|(_, _, left)| *left == 0) {
+                Some(at) => k.remove(at),
+                None => break,
             }
         }
     }
@@ -117,18 +155,17 @@ impl LocalSamples {
         registry().read().ok()?.get(writer)?.upgrade()
     }
 
-    /// Sample `sn`, if still kept (counted as looked up: the last reader to look it up
-    /// takes it away).
+    /// Sample `sn`, if still kept (counted as looked up once more).
     pub(crate) fn get(&self, sn: SequenceNumber) -> Option<Payload> {
         let mut k = self.kept.lock().ok()?;
-        let at = k.samples.iter().rposition(|(s, _, _)| *s == sn)?;
-        let (_, p, left) = k.samples.get_mut(at)?;
+        let (_, p, left) = k.samples.iter_mut().rev().find(|(s, _, _)| *s == sn)?;
+        let was = *left;
         *left = left.saturating_sub(1);
-        if *left > 0 {
-            return Some(p.clone());
+        let p = p.clone();
+        if was == 1 {
+            k.looked += 1;
+            k.looked_bytes += p.len();
         }
-        let (_, p, _) = k.samples.remove(at)?;
-        k.bytes -= p.len();
         Some(p)
     }
 }
@@ -207,16 +244,10 @@ mod tests {
             LocalSamples::find(&guid(1), last).map(|p| p.as_bytes().to_vec()),
             Some(vec![last.0 as u8; 4])
         );
-        // Kept again (a repair): one more reader to look it up.
+        // Kept again (a repair): found again.
         let sn = SequenceNumber(MAX_SAMPLES as i64);
         w.keep(sn, &Payload::from(vec![9; 4]), 1);
-        for _ in 0..10 {
-            assert!(LocalSamples::find(&guid(1), sn).is_some());
-        }
-        assert!(
-            LocalSamples::find(&guid(1), sn).is_none(),
-            "9 + 1 readers looked"
-        );
+        assert!(LocalSamples::find(&guid(1), sn).is_some());
         assert!(
             LocalSamples::find(&guid(2), last).is_none(),
             "another writer"
@@ -229,20 +260,30 @@ mod tests {
     }
 
     #[test]
-    fn a_sample_goes_once_its_readers_looked_it_up() {
+    fn samples_all_readers_looked_up_go_first() {
         let w = LocalSamples::register(guid(4));
         let p = Payload::from(vec![1; 4]);
-        w.keep(SequenceNumber(1), &p, 2);
-        w.keep(SequenceNumber(2), &p, 1);
-        assert!(w.get(SequenceNumber(1)).is_some());
-        assert!(w.get(SequenceNumber(2)).is_some());
-        assert!(w.get(SequenceNumber(2)).is_none(), "its one reader looked");
-        assert!(w.get(SequenceNumber(1)).is_some());
-        assert!(w.get(SequenceNumber(1)).is_none(), "both looked");
-        assert_eq!(
-            w.kept.lock().map(|k| (k.samples.len(), k.bytes)).ok(),
-            Some((0, 0))
-        );
+        let kept = |w: &LocalSamples| w.kept.lock().map(|k| k.samples.len()).unwrap_or(0);
+        // Each looked up by its two readers as it comes: only the newest few stay.
+        for n in 1..=100 {
+            w.keep(SequenceNumber(n), &p, 2);
+            assert!(w.get(SequenceNumber(n)).is_some());
+            assert!(w.get(SequenceNumber(n)).is_some());
+        }
+        // (The last one looked up goes at the next sample.)
+        assert_eq!(kept(&w), MAX_LOOKED_UP + 1);
+        // Looked up, still found (a reader the writer did not count) while among them.
+        assert!(w.get(SequenceNumber(100)).is_some());
+        assert!(w.get(SequenceNumber(100 - MAX_LOOKED_UP as i64)).is_some());
+        assert!(w.get(SequenceNumber(99 - MAX_LOOKED_UP as i64)).is_none());
+        // One a reader has not looked up yet stays, behind it the others come and go.
+        w.keep(SequenceNumber(101), &p, 1);
+        for n in 102..=200 {
+            w.keep(SequenceNumber(n), &p, 1);
+            assert!(w.get(SequenceNumber(n)).is_some());
+        }
+        assert!(w.get(SequenceNumber(101)).is_some(), "still kept");
+        assert_eq!(kept(&w), MAX_LOOKED_UP + 2, "the newest looked up, and 101");
     }
 
     #[test]

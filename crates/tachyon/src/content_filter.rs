@@ -210,7 +210,7 @@ impl<T: DdsType + for<'de> Decode<'de>> AttachFilter for ContentFilteredTopic<'_
             sample_filter(
                 Arc::clone(&self.filter),
                 passes::<T>,
-                T::sharing().map(|s| s.type_id),
+                T::sharing().map(|s| s.type_id()),
             ),
         )
     }

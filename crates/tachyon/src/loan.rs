@@ -279,6 +279,8 @@ pub struct LoanedSample<T: Loanable> {
 
 enum Data<T> {
     InPlace(Payload),
+    /// The writer's value itself (a writer of this process, `tachyon_cdr::share`).
+    Shared(Payload),
     Decoded(Box<T>),
 }
 
@@ -293,6 +295,7 @@ impl<T: Loanable> LoanedSample<T> {
     ) -> Result<Self, String> {
         let data = match payload {
             None => None,
+            Some(p) if shared::<T>(&p).is_some() => Some(Data::Shared(p)),
             Some(p) if in_place::<T>(&p, headers).is_some() => Some(Data::InPlace(p)),
             Some(p) => {
                 // Decoded into the heap (a large value never sits on the stack).
@@ -311,12 +314,14 @@ impl<T: Loanable> LoanedSample<T> {
             Data::Decoded(b) => Some(b),
             // Its header was checked when it was taken: only the cast is left.
             Data::InPlace(p) => T::ref_from_bytes(p.as_bytes().get(4..)?).ok(),
+            Data::Shared(p) => shared::<T>(p),
         }
     }
 
-    /// Whether the value is read where it arrived (no copy, no decoding).
+    /// Whether the value is read where it arrived (no copy, no decoding): in shared memory,
+    /// or the writer's own value in this process.
     pub fn is_in_place(&self) -> bool {
-        matches!(self.data, Some(Data::InPlace(_)))
+        matches!(self.data, Some(Data::InPlace(_) | Data::Shared(_)))
     }
 }
 
@@ -327,6 +332,12 @@ impl<T: Loanable> std::fmt::Debug for LoanedSample<T> {
             .field("in_place", &self.is_in_place())
             .finish_non_exhaustive()
     }
+}
+
+/// The writer's value `payload` holds, when it is a `T` (read as it is: serializing it to
+/// read it in place would copy it).
+fn shared<T: Loanable>(payload: &Payload) -> Option<&T> {
+    payload.shared_sample()?.as_any().downcast_ref::<T>()
 }
 
 /// `payload` as a `T` in place, if its header is one `T`'s memory is serialized under and

@@ -207,7 +207,7 @@ impl Publisher {
         // Readers of this process reading `T` may get its samples as values.
         let sharing = match T::shared_values().filter(|_| dynamic.is_none()) {
             Some(s) => {
-                let flag = c.own().participant.share_writer_samples(id, s.type_id)?;
+                let flag = c.own().participant.share_writer_samples(id, s.type_id())?;
                 Some((s, flag))
             }
             None => None,

@@ -241,7 +241,9 @@ impl Subscriber {
         // Writers of this process writing `T` may hand it their samples as values.
         let sharing = T::shared_values().filter(|_| dynamic.is_none());
         if let Some(s) = &sharing {
-            c.own().participant.set_reader_shared_type(id, s.type_id)?;
+            c.own()
+                .participant
+                .set_reader_shared_type(id, s.type_id())?;
         }
         data.qos = qos.clone().into();
         data.topic_data = topic_qos.topic_data;
@@ -1064,8 +1066,7 @@ impl<T: Readable> DataReader<T> {
         let Some(sharing) = self.inner.sharing else {
             return Err((p, into));
         };
-        let is_t = |v: &dyn tachyon_cdr::SharedSample| v.as_any().type_id() == sharing.type_id;
-        if !p.shared_sample().is_some_and(is_t) {
+        if !p.shared_sample().is_some_and(|v| sharing.holds(v)) {
             return Err((p, into));
         }
         let value = match into {
@@ -1076,14 +1077,15 @@ impl<T: Readable> DataReader<T> {
                 .and_then(|shared| sharing.clone_into(shared, &mut v).then_some(v)),
             // A new value: the payload's own when nothing else holds it.
             None => match p.into_shared_sample() {
-                Ok(alone) => (sharing.move_out)(alone),
+                Ok(alone) => sharing.move_out(alone),
                 Err(p) => p.shared_sample().and_then(|s| sharing.clone_out(s)),
             },
         };
         if value.is_some() {
             self.inner.shared_taken.fetch_add(1, Ordering::Relaxed);
         }
-        // Unreachable: checked to be a `T` above.
+        // Unreachable: it holds a `T` (checked above), and a `Sharing` is made only by
+        // `Sharing::by_clone`, whose functions agree on the type.
         value.ok_or((Payload::default(), None))
     }
 

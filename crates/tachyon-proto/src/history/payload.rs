@@ -67,7 +67,18 @@ impl Inner {
             }
         }
         match self.value.as_deref().map(|v| v.serialize(version)) {
-            Some(Ok(bytes)) => bytes,
+            Some(Ok(bytes)) => {
+                if bytes.len() != self.value_size {
+                    // Its Encode or Clone is not faithful (the value measured at `write`
+                    // serializes otherwise now): the bytes go as they are.
+                    tracing::warn!(
+                        measured = self.value_size,
+                        serialized = bytes.len(),
+                        "a shared sample serializes to another size than it was written with"
+                    );
+                }
+                bytes
+            }
             Some(Err(e)) => {
                 tracing::warn!(error = %e, "a shared sample does not serialize; sent empty");
                 Vec::new()

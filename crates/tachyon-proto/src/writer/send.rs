@@ -616,7 +616,7 @@ impl Writer {
         count: u32,
     ) -> Result<(), tachyon_wire::EmitError> {
         let size = usize::from(self.config.fragment_size);
-        let len = change.payload.len();
+        let len = change.payload.as_bytes().len();
         let first = first.max(1);
         let start = ((first - 1) as usize).saturating_mul(size).min(len);
         let end = (first.saturating_add(count).saturating_sub(1) as usize)
@@ -760,7 +760,9 @@ fn on_wire(change: &CacheChange, by_ref: ByRef<'_>) -> usize {
     if by_ref.is_ref() {
         0
     } else {
-        change.payload.len()
+        // The bytes themselves (a sample held as a value is serialized here: it goes by
+        // value), so what is measured is what is sent.
+        change.payload.as_bytes().len()
     }
 }
 
@@ -768,6 +770,7 @@ fn on_wire(change: &CacheChange, by_ref: ByRef<'_>) -> usize {
 fn fragment_total(change: &CacheChange, fragment_size: u16) -> u32 {
     let n = change
         .payload
+        .as_bytes()
         .len()
         .div_ceil(usize::from(fragment_size.max(1)));
     u32::try_from(n.max(1)).unwrap_or(u32::MAX)
