@@ -144,12 +144,6 @@ impl LocalSamples {
         }
     }
 
-    /// Sample `sn` of writer `writer`, if it still keeps it.
-    #[cfg(test)]
-    pub(crate) fn find(writer: &Guid, sn: SequenceNumber) -> Option<Payload> {
-        Self::of(writer)?.get(sn)
-    }
-
     /// Writer `writer`'s samples, while it lives.
     pub(crate) fn of(writer: &Guid) -> Option<Arc<LocalSamples>> {
         registry().read().ok()?.get(writer)?.upgrade()
@@ -222,6 +216,11 @@ mod tests {
     use super::*;
     use tachyon_wire::{EntityId, EntityKind, GuidPrefix};
 
+    /// Sample `sn` of writer `writer`, if it still keeps it (as a reader looks it up).
+    fn find(writer: &Guid, sn: SequenceNumber) -> Option<Payload> {
+        LocalSamples::of(writer)?.get(sn)
+    }
+
     fn guid(n: u8) -> Guid {
         Guid::new(
             GuidPrefix([n; 12]),
@@ -235,28 +234,19 @@ mod tests {
         for n in 1..=(MAX_SAMPLES as i64 + 10) {
             w.keep(SequenceNumber(n), &Payload::from(vec![n as u8; 4]), 9);
         }
-        assert!(
-            LocalSamples::find(&guid(1), SequenceNumber(10)).is_none(),
-            "evicted"
-        );
+        assert!(find(&guid(1), SequenceNumber(10)).is_none(), "evicted");
         let last = SequenceNumber(MAX_SAMPLES as i64 + 10);
         assert_eq!(
-            LocalSamples::find(&guid(1), last).map(|p| p.as_bytes().to_vec()),
+            find(&guid(1), last).map(|p| p.as_bytes().to_vec()),
             Some(vec![last.0 as u8; 4])
         );
         // Kept again (a repair): found again.
         let sn = SequenceNumber(MAX_SAMPLES as i64);
         w.keep(sn, &Payload::from(vec![9; 4]), 1);
-        assert!(LocalSamples::find(&guid(1), sn).is_some());
-        assert!(
-            LocalSamples::find(&guid(2), last).is_none(),
-            "another writer"
-        );
+        assert!(find(&guid(1), sn).is_some());
+        assert!(find(&guid(2), last).is_none(), "another writer");
         drop(w);
-        assert!(
-            LocalSamples::find(&guid(1), last).is_none(),
-            "gone with its writer"
-        );
+        assert!(find(&guid(1), last).is_none(), "gone with its writer");
     }
 
     #[test]
@@ -292,10 +282,10 @@ mod tests {
         let big = Payload::from(vec![0; MAX_BYTES / 2 + 1]);
         w.keep(SequenceNumber(1), &big, 9);
         w.keep(SequenceNumber(2), &big, 9);
-        assert!(LocalSamples::find(&guid(3), SequenceNumber(1)).is_none());
-        assert!(LocalSamples::find(&guid(3), SequenceNumber(2)).is_some());
+        assert!(find(&guid(3), SequenceNumber(1)).is_none());
+        assert!(find(&guid(3), SequenceNumber(2)).is_some());
         let huge = Payload::from(vec![0; MAX_BYTES + 1]);
         w.keep(SequenceNumber(3), &huge, 9);
-        assert!(LocalSamples::find(&guid(3), SequenceNumber(3)).is_some());
+        assert!(find(&guid(3), SequenceNumber(3)).is_some());
     }
 }
