@@ -64,8 +64,10 @@ def _in_process(impl, case):
     """Why `impl` cannot run a case of the in-process scenario, or run one of the others (None
     when it can); the same for the same-host scenario."""
     family = impl.name.split("-")[0]
-    if case.spec.kind == "intra" and impl.name not in ("tachyon", "hdds"):
+    if case.spec.kind in ("intra", "intra-2p") and impl.name not in ("tachyon", "hdds"):
         return f"{impl.label} has no write-then-take program in one process here"
+    if case.spec.kind == "intra-2p" and impl.name == "hdds":
+        return "HDDS's latency_benchmark has its writer and reader in one participant"
     if case.spec.kind == "intra-rt" and family not in ("tachyon", "fastdds"):
         return f"{impl.label} has no ping-pong in one process here"
     if case.spec.kind == "intra-rt" and impl.name == "tachyon-busy-poll":
@@ -202,9 +204,11 @@ class PerfProgram(Impl):
     def plan(self, case, ctx):
         spec = case.spec
         common = self.common_options(spec, ctx)
-        if spec.kind == "intra":
+        if spec.kind in ("intra", "intra-2p"):
+            # In one participant, as HDDS's benchmark has them; or in two.
             path = f"{ctx.path_prefix}-write-take.json"
-            return [ProcSpec("write-take", self.argv0 + ["write-take"] + common
+            one = ["--same-participant"] if spec.kind == "intra" else []
+            return [ProcSpec("write-take", self.argv0 + ["write-take"] + one + common
                              + self.measuring_options(spec, path), "a", True, path)]
         if spec.kind == "intra-rt":
             # Ping and pong in one process: on the measuring vCPU, or on both when they differ.

@@ -10,7 +10,8 @@ class Spec:
     """What one run measures; maps one to one onto `tachyon perf`'s options."""
 
     # "latency" (ping/pong), "throughput" (pub/sub); in one process (scenario 8): "intra"
-    # (write, then take on the same thread) and "intra-rt" (ping and pong as two participants)
+    # (write, then take on the same thread, writer and reader in one participant), "intra-2p"
+    # (the same in two participants) and "intra-rt" (ping and pong as two participants)
     kind: str
     size: int
     type: str = "simple"
@@ -185,8 +186,9 @@ def build_matrix(short, placements, storm_size=None):
     s = Scenario("intra", 8, "In process: write → take on one thread (BEST_EFFORT KEEP_LAST(1)); "
                  "round trip between two participants (RELIABLE KEEP_LAST(1))",
                  "latency", "write → take: µs from the call to write until take returned the sample, "
-                 "one process on vCPU 0, writer and reader in two participants (HDDS: one, bound in "
-                 "memory); round trip: ping and pong in two participants of one process, answering "
+                 "one process on vCPU 0, writer and reader in one participant (as HDDS's, bound in "
+                 "memory; Tachyon hands the sample over directly) and, Tachyon alone, in two (a DATA "
+                 "through the in-process transport); round trip: ping and pong in two participants of one process, answering "
                  "from a listener (one vCPU) or from two threads polling `take` (the process on "
                  "both vCPUs), Tachyon's `perf intra` against `fastdds_perf intra` (Fast DDS's "
                  "intraprocess delivery)")
@@ -195,6 +197,9 @@ def build_matrix(short, placements, storm_size=None):
     s.cases = [Case(s.id, f"{s.id}-{size}", f"write → take, {size_label(size)}",
                     replace(intra, size=size), SAME)
                for size in ([INTRA_SIZE] if short else [INTRA_SIZE, KIB, 64 * KIB])]
+    s.cases.append(Case(s.id, f"{s.id}-2p-{INTRA_SIZE}",
+                        f"write → take, {size_label(INTRA_SIZE)}, two participants",
+                        replace(intra, kind="intra-2p"), SAME))
     rt = Spec("intra-rt", INTRA_SIZE, history="keep-last", depth=1, duration=dur, warmup=warm,
               transport="auto")
     for size in ([INTRA_SIZE] if short else [INTRA_SIZE, KIB, 64 * KIB]):

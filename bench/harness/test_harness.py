@@ -566,8 +566,14 @@ class InProcessTest(unittest.TestCase):
     def test_tachyon_writes_and_takes_in_one_process(self):
         ctx = RunContext(domain=7, port=20014, net=Loopback(), path_prefix="/r/raw/x")
         (p,) = Tachyon("/repo").plan(self.case(), ctx)
-        self.assertEqual(p.argv[:3], ["/repo/target/release/tachyon", "perf", "write-take"])
+        self.assertEqual(p.argv[:4], ["/repo/target/release/tachyon", "perf", "write-take",
+                                      "--same-participant"])
         self.assertEqual(p.argv[p.argv.index("--reliability") + 1], "best-effort")
+        s = next(s for s in build_matrix(True, [SAME, SPLIT]) if s.id == "intra")
+        two = next(c for c in s.cases if c.spec.kind == "intra-2p")
+        (p,) = Tachyon("/repo").plan(two, ctx)
+        self.assertNotIn("--same-participant", p.argv)
+        self.assertIn("one participant", Hdds("/repo").unsupported(two))
         self.assertEqual(p.argv[p.argv.index("--transport") + 1], "auto")
         self.assertEqual((p.side, p.measuring, p.json_path), ("a", True, "/r/raw/x-write-take.json"))
 

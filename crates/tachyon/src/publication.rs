@@ -474,6 +474,19 @@ impl<T: Writable> DataWriter<T> {
         self.inner.pool.late_serializations()
     }
 
+    /// Samples handed directly to readers of this writer's own participant, once per reader:
+    /// no DATA built nor parsed (a Tachyon extension; `docs/runtime.md`, "In-process
+    /// delivery").
+    pub fn direct_deliveries(&self) -> u64 {
+        self.inner
+            .runtime
+            .shared
+            .lock_for(self.inner.id)
+            .participant
+            .writer_stats(self.inner.id)
+            .map_or(0, |s| s.changes_direct)
+    }
+
     /// The readers matched now.
     pub fn matched_subscriptions(&self) -> Vec<Guid> {
         self.inner

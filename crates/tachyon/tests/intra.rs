@@ -24,8 +24,8 @@ fn thread_name() -> String {
     std::thread::current().name().unwrap_or("").to_owned()
 }
 
-/// A write hands the sample to a reader of another participant, and to one of its own
-/// participant, before it returns: `take` right after `write` finds it, with no wait. (Unless
+/// A write hands the sample to a reader of another participant (a DATA through the
+/// in-process transport), and to one of its own participant (directly), before it returns: `take` right after `write` finds it, with no wait. (Unless
 /// another thread of the writer's participant was sending at that moment, an announcement:
 /// it then delivers the sample, a moment later. So most, not all, are checked; best effort,
 /// so no heartbeat or acknowledgement keeps the participants' own threads sending. A datagram
@@ -84,10 +84,17 @@ fn a_written_sample_is_in_the_readers_caches_when_write_returns() {
     });
     assert_eq!(got, all, "every sample, in order, once");
     assert_eq!(got_local, all);
+    // One DATA per sample to the other participant; the writer's own participant's reader
+    // is handed every sample directly (no DATA).
     let sent = a.statistics().intra.datagrams_sent - before;
     assert!(
-        sent >= 2 * n,
-        "{sent} in-process datagrams for {n} samples to two readers"
+        sent >= n,
+        "{sent} in-process datagrams for {n} samples to the other participant's reader"
+    );
+    assert_eq!(
+        w.direct_deliveries(),
+        n,
+        "handed directly to the local reader"
     );
 }
 

@@ -155,10 +155,22 @@ fn run_with<T: PerfSample>(a: &PerfArgs) -> Result<Option<RunResult>, Failure> {
             let _responder = pong::start(a, &ponger)?;
             Ok(Some(ping::run(a, &node(false)?, "intra")?))
         }
+        (Mode::WriteTake, _) if a.same_participant => {
+            let topic = types::topic_name::<T>("Data", a.reliable());
+            let n =
+                node::DataNode::<T>::pair(a, &topic).map_err(|e| Failure::Other(e.to_string()))?;
+            let (w, r) = n
+                .writer
+                .as_ref()
+                .zip(n.reader.as_ref())
+                .ok_or_else(missing)?;
+            Ok(Some(write_take::run(a, w, r)?))
+        }
         (Mode::WriteTake, _) => {
             let writer = node(false)?;
             let reader = node(true)?;
-            Ok(Some(write_take::run(a, &writer, &reader)?))
+            let r = reader.data_reader.as_ref().ok_or_else(missing)?;
+            Ok(Some(write_take::run(a, &writer.data_writer, r)?))
         }
         (Mode::Storm | Mode::Join, _) => Ok(None),
     }

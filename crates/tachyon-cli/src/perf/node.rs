@@ -492,6 +492,28 @@ impl<T: PerfSample> DataNode<T> {
     }
 }
 
+impl<T: PerfSample> DataNode<T> {
+    /// One participant with a writer and a reader of `topic` that match each other
+    /// (`write-take --same-participant`: no `ignore_local`).
+    pub fn pair(a: &PerfArgs, topic: &str) -> Result<DataNode<T>, Box<dyn std::error::Error>> {
+        let created = Instant::now();
+        let (settings, _) = participant_settings(a, Vec::new())?;
+        let participant = DomainParticipant::with_settings(a.domain, &settings)?;
+        let qos = EndpointQos::from_args(a);
+        let topic = participant.create_topic::<T>(topic)?;
+        let p = participant.create_publisher()?;
+        let writer = p.create_datawriter(&topic, qos.data_writer.ignore_local(false))?;
+        let s = participant.create_subscriber()?;
+        let reader = s.create_datareader(&topic, qos.data_reader.ignore_local(false))?;
+        Ok(DataNode {
+            writer: Some(writer),
+            reader: Some(reader),
+            created,
+            participant,
+        })
+    }
+}
+
 impl<T: PerfSample> Drop for Node<T> {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);

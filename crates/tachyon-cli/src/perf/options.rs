@@ -18,8 +18,8 @@ pub enum Mode {
     Sub,
     /// Ping and pong in one process: two participants.
     Intra,
-    /// A writer and a reader in one process (two participants); one thread writes a sample
-    /// and takes it, and measures both.
+    /// A writer and a reader in one process (two participants, or one with
+    /// `--same-participant`); one thread writes a sample and takes it, and measures both.
     WriteTake,
     /// A discovery storm: announce `--participants` fake participants by SPDP (no DDS
     /// participant of its own), then stop.
@@ -187,6 +187,11 @@ pub struct PerfArgs {
     /// a sample can take longer than a second.
     #[arg(long, default_value_t = 1.0)]
     pub lost_after: f64,
+    /// write-take: the writer and the reader in one participant (as HDDS's
+    /// `latency_benchmark` has them; the sample is handed to the reader directly), not in two
+    /// (a DATA through the in-process transport).
+    #[arg(long)]
+    pub same_participant: bool,
     /// Readers to wait for before starting (ping: pongs answering each ping).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub subscribers: u32,
@@ -446,6 +451,9 @@ impl PerfArgs {
                  `tachyon perf intra` and `write-take`, not {} (use auto or udp)",
                 self.mode.name()
             ));
+        }
+        if self.same_participant && self.mode != Mode::WriteTake {
+            return Err("--same-participant applies to write-take only".into());
         }
         if (self.xdp_interface.is_some() || self.xdp_queue.is_some())
             && self.transport != TransportKind::Xdp

@@ -1,31 +1,28 @@
-//! `write-take`: a writer and a reader in one process (two participants), and one thread
-//! that writes a sample, then takes it from the reader, and records the time from the call
-//! to `write` until `take` returned it. With the in-process transport the sample is in the
-//! reader's cache when `write` returns, so this is the cost of the whole path on one thread
-//! (HDDS's `latency_benchmark` measures the same: write, then read, on one thread).
+//! `write-take`: a writer and a reader in one process (two participants, or one with
+//! `--same-participant`), and one thread that writes a sample, then takes it from the reader,
+//! and records the time from the call to `write` until `take` returned it. The sample is in
+//! the reader's cache when `write` returns (through the in-process transport between two
+//! participants, handed over directly within one), so this is the cost of the whole path on
+//! one thread (HDDS's `latency_benchmark` measures the same: write, then read, on one
+//! thread, its writer and reader in one participant).
 
 use std::time::{Duration, Instant};
 
 use tachyon::prelude::*;
 
-use super::node::{now_ns, system_time, Node};
+use super::node::{now_ns, system_time};
 use super::options::PerfArgs;
 use super::types::PerfSample;
 use super::Failure;
 use crate::stats::{live_line, LatencyRecorder, RunResult, Usage};
 
-/// Runs the loop on `writer` (of `writer_node`) and `reader` (of another participant of this
-/// process) for `--warmup` + `--duration` seconds.
+/// Runs the loop on `writer` and `reader` (of this process) for `--warmup` + `--duration`
+/// seconds.
 pub fn run<T: PerfSample>(
     a: &PerfArgs,
-    writer_node: &Node<T>,
-    reader_node: &Node<T>,
+    writer: &DataWriter<T>,
+    reader: &DataReader<T>,
 ) -> Result<RunResult, Failure> {
-    let writer = &writer_node.data_writer;
-    let reader = reader_node
-        .data_reader
-        .as_ref()
-        .ok_or_else(|| Failure::Other("no data reader".into()))?;
     let deadline = Instant::now() + Duration::from_secs_f64(a.match_timeout);
     while writer.get_publication_matched_status().current_count < 1
         || reader.get_subscription_matched_status().current_count < 1
@@ -108,10 +105,12 @@ pub fn run<T: PerfSample>(
     if !a.quiet {
         // Readers of the writer's type in this process take its values: nothing serialized.
         eprintln!(
-            "write-take: samples as values: {} written, {} taken; serialized later: {}",
+            "write-take: samples as values: {} written, {} taken; serialized later: {}; \
+             handed to the reader directly (one participant): {}",
             writer.shared_samples_written(),
             reader.shared_samples_taken(),
-            writer.late_serializations()
+            writer.late_serializations(),
+            writer.direct_deliveries()
         );
     }
     let (from, usage) = measured_from.ok_or_else(Failure::poisoned)?;

@@ -30,7 +30,7 @@ use crate::endpoint::{
 use crate::event::Event;
 use crate::frag::ReassemblyStats;
 use crate::history::{
-    QosError, Query, ReadError, ReaderHistory, Sample, WriteError, WriterHistory,
+    CacheChange, QosError, Query, ReadError, ReaderHistory, Sample, WriteError, WriterHistory,
 };
 use crate::layout;
 use crate::reader::{Reader, ReaderStats};
@@ -304,6 +304,8 @@ pub struct Participant {
     next_key: u32,
     /// Whether the transmit scan asks a reader next (writers and readers take turns).
     tx_reader_turn: bool,
+    /// The readers a write hands its change to directly (reused, `serve_directly`).
+    direct_scratch: Vec<EntityId>,
     /// When an endpoint that left the transmit queue with nothing to send could find
     /// something without being changed (the earliest such time): all are queued again then.
     tx_recheck_at: Option<Instant>,
@@ -344,6 +346,7 @@ impl Participant {
             routes: HashMap::default(),
             next_key: 1,
             tx_reader_turn: false,
+            direct_scratch: Vec::new(),
             tx_recheck_at: None,
             packer: pack::Packer::default(),
             critical_above: None,
@@ -520,9 +523,17 @@ impl Participant {
             self.queue_for_lane(lanes::LaneCommand::MatchReader { writer, remote });
             return Ok(());
         }
-        self.writer_mut(writer)
-            .ok_or(Error::UnknownWriter(writer))?
-            .match_reader(now, remote);
+        // A reader of this very protocol state is handed new changes directly.
+        let direct = remote.guid.prefix == self.prefix
+            && self.reader_ids.contains_key(&remote.guid.entity_id);
+        let reader = remote.guid;
+        let w = self
+            .writer_mut(writer)
+            .ok_or(Error::UnknownWriter(writer))?;
+        w.match_reader(now, remote);
+        if direct {
+            w.set_reader_direct(&reader);
+        }
         Ok(())
     }
 
@@ -640,20 +651,55 @@ impl Participant {
         req: WriteRequest,
     ) -> Result<SequenceNumber, Error> {
         let group = self.group_member(writer);
-        let sn = self
+        let w = self
             .writer_mut(writer)
-            .ok_or(Error::UnknownWriter(writer))?
-            .write_in_set(now, req, group.map(|(_, g)| g))?;
+            .ok_or(Error::UnknownWriter(writer))?;
+        let sn = w.write_in_set(now, req, group.map(|(_, g)| g))?;
+        if let Some(change) = w.take_direct_change() {
+            self.serve_directly(now, writer, &change);
+        }
         if let Some((publisher, g)) = group {
             self.group_member_written(publisher, g);
         }
         Ok(sn)
     }
 
-    /// When writer `writer` next needs [`handle_timeout`](Self::handle_timeout) (its own
-    /// timers only: what a write to it can have changed).
+    /// Hands `change`, just written by `writer`, to the readers of this participant it
+    /// serves directly (`writer/direct.rs`): what receiving its DATA would do.
+    fn serve_directly(&mut self, now: Instant, writer: EntityId, change: &CacheChange) {
+        let mut readers = std::mem::take(&mut self.direct_scratch);
+        readers.clear();
+        let Some(w) = self.writer(writer) else {
+            return;
+        };
+        let keyed = w.config().keyed;
+        readers.extend(w.direct_readers().iter().map(|&(id, _)| id));
+        let guid = Guid::new(self.prefix, writer);
+        for &id in &readers {
+            if let Some(r) = self.reader_mut(id) {
+                r.handle_local(now, guid, change, keyed);
+            }
+        }
+        self.direct_scratch = readers;
+        // As a datagram of this participant's would have shown it active.
+        let source = self.prefix;
+        self.readers
+            .for_each_unsending(|r| r.handle_participant_activity(now, source));
+        if let Some(w) = self.writer_mut(writer) {
+            w.served_directly(now);
+        }
+    }
+
+    /// When writer `writer`, or a reader it hands its changes to directly, next needs
+    /// [`handle_timeout`](Self::handle_timeout): what a write to it can have changed (a
+    /// reader's deadline or lifespan timer starts with the sample it is handed).
     pub fn writer_timeout(&self, writer: EntityId) -> Option<Instant> {
-        self.writer(writer)?.poll_timeout()
+        let w = self.writer(writer)?;
+        let mut t = w.poll_timeout();
+        for &(id, _) in w.direct_readers() {
+            t = earliest_of(t, self.reader(id).and_then(Reader::poll_timeout));
+        }
+        t
     }
 
     /// Sends what write batching holds back in `writer` at the next

@@ -26,7 +26,7 @@ use crate::endpoint::{LivelinessKind, ReaderConfig, Reliability, RemoteWriter};
 use crate::event::Event;
 use crate::frag::{FragmentInfo, Reassembler, ReassemblyOutcome};
 use crate::history::{
-    ChangeKind, Durability, History, Payload, PayloadPool, QosError, Query, ReadError,
+    CacheChange, ChangeKind, Durability, History, Payload, PayloadPool, QosError, Query, ReadError,
     ReaderHistory, Sample,
 };
 use crate::local::{LocalSamples, PID_TACHYON_LOCAL_SAMPLE};
@@ -277,6 +277,46 @@ impl Reader {
             Err(e) => {
                 self.stats.malformed += 1;
                 tracing::debug!(reader = %self.guid, %writer, sn = sn.0, error = e, "DATA unusable");
+                Pending::Gap
+            }
+        };
+        self.accept(now, pi, sn, item);
+    }
+
+    /// A change of `writer`, a writer of this reader's own participant, handed over as it
+    /// was written (`writer/direct.rs`): what [`handle_data`](Self::handle_data) does with a
+    /// DATA carrying it, without the DATA (`keyed`: the writer's topic is keyed, so the DATA
+    /// would carry its key hash).
+    pub(crate) fn handle_local(
+        &mut self,
+        now: Instant,
+        writer: Guid,
+        change: &CacheChange,
+        keyed: bool,
+    ) {
+        let sn = change.sn;
+        let Some(pi) = self.admit(now, &writer, sn) else {
+            return;
+        };
+        let status = match change.kind {
+            ChangeKind::Alive => 0,
+            ChangeKind::NotAliveDisposed => 1,
+            ChangeKind::NotAliveUnregistered => 2,
+            ChangeKind::NotAliveDisposedUnregistered => 3,
+        };
+        let is_key = change.kind != ChangeKind::Alive && !change.payload.is_empty();
+        let decoded = self.decode_owned(
+            keyed.then_some(change.instance),
+            status,
+            change.payload.clone(),
+            is_key,
+            Some(change.source_timestamp),
+        );
+        let item = match decoded {
+            Ok(r) => self.content_filter(r),
+            Err(e) => {
+                self.stats.malformed += 1;
+                tracing::debug!(reader = %self.guid, %writer, sn = sn.0, error = e, "change unusable");
                 Pending::Gap
             }
         };

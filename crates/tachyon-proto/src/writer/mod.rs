@@ -13,6 +13,7 @@
 //! heartbeat announces what was sent); acknowledgements come at least every interval, every
 //! periodic heartbeat, and before a KEEP_ALL history can fill up.
 
+mod direct;
 mod proxy;
 mod readers;
 mod send;
@@ -92,6 +93,9 @@ pub struct WriterStats {
     pub data_by_reference: u64,
     /// DATA submessages resent on request.
     pub data_resent: u64,
+    /// Changes handed directly to readers of the writer's own participant, once per reader
+    /// (no DATA: `writer/direct.rs`).
+    pub changes_direct: u64,
     /// Fragments resent on request.
     pub fragments_resent: u64,
     /// GAP submessages sent.
@@ -174,8 +178,15 @@ pub(crate) struct Writer {
     floor: Option<(SequenceNumber, usize)>,
     /// Reliable readers that have not answered a HEARTBEAT yet.
     unsynced: usize,
-    /// Readers served alone (another representation, `transcode`).
+    /// Readers outside the fan-out: served alone (another representation, `transcode`) or
+    /// directly (`direct`).
     served_alone: usize,
+    /// The readers served directly (entity id, reliable), and the change written last for
+    /// them until the participant takes it (`direct` module).
+    direct: Vec<(tachyon_wire::EntityId, bool)>,
+    direct_out: Option<crate::history::CacheChange>,
+    /// When a heartbeat last asked the reliable readers served directly to acknowledge.
+    direct_ack_requested_at: Option<Instant>,
     /// Periodic heartbeats since the last ACKNACK from any reader (or the last write): past
     /// [`QUIET_HEARTBEATS`] the period doubles, up to [`MAX_HEARTBEAT_PERIOD`].
     silent_heartbeats: u32,
@@ -249,6 +260,9 @@ impl Writer {
             floor: None,
             unsynced: 0,
             served_alone: 0,
+            direct: Vec::new(),
+            direct_out: None,
+            direct_ack_requested_at: None,
             silent_heartbeats: 0,
             heartbeat_liveliness: false,
             released: SequenceNumber::ZERO,
@@ -295,9 +309,9 @@ impl Writer {
             self.stats.acknacks_ignored += 1;
             return;
         }
-        // NACK suppression is about what the fan-out just sent; a reader served alone is not
-        // in it.
-        let fresh = if p.transcode.is_some() {
+        // NACK suppression is about what the fan-out just sent; a reader served alone (or
+        // directly) is not in it.
+        let fresh = if p.alone() {
             SequenceNumber(i64::MAX)
         } else {
             fresh
@@ -381,7 +395,7 @@ impl Writer {
         };
         let p = &mut self.proxies[i];
         // NACK suppression is about what the fan-out just sent (not a reader served alone).
-        let held = in_history && (p.transcode.is_some() || sn < fresh);
+        let held = in_history && (p.alone() || sn < fresh);
         if !p.is_reliable() || p.last_nack_frag.is_some_and(|c| count.0 <= c) {
             self.stats.acknacks_ignored += 1;
             return;
@@ -408,7 +422,7 @@ impl Writer {
             if self.unsynced > 0 || self.served_alone > 0 {
                 let attention = &mut self.attention;
                 for (i, p) in self.proxies.iter_mut().enumerate().filter(|(_, p)| {
-                    p.is_reliable() && (!p.synced || (p.transcode.is_some() && p.acked < last))
+                    p.is_reliable() && (!p.synced || (p.alone() && p.acked < last))
                 }) {
                     // Readers outside the fan-out hear the periodic heartbeat addressed to
                     // them.
@@ -456,7 +470,7 @@ impl Writer {
             _ => 0,
         };
         let behind = |p: &proxy::ReaderProxy| {
-            p.is_reliable() && p.transcode.is_none() && p.dest.is_some() && p.acked < last
+            p.is_reliable() && !p.alone() && p.dest.is_some() && p.acked < last
         };
         if listed == 0 || self.proxies.iter().filter(|p| behind(p)).count() >= listed {
             self.heartbeat_now = true;
@@ -553,6 +567,10 @@ impl Writer {
         if let Some(first) = &mut self.open_set {
             first.get_or_insert(outcome.sn);
         }
+        if !self.direct.is_empty() {
+            // Before `queued` may release it (nobody else to send it to).
+            self.direct_out = self.history.get(outcome.sn).cloned();
+        }
         self.queued(now, outcome.sn, payload_len);
         if kind == ChangeKind::Alive {
             self.deadlines.arm(now, instance);
@@ -588,7 +606,11 @@ impl Writer {
         }
         // New data: readers that answer get it announced at the configured pace again.
         self.silent_heartbeats = 0;
-        if (self.fanout.is_some() || alone) && self.has_reliable() && self.heartbeat_at.is_none() {
+        let direct = !self.direct.is_empty();
+        if (self.fanout.is_some() || alone || direct)
+            && self.has_reliable()
+            && self.heartbeat_at.is_none()
+        {
             self.heartbeat_at = Some(now + self.config.heartbeat_period);
         }
     }
@@ -608,7 +630,7 @@ impl Writer {
         self.heartbeat_liveliness = true;
         let attention = &mut self.attention;
         for (i, p) in self.proxies.iter_mut().enumerate() {
-            if p.transcode.is_some() {
+            if p.alone() {
                 // Outside the fan-out: told by a heartbeat of its own.
                 p.needs_heartbeat = true;
                 p.liveliness_due = true;
@@ -734,7 +756,7 @@ impl Writer {
         let Some(p) = self.proxies.get(i) else {
             return;
         };
-        if p.transcode.is_some() {
+        if p.alone() {
             return;
         }
         match (&mut self.fanout, p.dest) {
@@ -1017,7 +1039,12 @@ impl Writer {
     /// for within [`ACK_REQUEST_INTERVAL`], or the history is half full (a KEEP_ALL writer
     /// blocks when it is full, so acknowledgements must free it before).
     fn ack_wanted(&self, now: Instant) -> bool {
-        let interval_over = self.ack_requested_at.map_or(true, |t| {
+        self.ack_wanted_since(self.ack_requested_at, now)
+    }
+
+    /// [`ack_wanted`](Self::ack_wanted), the last request made at `asked`.
+    fn ack_wanted_since(&self, asked: Option<Instant>, now: Instant) -> bool {
+        let interval_over = asked.map_or(true, |t| {
             now.saturating_duration_since(t) >= ACK_REQUEST_INTERVAL
         });
         let limits = &self.history.config().limits;

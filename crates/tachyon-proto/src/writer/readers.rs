@@ -216,11 +216,11 @@ impl Writer {
         }
         self.floor = floor;
         self.unsynced = unsynced;
-        self.served_alone = self
-            .proxies
-            .iter()
-            .filter(|p| p.transcode.is_some())
-            .count();
+        self.served_alone = self.proxies.iter().filter(|p| p.alone()).count();
+        self.direct.clear();
+        let direct = self.proxies.iter().filter(|p| p.served_directly());
+        self.direct
+            .extend(direct.map(|p| (p.remote.guid.entity_id, p.is_reliable())));
     }
 
     /// The lowest sequence number every reliable reader acknowledged (`None`: no reliable

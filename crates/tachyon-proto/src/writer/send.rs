@@ -18,9 +18,10 @@ use crate::transmit::{Destination, Transmit};
 /// Where new data goes: the one unicast locator when every reader is reached there; else one
 /// multicast group every reader listens on; else each reader's first unicast locator (once
 /// per distinct locator). Readers of another representation than the writer's are served
-/// alone (`transcode` module) and left out.
+/// alone (`transcode` module), those of the writer's own participant directly (`direct`
+/// module): both are left out.
 pub(super) fn fanout(all: &[ReaderProxy]) -> Option<Destination> {
-    let proxies = || all.iter().filter(|p| p.transcode.is_none());
+    let proxies = || all.iter().filter(|p| !p.alone());
     let first = proxies().next()?;
     // One destination (one reader, or readers of one participant): unicast. A multicast
     // send would also wake every other member of the group on the way, this process's
@@ -484,7 +485,7 @@ impl Writer {
                     let mut mb = MessageBuilder::new(out, header).ok()?;
                     self.put_heartbeat(&mut mb, EntityId::UNKNOWN, None, liveliness)
                         .ok()?;
-                    for p in self.proxies.iter_mut().filter(|p| p.transcode.is_none()) {
+                    for p in self.proxies.iter_mut().filter(|p| !p.alone()) {
                         p.needs_heartbeat = false;
                     }
                     return Some(Transmit {

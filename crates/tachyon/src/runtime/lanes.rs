@@ -404,17 +404,18 @@ mod tests {
     /// critical reader, both directions of the reliable protocol included.
     #[test]
     fn critical_samples_flow_while_the_main_lane_is_locked() {
-        critical_flow_with_the_main_lane_locked(61, &critical_settings());
+        critical_flow_with_the_main_lane_locked(61, &critical_settings(), false);
     }
 
-    /// The same through the in-process transport: the writer and reader of one participant
-    /// reach each other through its critical port, handled in the critical lane on the
-    /// writing thread, the acknowledgements through the critical lane's queue and thread.
+    /// The same between two participants of the process through the in-process transport:
+    /// the writer reaches the reader through the other's critical port, handled in its
+    /// critical lane on the writing thread, the acknowledgements through the critical lane's
+    /// queue and thread.
     #[test]
     fn in_process_critical_samples_flow_while_the_main_lane_is_locked() {
         let mut settings = critical_settings();
         settings.transports.no_intra = false;
-        critical_flow_with_the_main_lane_locked(69, &settings);
+        critical_flow_with_the_main_lane_locked(69, &settings, true);
     }
 
     /// The same through shared memory (the in-process transport left out): the critical
@@ -423,17 +424,33 @@ mod tests {
     fn shared_memory_critical_samples_flow_while_the_main_lane_is_locked() {
         let mut settings = critical_settings();
         settings.transports.no_shm = false;
-        critical_flow_with_the_main_lane_locked(70, &settings);
+        critical_flow_with_the_main_lane_locked(70, &settings, true);
     }
 
-    fn critical_flow_with_the_main_lane_locked(domain: u32, settings: &ParticipantSettings) {
+    /// A writer and a reader of one participant (its critical lane) with the main lane
+    /// locked, or with `two`, the reader in a second participant whose main lane is locked
+    /// too: the samples reach the reader in order and are acknowledged. In one participant
+    /// they are handed over directly; between two, through the transport the settings leave.
+    fn critical_flow_with_the_main_lane_locked(
+        domain: u32,
+        settings: &ParticipantSettings,
+        two: bool,
+    ) {
         tachyon_transport::testing::require_isolated_network();
         let p = DomainParticipant::with_settings(domain, settings).expect("participant");
+        let other = two.then(|| DomainParticipant::with_settings(domain, settings).expect("q"));
+        let q = other.as_ref().unwrap_or(&p);
         let qos = TopicQos {
             transport_priority: 10,
             ..TopicQos::default()
         };
-        let topic = p.create_topic_with_qos::<Crit>("crit", qos).expect("topic");
+        let topic = p
+            .create_topic_with_qos::<Crit>("crit", qos.clone())
+            .expect("topic");
+        let other_topic = other
+            .as_ref()
+            .map(|q| q.create_topic_with_qos::<Crit>("crit", qos).expect("topic"));
+        let reader_topic = other_topic.as_ref().unwrap_or(&topic);
         let w = p
             .create_publisher()
             .expect("publisher")
@@ -445,13 +462,16 @@ mod tests {
                 },
             )
             .expect("writer");
-        let sub = p.create_subscriber().expect("subscriber");
+        let sub = q.create_subscriber().expect("subscriber");
         let r = sub
-            .create_datareader(&topic, DataReaderQos::default().reliable().keep_all())
+            .create_datareader(reader_topic, DataReaderQos::default().reliable().keep_all())
             .expect("reader");
         let sh = &p.runtime.shared;
         assert_eq!(sh.lane_of(w.guid().entity_id), super::CRITICAL);
-        assert_eq!(sh.lane_of(r.guid().entity_id), super::CRITICAL);
+        assert_eq!(
+            q.runtime.shared.lane_of(r.guid().entity_id),
+            super::CRITICAL
+        );
         // The builtin-topic readers (vendor-specific ids) stay with discovery.
         for id in [
             super::super::builtin::PARTICIPANT_READER,
@@ -470,10 +490,17 @@ mod tests {
 
         let before = p.statistics();
         let held = sh.lock();
+        let held_too = other.as_ref().map(|q| q.runtime.shared.lock());
         let got = critical_flow(&w, &r, deadline);
+        drop(held_too);
         drop(held);
         let seqs: Vec<u64> = got.iter().map(|c| c.seq).collect();
         assert_eq!(seqs, (0..20).collect::<Vec<_>>());
+        if !two {
+            assert_eq!(w.direct_deliveries(), 20, "handed over directly");
+            return;
+        }
+        assert_eq!(w.direct_deliveries(), 0);
         let after = p.statistics();
         let intra = after.intra.datagrams_sent - before.intra.datagrams_sent;
         let shm = after.shm.datagrams_sent - before.shm.datagrams_sent;

@@ -1046,6 +1046,9 @@ impl State {
         if kind == StatusMask::DATA_AVAILABLE {
             if let Some(&group) = self.groups.get(&source) {
                 self.statuses.mark(group, StatusMask::DATA_ON_READERS);
+                if self.listeners.is_empty() {
+                    return;
+                }
                 let mut at = Some(group);
                 while let Some(id) = at {
                     if self.wants(id, StatusMask::DATA_ON_READERS) {
@@ -1055,6 +1058,10 @@ impl State {
                     at = self.parent(id);
                 }
             }
+        }
+        // No listener set anywhere (a polling application): nobody to call.
+        if self.listeners.is_empty() {
+            return;
         }
         let mut at = Some(source);
         while let Some(id) = at {
