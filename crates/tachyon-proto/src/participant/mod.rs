@@ -676,8 +676,16 @@ impl Participant {
         readers.extend(w.direct_readers().iter().map(|&(id, _)| id));
         let guid = Guid::new(self.prefix, writer);
         for &id in &readers {
-            if let Some(r) = self.reader_mut(id) {
+            let Some(&i) = self.reader_ids.get(&id) else {
+                continue;
+            };
+            // A handed-over change gives the reader something to send only when it makes an
+            // acknowledgement due: the transmit scan looks at it only then.
+            if let Some(r) = self.readers.get_mut_touched(i) {
                 r.handle_local(now, guid, change, keyed);
+                if r.acks_due_at().is_some() {
+                    self.readers.requeue(i);
+                }
             }
         }
         self.direct_scratch = readers;

@@ -85,6 +85,16 @@ impl<T> Slots<T> {
         self.items.get_mut(i)?.as_mut()
     }
 
+    /// Endpoint `i`, touched (its events and timers are looked at) but not queued for the
+    /// transmit scan: for a call that gives it nothing to send unless it says so
+    /// ([`requeue`](Self::requeue) then).
+    pub(crate) fn get_mut_touched(&mut self, i: usize) -> Option<&mut T> {
+        if self.items.get(i)?.is_some() {
+            self.touch(i);
+        }
+        self.items.get_mut(i)?.as_mut()
+    }
+
     /// Endpoint `i`, not queued: for a call that cannot give it anything to send or any
     /// event unless it says so ([`requeue`](Self::requeue) then).
     pub(crate) fn get_mut_quiet(&mut self, i: usize) -> Option<&mut T> {

@@ -155,6 +155,8 @@ pub(crate) struct State {
     listeners_due: Arc<AtomicBool>,
     /// The group (Subscriber or Publisher) of each user endpoint.
     groups: HashMap<EntityId, EntityId>,
+    /// Where a status change of an entity goes, by entity and kind (`route`).
+    routes: HashMap<(EntityId, StatusMask), Route>,
     /// The local topics: name and type name.
     topics: HashMap<EntityId, (String, String)>,
     /// The key of the next group or topic entity id.
@@ -941,6 +943,7 @@ impl State {
             arrivals: HashMap::default(),
             pending: Vec::new(),
             groups: HashMap::default(),
+            routes: HashMap::default(),
             topics: HashMap::default(),
             next_key: 1,
             builtin,
@@ -1041,36 +1044,56 @@ impl State {
 
     /// Queues the listener a status change of `source` goes to: DATA_ON_READERS of its
     /// group first for DATA_AVAILABLE, then the first entity from `source` up to the
-    /// participant whose listener is enabled for it.
+    /// participant whose listener is enabled for it. The way is found once per source and
+    /// kind (`routes`, forgotten when a listener or a group changes): a sample's
+    /// DATA_AVAILABLE costs one look-up, not one per entity on the way.
     fn route(&mut self, source: EntityId, kind: StatusMask) {
+        let r = match self.routes.get(&(source, kind)) {
+            Some(r) => *r,
+            None => {
+                let r = self.find_route(source, kind);
+                self.routes.insert((source, kind), r);
+                r
+            }
+        };
+        if let Some(group) = r.group {
+            self.statuses.mark(group, StatusMask::DATA_ON_READERS);
+        }
+        match r.to {
+            Some((target, true)) => self.queue(target, target, StatusMask::DATA_ON_READERS),
+            Some((target, false)) => self.queue(target, source, kind),
+            None => {}
+        }
+    }
+
+    /// Where [`route`](Self::route) sends a status change of `source`.
+    fn find_route(&self, source: EntityId, kind: StatusMask) -> Route {
+        let mut route = Route {
+            group: None,
+            to: None,
+        };
         if kind == StatusMask::DATA_AVAILABLE {
             if let Some(&group) = self.groups.get(&source) {
-                self.statuses.mark(group, StatusMask::DATA_ON_READERS);
-                if self.listeners.is_empty() {
-                    return;
-                }
+                route.group = Some(group);
                 let mut at = Some(group);
                 while let Some(id) = at {
                     if self.wants(id, StatusMask::DATA_ON_READERS) {
-                        self.queue(id, id, StatusMask::DATA_ON_READERS);
-                        return;
+                        route.to = Some((id, true));
+                        return route;
                     }
                     at = self.parent(id);
                 }
             }
         }
-        // No listener set anywhere (a polling application): nobody to call.
-        if self.listeners.is_empty() {
-            return;
-        }
         let mut at = Some(source);
         while let Some(id) = at {
             if self.wants(id, kind) {
-                self.queue(id, source, kind);
-                return;
+                route.to = Some((id, false));
+                return route;
             }
             at = self.parent(id);
         }
+        route
     }
 
     fn wants(&self, id: EntityId, kind: StatusMask) -> bool {
@@ -1166,6 +1189,7 @@ impl State {
     /// Places endpoint `id` in group `group` (its listener cascade and DATA_ON_READERS; in
     /// the critical lane the group's statuses are its endpoints' there).
     pub(crate) fn set_group(&mut self, id: EntityId, group: EntityId) {
+        self.routes.clear();
         self.groups.insert(id, group);
         self.statuses.insert(group);
     }
@@ -1187,6 +1211,7 @@ impl State {
     ) {
         match listener {
             Some((dispatch, mask)) if !mask.is_empty() => {
+                self.routes.clear();
                 let call = ListenerCall::Group(dispatch);
                 let old = self.listeners.insert(id, Listener { mask, call });
                 self.retired.extend(old);
@@ -1234,6 +1259,7 @@ impl State {
     pub(crate) fn set_listener(&mut self, id: EntityId, listener: Option<(Dispatch, StatusMask)>) {
         match listener {
             Some((dispatch, mask)) if !mask.is_empty() => {
+                self.routes.clear();
                 let call = ListenerCall::Own(dispatch);
                 let old = self.listeners.insert(id, Listener { mask, call });
                 self.retired.extend(old);
@@ -1244,6 +1270,7 @@ impl State {
 
     /// Removes entity `id`'s listener, to be dropped once the lock is released.
     fn retire_listener(&mut self, id: EntityId) {
+        self.routes.clear();
         let old = self.listeners.remove(&id);
         self.retired.extend(old);
     }
@@ -1264,8 +1291,18 @@ impl State {
         self.statuses.remove(id);
         self.retire_listener(id);
         self.groups.remove(&id);
+        self.routes.clear();
         self.pending.retain(|(t, s, _)| *t != id && *s != id);
     }
+}
+
+/// Where a status change goes ([`State::route`]).
+#[derive(Clone, Copy, Debug)]
+struct Route {
+    /// The group whose DATA_ON_READERS a DATA_AVAILABLE sets.
+    group: Option<EntityId>,
+    /// The entity whose listener is called, and whether for its DATA_ON_READERS.
+    to: Option<(EntityId, bool)>,
 }
 
 /// Locks a mutex that guards plain data (an entity's QoS): a poisoned lock is taken over.
