@@ -478,13 +478,18 @@ impl<T: Writable> DataWriter<T> {
     /// no DATA built nor parsed (a Tachyon extension; `docs/runtime.md`, "In-process
     /// delivery").
     pub fn direct_deliveries(&self) -> u64 {
+        self.protocol_count(|s| s.changes_direct)
+    }
+
+    /// One of the protocol's counters of this writer.
+    fn protocol_count(&self, counter: impl FnOnce(tachyon_proto::WriterStats) -> u64) -> u64 {
         self.inner
             .runtime
             .shared
             .lock_for(self.inner.id)
             .participant
             .writer_stats(self.inner.id)
-            .map_or(0, |s| s.changes_direct)
+            .map_or(0, counter)
     }
 
     /// The readers matched now.
@@ -595,13 +600,7 @@ impl<T: Writable> DataWriter<T> {
     /// Samples (and repairs) this writer did not send because the content filters of its
     /// matched readers refused them (a GAP told the readers instead); a Tachyon extension.
     pub fn filtered_sample_count(&self) -> u64 {
-        self.inner
-            .runtime
-            .shared
-            .lock_for(self.inner.id)
-            .participant
-            .writer_stats(self.inner.id)
-            .map_or(0, |s| s.filtered_out)
+        self.protocol_count(|s| s.filtered_out)
     }
 
     /// The writer's QoS now (the same as [`get_qos`](Self::get_qos)).

@@ -166,21 +166,7 @@ fn a_full_reader_cache_resumes_when_taken() {
         .expect("publisher")
         .create_datawriter(&ta, DataWriterQos::default().reliable().keep_all())
         .expect("writer");
-    let limits = tachyon::qos::ResourceLimits {
-        max_samples: Some(4),
-        ..Default::default()
-    };
-    let r = b
-        .create_subscriber()
-        .expect("subscriber")
-        .create_datareader(
-            &tb,
-            DataReaderQos {
-                resource_limits: limits,
-                ..DataReaderQos::default().reliable().keep_all()
-            },
-        )
-        .expect("reader");
+    let r = common::limited_reader(&b, &tb, 4);
     wait_matched(&w, &r);
     let n = 40u64;
     for seq in 0..n {
@@ -191,15 +177,7 @@ fn a_full_reader_cache_resumes_when_taken() {
         };
         w.write(&s).expect("write");
     }
-    let mut got = Vec::new();
-    let end = Instant::now() + PATIENCE;
-    while got.len() < n as usize {
-        assert!(Instant::now() < end, "{} of {n} samples", got.len());
-        let taken = r.take(2).expect("take");
-        assert!(taken.len() <= 2);
-        got.extend(taken.into_iter().filter_map(|s| s.data.map(|k| k.seq)));
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
+    let got = common::take_two_at_a_time(&r, n as usize, |k| k.seq);
     assert_eq!(got, (0..n).collect::<Vec<_>>());
     w.wait_for_acknowledgments(PATIENCE)
         .expect("all acknowledged");

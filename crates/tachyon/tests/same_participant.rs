@@ -43,21 +43,7 @@ fn a_full_cache_of_a_reader_served_directly_is_repaired() {
         .expect("publisher")
         .create_datawriter(&topic, DataWriterQos::default().reliable().keep_all())
         .expect("writer");
-    let limits = tachyon::qos::ResourceLimits {
-        max_samples: Some(4),
-        ..Default::default()
-    };
-    let r = p
-        .create_subscriber()
-        .expect("subscriber")
-        .create_datareader(
-            &topic,
-            DataReaderQos {
-                resource_limits: limits,
-                ..DataReaderQos::default().reliable().keep_all()
-            },
-        )
-        .expect("reader");
+    let r = common::limited_reader(&p, &topic, 4);
     wait_matched(&w, &r);
     let n = 40u64;
     for seq in 0..n {
@@ -68,15 +54,7 @@ fn a_full_cache_of_a_reader_served_directly_is_repaired() {
         n,
         "each handed over as it was written"
     );
-    let mut got = Vec::new();
-    let end = Instant::now() + PATIENCE;
-    while got.len() < n as usize {
-        assert!(Instant::now() < end, "{} of {n} samples", got.len());
-        let taken = r.take(2).expect("take");
-        assert!(taken.len() <= 2);
-        got.extend(taken.into_iter().filter_map(|s| s.data.map(|d| d.seq)));
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    let got = common::take_two_at_a_time(&r, n as usize, |d| d.seq);
     assert_eq!(got, (0..n).collect::<Vec<_>>());
     w.wait_for_acknowledgments(PATIENCE)
         .expect("all acknowledged");

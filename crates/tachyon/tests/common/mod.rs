@@ -166,6 +166,49 @@ pub fn reliable_pair<T: DdsType + for<'de> tachyon::Decode<'de>>(
     (w, r)
 }
 
+/// A RELIABLE KEEP_ALL reader of `topic` on `participant` whose RESOURCE_LIMITS hold `max`
+/// samples: what does not fit is refused, not acknowledged, until a take makes room.
+pub fn limited_reader<T: Readable>(
+    participant: &DomainParticipant,
+    topic: &Topic<T>,
+    max: usize,
+) -> DataReader<T> {
+    let limits = tachyon::qos::ResourceLimits {
+        max_samples: Some(max),
+        ..Default::default()
+    };
+    participant
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(
+            topic,
+            DataReaderQos {
+                resource_limits: limits,
+                ..DataReaderQos::default().reliable().keep_all()
+            },
+        )
+        .expect("reader")
+}
+
+/// Takes from `reader` two samples at a time (a reader whose cache holds few) until `n` with
+/// data arrived; returns their `seq`, in the order taken.
+pub fn take_two_at_a_time<T: Readable>(
+    reader: &DataReader<T>,
+    n: usize,
+    seq: impl Fn(&T) -> u64,
+) -> Vec<u64> {
+    let mut got = Vec::new();
+    let end = Instant::now() + PATIENCE;
+    while got.len() < n {
+        assert!(Instant::now() < end, "{} of {n} samples", got.len());
+        let taken = reader.take(2).expect("take");
+        assert!(taken.len() <= 2);
+        got.extend(taken.iter().filter_map(|s| s.data.as_ref().map(&seq)));
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    got
+}
+
 /// A child process (this test binary run again as `role`), killed and reaped when dropped:
 /// a failing test leaves none running.
 pub struct Kid(pub std::process::Child);
