@@ -192,7 +192,7 @@ fn shared_memory_keys_apply() {
     let c = parse(
         "[transports]\nshm = false\n[shm]\ndir = \"/run/shm\"\nsmall_slots = 16\n\
          small_slot_size = \"4KiB\"\nlarge_slots = 8\nchannels = 4\nring = 64\nincoming = 9\n\
-         group = 1042\nloan_bytes = \"8MiB\"\n",
+         group = 1042\nloan_bytes = \"8MiB\"\nspin = \"0us\"\n",
     )
     .expect("parses");
     let s = c.settings(0);
@@ -207,8 +207,16 @@ fn shared_memory_keys_apply() {
         incoming: 9,
         group: Some(1042),
         loan_bytes: 8 << 20,
+        spin: std::time::Duration::ZERO,
     };
     assert_eq!(s.shm, want);
+    let spin = parse("[shm]\nspin = \"50us\"\n").expect("parses");
+    assert_eq!(
+        spin.settings(0).shm.spin,
+        std::time::Duration::from_micros(50)
+    );
+    let msg = error("[shm]\nspin = \"1s\"\n");
+    assert!(msg.contains("spin") && msg.contains("10ms"), "{msg}");
     let msg = error("[shm]\ngroup = \"no-such-group-here\"\n");
     assert!(
         msg.contains("no-such-group-here") && msg.contains("/etc/group"),

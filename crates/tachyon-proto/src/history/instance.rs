@@ -49,6 +49,9 @@ pub(crate) struct ReaderInstance {
     pub invalid: Option<StoredSample>,
     /// When the instance last became NOT_ALIVE (for autopurge).
     pub not_alive_since: Instant,
+    /// Whether the cache's set of instances that may hold samples has it (so a sample for an
+    /// instance already there does not look it up again).
+    pub pending: bool,
 }
 
 impl ReaderInstance {
@@ -63,6 +66,7 @@ impl ReaderInstance {
             samples: VecDeque::new(),
             invalid: None,
             not_alive_since: now,
+            pending: false,
         }
     }
 

@@ -16,6 +16,10 @@ use super::sample_info::{
 };
 use crate::time::Instant;
 
+/// Up to this many instances in [`ReaderHistory`]'s `pending` set, an emptied instance stays in
+/// it (a take finds it empty at the cost of one look-up) instead of leaving and re-entering.
+const SMALL_PENDING: usize = 8;
+
 /// Configuration of a [`ReaderHistory`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ReaderHistoryConfig {
@@ -203,9 +207,11 @@ pub struct ReaderHistory {
     /// The reception number of the last sample stored.
     last_seq: u64,
     /// Instances that may hold a sample (valid or invalid): every instance that holds one is
-    /// here, an emptied one leaves at the next read or take that visits it. Reads and takes of
-    /// all instances walk this set, not every instance known (Cyclone DDS keeps such a list
-    /// too), so a take costs what it returns, not what the reader has ever seen.
+    /// here, an emptied one leaves at the next read or take that visits it (unless the set
+    /// holds no more than [`SMALL_PENDING`]: then a take walking the few empty ones costs less
+    /// than their leaving and coming back with the next sample, as in a ping-pong). Reads and
+    /// takes of all instances walk this set, not every instance known (Cyclone DDS keeps such
+    /// a list too), so a take costs what it returns, not what the reader has ever seen.
     pending: BTreeSet<KeyHash>,
     /// Handles a read or take found empty (reused, so steady-state takes do not allocate).
     emptied: Vec<KeyHash>,
@@ -256,16 +262,21 @@ impl ReaderHistory {
     /// Numbers an invalid-data sample a state change just created.
     fn number_state_change(&mut self, instance: &KeyHash) {
         let seq = self.last_seq + 1;
-        let numbered = self
-            .instances
-            .get_mut(instance)
-            .and_then(|i| i.invalid.as_mut())
+        let Some(inst) = self.instances.get_mut(instance) else {
+            return;
+        };
+        let numbered = inst
+            .invalid
+            .as_mut()
             .filter(|s| s.seq == 0)
             .map(|s| s.seq = seq)
             .is_some();
         if numbered {
             self.last_seq = seq;
-            self.pending.insert(*instance);
+            if !inst.pending {
+                inst.pending = true;
+                self.pending.insert(*instance);
+            }
         }
     }
 
@@ -334,7 +345,10 @@ impl ReaderHistory {
             expiry,
             seq,
         });
-        self.pending.insert(instance);
+        if !inst.pending {
+            inst.pending = true;
+            self.pending.insert(instance);
+        }
         self.sample_count += 1;
         if let Some(at) = expiry {
             self.next_expiry = Some(self.next_expiry.map_or(at, |n| n.min(at)));
@@ -415,7 +429,10 @@ impl ReaderHistory {
             if let Some(s) = inst.invalid.as_mut().filter(|s| s.seq == 0) {
                 seq += 1;
                 s.seq = seq;
-                pending.insert(*handle);
+                if !inst.pending {
+                    inst.pending = true;
+                    pending.insert(*handle);
+                }
             }
             !inst.is_unused()
         });
@@ -679,14 +696,18 @@ impl ReaderHistory {
     /// take may forget are forgotten.
     fn settle(&mut self, take: bool, emptied: &mut Vec<KeyHash>) {
         for handle in emptied.drain(..) {
-            self.pending.remove(&handle);
-            let forget = take
-                && self
-                    .instances
-                    .get(&handle)
-                    .is_some_and(|inst| self.forgettable(inst));
+            let forget = match self.instances.get(&handle) {
+                None => true,
+                Some(inst) => take && self.forgettable(inst),
+            };
             if forget {
                 self.instances.remove(&handle);
+                self.pending.remove(&handle);
+            } else if self.pending.len() > SMALL_PENDING {
+                self.pending.remove(&handle);
+                if let Some(inst) = self.instances.get_mut(&handle) {
+                    inst.pending = false;
+                }
             }
         }
     }

@@ -670,6 +670,7 @@ impl Participant {
         let mut readers = std::mem::take(&mut self.direct_scratch);
         readers.clear();
         let Some(w) = self.writer(writer) else {
+            self.direct_scratch = readers;
             return;
         };
         let keyed = w.config().keyed;

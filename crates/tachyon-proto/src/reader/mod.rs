@@ -272,11 +272,27 @@ impl Reader {
             (true, None, _) => Err("a sample by reference from outside this process"),
             _ => Err("a sample by reference not through shared memory"),
         };
-        let item = match decoded.map(|r| Received { set, ..r }) {
+        let decoded = decoded.map(|r| Received { set, ..r });
+        self.accept_decoded(now, pi, writer, sn, decoded, "DATA unusable");
+    }
+
+    /// The last step of every way a change arrives: a decoded change goes through the
+    /// content filter and is accepted; one that could not be decoded is counted malformed,
+    /// logged as `what`, and accepted as a gap (so it is neither asked for again nor waited on).
+    fn accept_decoded(
+        &mut self,
+        now: Instant,
+        pi: usize,
+        writer: Guid,
+        sn: SequenceNumber,
+        decoded: Result<Received, &'static str>,
+        what: &'static str,
+    ) {
+        let item = match decoded {
             Ok(r) => self.content_filter(r),
             Err(e) => {
                 self.stats.malformed += 1;
-                tracing::debug!(reader = %self.guid, %writer, sn = sn.0, error = e, "DATA unusable");
+                tracing::debug!(reader = %self.guid, %writer, sn = sn.0, error = e, "{what}");
                 Pending::Gap
             }
         };
@@ -312,15 +328,7 @@ impl Reader {
             is_key,
             Some(change.source_timestamp),
         );
-        let item = match decoded {
-            Ok(r) => self.content_filter(r),
-            Err(e) => {
-                self.stats.malformed += 1;
-                tracing::debug!(reader = %self.guid, %writer, sn = sn.0, error = e, "change unusable");
-                Pending::Gap
-            }
-        };
-        self.accept(now, pi, sn, item);
+        self.accept_decoded(now, pi, writer, sn, decoded, "change unusable");
     }
 
     /// A DATA_FRAG from `writer`.
@@ -384,16 +392,11 @@ impl Reader {
                 let meta = self.proxies[pi].take_meta(sn);
                 let (key_hash, status, set) =
                     meta.map_or((None, 0, None), |m| (m.key_hash, m.status, m.set));
-                let item = match self.decode_owned(key_hash, status, bytes, d.is_key(), timestamp) {
-                    Ok(r) => self.content_filter(Received { set, ..r }),
-                    Err(e) => {
-                        self.stats.malformed += 1;
-                        tracing::debug!(reader = %self.guid, %writer, sn = sn.0, error = e,
-                            "reassembled sample unusable");
-                        Pending::Gap
-                    }
-                };
-                self.accept(now, pi, sn, item);
+                let decoded = self
+                    .decode_owned(key_hash, status, bytes, d.is_key(), timestamp)
+                    .map(|r| Received { set, ..r });
+                let what = "reassembled sample unusable";
+                self.accept_decoded(now, pi, writer, sn, decoded, what);
             }
             Ok(ReassemblyOutcome::Incomplete | ReassemblyOutcome::Duplicate) => {}
             Err(e @ crate::frag::ReassemblyError::SampleTooLarge { .. }) => {

@@ -8,9 +8,10 @@
 //! segment, loop without bound or block.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::segment::Segment;
+use super::spin::Spin;
 
 /// A channel of a writer's segment that carries datagrams to us on one port.
 #[derive(Debug)]
@@ -33,15 +34,18 @@ pub(crate) struct Rx {
     pub next: usize,
     /// When the writers' liveness was last checked.
     pub checked: Instant,
+    /// Whether a wait watches the doorbell before sleeping.
+    pub spin: Spin,
 }
 
 impl Rx {
-    pub(crate) fn new() -> Rx {
+    pub(crate) fn new(spin: Duration) -> Rx {
         Rx {
             generation: None,
             attached: Vec::new(),
             next: 0,
             checked: Instant::now(),
+            spin: Spin::new(spin),
         }
     }
 }

@@ -181,6 +181,50 @@ fn a_blocked_receiver_is_woken_and_interrupt_ends_its_wait() {
     assert_eq!(n2, 0, "interrupted");
 }
 
+/// Whether `t`'s receive thread on the user port says it sleeps on the futex.
+fn sleeping(t: &ShmTransport) -> bool {
+    let (_, waiters) = t.own.doorbell(USER_PORT).expect("doorbell");
+    waiters.load(Ordering::SeqCst) & layout::WAITER_FUTEX != 0
+}
+
+#[test]
+fn a_receiver_watches_its_doorbell_for_the_spin_then_sleeps() {
+    let dir = Dir::new();
+    for (spin, watching) in [(Duration::from_secs(5), true), (Duration::ZERO, false)] {
+        let a = open(&dir);
+        let config = ShmConfig {
+            spin,
+            ..dir.config()
+        };
+        let b = std::sync::Arc::new(ShmTransport::open(&config, 8192, false).expect("open"));
+        send(&a, &[&b], USER_PORT, b"connect");
+        assert_eq!(receive_all(&b, USER_PORT).len(), 1);
+        let waiter = {
+            let b = std::sync::Arc::clone(&b);
+            std::thread::spawn(move || {
+                let mut batch = RecvBatch::new(4, 8192);
+                let n = b
+                    .receive_wait(USER_PORT as usize, &mut batch)
+                    .expect("wait");
+                let first = batch.iter().next().map(|(_, d)| d.to_vec());
+                (n, first)
+            })
+        };
+        // A spinning receiver never says it sleeps; one without spin does, soon.
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while !watching && !sleeping(&b) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        if watching {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert_eq!(sleeping(&b), !watching, "spin {spin:?}");
+        send(&a, &[&b], USER_PORT, b"ring");
+        let (n, first) = waiter.join().expect("join");
+        assert_eq!((n, first.as_deref()), (1, Some(&b"ring"[..])), "{spin:?}");
+    }
+}
+
 #[test]
 fn a_closed_reader_is_noticed_and_its_segment_is_gone() {
     let dir = Dir::new();

@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer};
 use super::threads::{ThreadMode, ThreadRoles, ThreadSettings};
 use super::value::{
     CpuValue, GroupValue, IndexValue, LeaseValue, MulticastValue, PeerValue, PeriodValue,
-    PriorityValue, ServersValue, SizeValue, UnixGroupValue,
+    PriorityValue, ServersValue, SizeValue, SpinValue, UnixGroupValue,
 };
 use crate::domain::ParticipantSettings;
 use tachyon_transport::xdp::{AttachMode, BindMode, XdpConfig, XdpTraffic};
@@ -132,6 +132,7 @@ struct ShmRepr {
     incoming: Option<u32>,
     group: Option<UnixGroupValue>,
     loan_bytes: Option<SizeValue>,
+    spin: Option<SpinValue>,
 }
 
 impl ShmRepr {
@@ -150,6 +151,7 @@ impl ShmRepr {
         set(&mut c.incoming, self.incoming);
         set(&mut c.group, self.group.map(|g| Some(g.0)));
         set(&mut c.loan_bytes, self.loan_bytes.map(|v| v.0 as u64));
+        set(&mut c.spin, self.spin.map(|v| v.0));
     }
 }
 

@@ -232,6 +232,25 @@ impl<'de> Deserialize<'de> for PeriodValue {
     }
 }
 
+/// How long a thread spins before it sleeps: zero (never) to [`MAX_SPIN`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SpinValue(pub(crate) Duration);
+
+/// The longest spin accepted: beyond, a thread that spins should poll instead.
+pub(crate) const MAX_SPIN: Duration = Duration::from_millis(10);
+
+impl<'de> Deserialize<'de> for SpinValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = d.deserialize_any(StrVisitor("a duration like \"20us\" or \"0us\""))?;
+        match parse_duration(&s).map_err(de::Error::custom)? {
+            Some(d) if d <= MAX_SPIN => Ok(SpinValue(d)),
+            _ => Err(de::Error::custom(format!(
+                "spin {s:?} is out of range (\"0us\", never, to \"10ms\")"
+            ))),
+        }
+    }
+}
+
 /// A socket buffer size in bytes, from 1 to `i32::MAX` (the kernel's `int`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SizeValue(pub(crate) usize);
