@@ -499,7 +499,7 @@ impl ShmTransport {
                 self.reader_gone(tx, c);
             }
         }
-        tx.last_sweep = Instant::now();
+        tx.last_sweep = map::coarse_now();
     }
 
     fn corrupt_reader(&self, tx: &mut Tx, c: u32) {
@@ -759,7 +759,7 @@ impl ShmTransport {
 
     /// Checks that the writers of `rx` are alive; retires the dead.
     fn check_writers(&self, rx: &mut Rx) {
-        rx.checked = Instant::now();
+        rx.checked = map::coarse_now();
         let mut dead: Vec<Arc<Segment>> = Vec::new();
         for a in &rx.attached {
             let w = &a.writer;
@@ -896,12 +896,18 @@ impl Transport for ShmTransport {
             if let Some(hit) = saw.take() {
                 state.spin.record(hit);
             }
-            if state.checked.elapsed() >= IDLE_CHECK {
+            if map::coarse_now().saturating_sub(state.checked) >= IDLE_CHECK {
                 self.check_writers(&mut state);
             }
+            // A writer bumps `seq` after it published: when `seq` has not moved since a
+            // look that found nothing, there is nothing to look at (what a writer published
+            // meanwhile without bumping yet, its bump brings: the futex returns at once).
             let seen = seq.load(Ordering::SeqCst);
-            if self.fill(port, &mut state, batch) > 0 {
-                return Ok(batch.len());
+            if state.quiet != Some(seen) {
+                if self.fill(port, &mut state, batch) > 0 {
+                    return Ok(batch.len());
+                }
+                state.quiet = Some(seen);
             }
             if !watched {
                 // Once per call: watch the doorbell a moment before sleeping, if that pays.
@@ -912,14 +918,14 @@ impl Transport for ShmTransport {
                     continue;
                 }
             }
-            // Say we sleep, then look once more: a writer that published before it saw the
-            // flag bumped `seq` after we read it, and the futex returns at once.
+            // Say we sleep, then look at `seq` once more: a writer that published before
+            // it saw the flag bumped it after we read it (and the futex would return at once).
             waiters.fetch_or(WAITER_FUTEX, Ordering::SeqCst);
-            if self.fill(port, &mut state, batch) > 0 {
-                waiters.fetch_and(!WAITER_FUTEX, Ordering::SeqCst);
-                return Ok(batch.len());
-            }
             drop(state);
+            if seq.load(Ordering::SeqCst) != seen {
+                waiters.fetch_and(!WAITER_FUTEX, Ordering::SeqCst);
+                continue;
+            }
             if !self.stopped.load(Ordering::Acquire) {
                 map::futex_wait(seq, seen, IDLE_CHECK);
             }
@@ -947,7 +953,7 @@ impl Transport for ShmTransport {
         let mut wake: [Option<(Arc<Segment>, u32)>; 16] = Default::default();
         let mut waking = 0;
         let mut tx = lock(&self.tx);
-        if tx.last_sweep.elapsed() >= IDLE_CHECK {
+        if map::coarse_now().saturating_sub(tx.last_sweep) >= IDLE_CHECK {
             self.sweep_channels(&mut tx);
         }
         let mut slot = None;

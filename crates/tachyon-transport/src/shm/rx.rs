@@ -8,7 +8,7 @@
 //! segment, loop without bound or block.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::segment::Segment;
 use super::spin::Spin;
@@ -32,10 +32,13 @@ pub(crate) struct Rx {
     pub attached: Vec<RxChannel>,
     /// Where the next receive starts (round robin between writers).
     pub next: usize,
-    /// When the writers' liveness was last checked.
-    pub checked: Instant,
+    /// When the writers' liveness was last checked (the coarse clock, `map::coarse_now`).
+    pub checked: Duration,
     /// Whether a wait watches the doorbell before sleeping.
     pub spin: Spin,
+    /// The doorbell's count when a look found nothing to read: until it moves, nothing new
+    /// was published.
+    pub quiet: Option<u32>,
 }
 
 impl Rx {
@@ -44,8 +47,9 @@ impl Rx {
             generation: None,
             attached: Vec::new(),
             next: 0,
-            checked: Instant::now(),
+            checked: super::map::coarse_now(),
             spin: Spin::new(spin),
+            quiet: None,
         }
     }
 }

@@ -7,6 +7,7 @@
 //! it published; so a hostile reader can lose its own data, never make this side reuse a
 //! slot early for anyone else or index outside the segment.
 
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -42,10 +43,11 @@ pub(crate) struct Tx {
     pub refs: Vec<u16>,
     pub channels: Vec<Option<TxChannel>>,
     /// The channel of each (reader token, port).
-    pub by_dest: std::collections::HashMap<(u64, u32), u32>,
+    pub by_dest: HashMap<(u64, u32), u32, foldhash::fast::RandomState>,
     /// Readers that could not be reached, and when to try again.
     pub failed: std::collections::HashMap<u64, Instant>,
-    pub last_sweep: Instant,
+    /// When the channels were last swept (the coarse clock, `map::coarse_now`).
+    pub last_sweep: Duration,
 }
 
 /// What [`Tx::reclaim`] found.
@@ -67,9 +69,9 @@ impl Tx {
             free_large,
             refs: vec![0; l.slots() as usize],
             channels: (0..l.p.channels).map(|_| None).collect(),
-            by_dest: std::collections::HashMap::new(),
+            by_dest: HashMap::default(),
             failed: std::collections::HashMap::new(),
-            last_sweep: Instant::now(),
+            last_sweep: super::map::coarse_now(),
         }
     }
 
