@@ -34,6 +34,7 @@
 #![warn(missing_docs)]
 
 mod batch;
+pub mod clock;
 mod config;
 mod error;
 mod interface;

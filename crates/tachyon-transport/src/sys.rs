@@ -1,6 +1,6 @@
 //! The only unsafe code of the crate: thin wrappers over `getifaddrs`, `recvmmsg`, `sendmmsg`,
 //! integer `setsockopt`, and the thread scheduling calls (`gettid`, `sched_{set,get}affinity`,
-//! `sched_setscheduler`, `sched_getscheduler`/`sched_getparam`). Each function owns every pointer it hands to the kernel for the
+//! `sched_setscheduler`, `sched_getscheduler`/`sched_getparam`) and `clock_gettime`. Each function owns every pointer it hands to the kernel for the
 //! duration of the call and returns plain Rust values; nothing here keeps a pointer afterwards.
 
 use std::ffi::CStr;
@@ -356,4 +356,20 @@ pub(crate) fn sched_getscheduler(tid: libc::pid_t) -> io::Result<(libc::c_int, l
         return Err(io::Error::last_os_error());
     }
     Ok((policy, param.sched_priority))
+}
+
+/// `clock_gettime(clock)` in nanoseconds, `None` if the clock cannot be read.
+pub(crate) fn clock_nanos(clock: libc::clockid_t) -> Option<u64> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec on this stack frame, and the kernel (or the
+    // vDSO) writes nothing else.
+    if unsafe { libc::clock_gettime(clock, &mut ts) } != 0 {
+        return None;
+    }
+    let secs = u64::try_from(ts.tv_sec).ok()?;
+    let nanos = u64::try_from(ts.tv_nsec).ok()?;
+    secs.checked_mul(1_000_000_000)?.checked_add(nanos)
 }

@@ -208,7 +208,7 @@ impl DomainParticipant {
             .ok_or(Error::NoTransport)?;
         let locators = transports.locators();
         let use_multicast = transports.udp().is_some_and(UdpTransport::uses_multicast);
-        let epoch = std::time::Instant::now();
+        let epoch = tachyon_transport::clock::monotonic_nanos();
         let wall = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default();

@@ -372,11 +372,15 @@ struct WriterInner<T> {
 impl<T: Writable> DataWriter<T> {
     /// Writes a sample, timestamped now.
     pub fn write(&self, sample: &T) -> Result<(), Error> {
-        self.write_w_timestamp(sample, SystemTime::now())
+        self.write_at(sample, wire_now())
     }
 
     /// Writes a sample with a given source timestamp.
     pub fn write_w_timestamp(&self, sample: &T, timestamp: SystemTime) -> Result<(), Error> {
+        self.write_at(sample, wire_time(timestamp))
+    }
+
+    fn write_at(&self, sample: &T, timestamp: Time) -> Result<(), Error> {
         let ty = self.inner.dynamic.as_ref();
         let key = sample.instance(ty)?;
         // The size is computed either way: it checks the sample as serializing it would.
@@ -396,7 +400,7 @@ impl<T: Writable> DataWriter<T> {
                 buf.freeze()
             }
         };
-        let req = WriteRequest::data(key, wire_time(timestamp), payload);
+        let req = WriteRequest::data(key, timestamp, payload);
         self.submit(req)
     }
 
@@ -675,7 +679,7 @@ impl<T: Writable> DataWriter<T> {
         let req = WriteRequest {
             kind,
             instance: key,
-            source_timestamp: wire_time(SystemTime::now()),
+            source_timestamp: wire_now(),
             payload: buf.into(),
         };
         self.submit(req)
@@ -823,7 +827,7 @@ pub(crate) fn unregister_for_fast_readers(sh: &Shared, writer: EntityId) {
         .writer_history(writer)
         .map(|h| h.registered_instances().copied().collect())
         .unwrap_or_default();
-    let ts = wire_time(SystemTime::now());
+    let ts = wire_now();
     for instance in &instances {
         let req = WriteRequest {
             kind: ChangeKind::NotAliveUnregistered,
@@ -890,9 +894,20 @@ fn matched_readers_key_form(sh: &Shared, writer: EntityId) -> tachyon_cdr::KeyFo
 /// trip to the wire exactly (`ddsperf` carries a flag in its lowest bit).
 pub(crate) fn wire_time(t: SystemTime) -> Time {
     let d = t.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+    time_of(d.as_secs(), u64::from(d.subsec_nanos()))
+}
+
+/// The wall clock now as an RTPS timestamp ([`wire_time`] of `SystemTime::now()`, read as
+/// integer nanoseconds: half the instructions).
+pub(crate) fn wire_now() -> Time {
+    let n = tachyon_transport::clock::realtime_nanos();
+    time_of(n / 1_000_000_000, n % 1_000_000_000)
+}
+
+fn time_of(seconds: u64, subsec_nanos: u64) -> Time {
     Time {
-        seconds: i32::try_from(d.as_secs()).unwrap_or(i32::MAX),
-        fraction: (u64::from(d.subsec_nanos()) << 32).div_ceil(1_000_000_000) as u32,
+        seconds: i32::try_from(seconds).unwrap_or(i32::MAX),
+        fraction: (subsec_nanos << 32).div_ceil(1_000_000_000) as u32,
     }
 }
 
@@ -918,5 +933,14 @@ mod wire_time_tests {
             assert_eq!(w.nanos(), ns, "fraction {:#x}", w.fraction);
             assert_eq!(w.seconds, 1_700_000_000);
         }
+    }
+
+    #[test]
+    fn now_on_the_wire_is_the_system_time() {
+        let before = wire_time(SystemTime::now());
+        let now = wire_now();
+        let after = wire_time(SystemTime::now());
+        let key = |t: Time| (t.seconds, t.fraction);
+        assert!(key(before) <= key(now) && key(now) <= key(after));
     }
 }

@@ -1,6 +1,7 @@
 //! [`ReaderHistory`]: the DataReader's cache — instances, KEEP_LAST / KEEP_ALL with
 //! RESOURCE_LIMITS, instance lifecycle, `read`/`take` with state masks and ranks, autopurge.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 
@@ -306,28 +307,36 @@ impl ReaderHistory {
     ) -> Result<(), Rejected> {
         let reject = |reason| Rejected { reason, instance };
         let limits = self.config.limits;
-        let held = match self.instances.get(&instance) {
-            Some(inst) => inst.samples.len(),
-            None if at_limit(self.instances.len(), limits.max_instances) => {
+        let (history, sample_count) = (self.config.history, self.sample_count);
+        // Whether the sample replaces the instance's oldest, or which limit refuses it.
+        let room = |held: usize| {
+            let replace = match history {
+                History::KeepLast(depth) => held >= depth,
+                History::KeepAll if at_limit(held, limits.max_samples_per_instance) => {
+                    return Err(reject(RejectReason::SamplesPerInstanceLimit))
+                }
+                History::KeepAll => false,
+            };
+            if !replace && at_limit(sample_count, limits.max_samples) {
+                return Err(reject(RejectReason::SamplesLimit));
+            }
+            Ok(replace)
+        };
+        // One look-up of the instance: nothing is inserted when the sample is refused.
+        let instances = self.instances.len();
+        let (inst, replace) = match self.instances.entry(instance) {
+            Entry::Occupied(o) => {
+                let replace = room(o.get().samples.len())?;
+                (o.into_mut(), replace)
+            }
+            Entry::Vacant(_) if at_limit(instances, limits.max_instances) => {
                 return Err(reject(RejectReason::InstancesLimit))
             }
-            None => 0,
-        };
-        let replace = match self.config.history {
-            History::KeepLast(depth) => held >= depth,
-            History::KeepAll if at_limit(held, limits.max_samples_per_instance) => {
-                return Err(reject(RejectReason::SamplesPerInstanceLimit))
+            Entry::Vacant(v) => {
+                let replace = room(0)?;
+                (v.insert(ReaderInstance::new(now)), replace)
             }
-            History::KeepAll => false,
         };
-        if !replace && at_limit(self.sample_count, limits.max_samples) {
-            return Err(reject(RejectReason::SamplesLimit));
-        }
-
-        let inst = self
-            .instances
-            .entry(instance)
-            .or_insert_with(|| ReaderInstance::new(now));
         if replace && inst.samples.pop_front().is_some() {
             self.sample_count -= 1;
         }

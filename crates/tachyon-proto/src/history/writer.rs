@@ -214,13 +214,22 @@ impl WriterHistory {
             .checked_add(1)
             .map(SequenceNumber)
             .ok_or(WriteError::SequenceNumbersExhausted)?;
-        let victim = self.victim_for(&change.instance)?;
+        let victim = self.victim_for(known)?;
 
-        if let Some(v) = victim {
-            self.remove_change(v);
+        // The victim is usually the instance's own oldest (KEEP_LAST): it leaves the
+        // instance's list below, in the one look-up of the instance.
+        let mut own_victim = None;
+        if let Some(removed) = victim.and_then(|v| self.take_change(v)) {
+            match removed.instance == change.instance && !removed.is_coherent_end() {
+                true => own_victim = Some(removed.sn),
+                false => self.forget_in_instance(&removed),
+            }
         }
         self.last_sn = sn;
         let inst = self.instances.entry(change.instance).or_default();
+        if let Some(v) = own_victim {
+            remove_sn(&mut inst.sns, v);
+        }
         inst.registered = !change.kind.unregisters();
         inst.sns.push_back(sn);
         if let Some(at) = change.expiry {
@@ -284,20 +293,21 @@ impl WriterHistory {
     /// were dropped.
     pub fn remove_acknowledged(&mut self, up_to: SequenceNumber) -> usize {
         self.acked = self.acked.max(up_to);
+        if self.config.durability == Durability::Volatile {
+            return self.release_front(up_to);
+        }
         let mut victims = std::mem::take(&mut self.scratch);
         victims.clear();
-        let volatile = self.config.durability == Durability::Volatile;
         victims.extend(
             self.changes
                 .iter()
                 .take_while(|c| c.sn <= up_to)
                 .filter(|c| {
-                    volatile
-                        || (!c.is_coherent_end()
-                            && !self
-                                .instances
-                                .get(&c.instance)
-                                .is_some_and(|i| i.registered))
+                    !c.is_coherent_end()
+                        && !self
+                            .instances
+                            .get(&c.instance)
+                            .is_some_and(|i| i.registered)
                 })
                 .map(|c| c.sn),
         );
@@ -305,30 +315,55 @@ impl WriterHistory {
             self.remove_change(sn);
         }
         let mut n = victims.len();
-        if !volatile {
-            // A transient-local end marker stays while a sample of its set does, so late
-            // joiners see the set end.
-            victims.clear();
-            victims.extend(
-                self.changes
-                    .iter()
-                    .take_while(|c| c.sn <= up_to)
-                    .filter(|c| match c.coherent {
-                        Some(Coherence::End { set, .. }) => !set.is_some_and(|first| {
-                            self.iter_from(first)
-                                .next()
-                                .is_some_and(|m| m.sn < c.sn && !m.is_coherent_end())
-                        }),
-                        _ => false,
-                    })
-                    .map(|c| c.sn),
-            );
-            for &sn in &victims {
-                self.remove_change(sn);
-            }
-            n += victims.len();
+        // A transient-local end marker stays while a sample of its set does, so late
+        // joiners see the set end.
+        victims.clear();
+        victims.extend(
+            self.changes
+                .iter()
+                .take_while(|c| c.sn <= up_to)
+                .filter(|c| match c.coherent {
+                    Some(Coherence::End { set, .. }) => !set.is_some_and(|first| {
+                        self.iter_from(first)
+                            .next()
+                            .is_some_and(|m| m.sn < c.sn && !m.is_coherent_end())
+                    }),
+                    _ => false,
+                })
+                .map(|c| c.sn),
+        );
+        for &sn in &victims {
+            self.remove_change(sn);
         }
+        n += victims.len();
         self.scratch = victims;
+        n
+    }
+
+    /// A volatile cache's release: every change up to `up_to` goes, and those are the
+    /// oldest, so each leaves from the front of the cache and, usually, of its instance's
+    /// list (no search, no scratch list).
+    fn release_front(&mut self, up_to: SequenceNumber) -> usize {
+        let mut n = 0;
+        while self.changes.front().is_some_and(|c| c.sn <= up_to) {
+            let Some(change) = self.changes.pop_front() else {
+                break;
+            };
+            n += 1;
+            self.bytes -= change.payload.len();
+            if let Some(at) = change.expiry {
+                self.expiries.remove(&(at, change.sn));
+            }
+            if change.is_coherent_end() {
+                continue;
+            }
+            if let Some(inst) = self.instances.get_mut(&change.instance) {
+                remove_sn(&mut inst.sns, change.sn);
+                if !inst.registered && inst.sns.is_empty() {
+                    self.instances.remove(&change.instance);
+                }
+            }
+        }
         n
     }
 
@@ -473,9 +508,12 @@ impl WriterHistory {
     }
 
     /// The change to drop so that one more fits for `instance`, or why none may be dropped.
-    fn victim_for(&self, instance: &KeyHash) -> Result<Option<SequenceNumber>, WriteError> {
-        let in_instance = self.instance_len(instance);
-        let oldest_of_instance = self.instances.get(instance).and_then(|i| i.sns.front());
+    fn victim_for(
+        &self,
+        instance: Option<&WriterInstance>,
+    ) -> Result<Option<SequenceNumber>, WriteError> {
+        let in_instance = instance.map_or(0, |i| i.sns.len());
+        let oldest_of_instance = instance.and_then(|i| i.sns.front());
         let limits = &self.config.limits;
         if let History::KeepLast(depth) = self.config.history {
             if in_instance >= depth {
@@ -503,23 +541,54 @@ impl WriterHistory {
 
     /// Drops change `sn` from every index; forgets its instance if unregistered and now empty.
     fn remove_change(&mut self, sn: SequenceNumber) -> Option<CacheChange> {
-        let i = self.changes.binary_search_by_key(&sn, |c| c.sn).ok()?;
-        let change = self.changes.remove(i)?;
+        let change = self.take_change(sn)?;
+        self.forget_in_instance(&change);
+        Some(change)
+    }
+
+    /// Takes change `sn` out of the cache (the oldest without a search), its octets and its
+    /// expiry; its instance still lists it.
+    fn take_change(&mut self, sn: SequenceNumber) -> Option<CacheChange> {
+        let change = match self.changes.front() {
+            Some(c) if c.sn == sn => self.changes.pop_front()?,
+            _ => {
+                let i = self.changes.binary_search_by_key(&sn, |c| c.sn).ok()?;
+                self.changes.remove(i)?
+            }
+        };
         self.bytes -= change.payload.len();
         if let Some(at) = change.expiry {
             self.expiries.remove(&(at, sn));
         }
+        Some(change)
+    }
+
+    /// A change taken out ([`take_change`](Self::take_change)) leaves its instance's list;
+    /// the instance is forgotten if unregistered and now empty.
+    fn forget_in_instance(&mut self, change: &CacheChange) {
         if change.is_coherent_end() {
-            return Some(change);
+            return;
         }
         if let Some(inst) = self.instances.get_mut(&change.instance) {
-            if let Some(pos) = inst.sns.iter().position(|&s| s == sn) {
-                inst.sns.remove(pos);
-            }
+            remove_sn(&mut inst.sns, change.sn);
             if !inst.registered && inst.sns.is_empty() {
                 self.instances.remove(&change.instance);
             }
         }
-        Some(change)
+    }
+}
+
+/// Removes `sn` from an instance's ascending list (usually its first).
+#[inline]
+fn remove_sn(sns: &mut VecDeque<SequenceNumber>, sn: SequenceNumber) {
+    match sns.front() {
+        Some(&first) if first == sn => {
+            sns.pop_front();
+        }
+        _ => {
+            if let Some(pos) = sns.iter().position(|&s| s == sn) {
+                sns.remove(pos);
+            }
+        }
     }
 }

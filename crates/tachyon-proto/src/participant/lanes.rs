@@ -272,8 +272,7 @@ impl Participant {
 
     /// Participant `prefix` was heard from (by the main participant of this lane).
     pub fn handle_participant_activity(&mut self, now: Instant, prefix: GuidPrefix) {
-        self.readers
-            .for_each_unsending(|r| r.handle_participant_activity(now, prefix));
+        self.participant_activity(now, prefix);
     }
 
     /// Queues `command` when its endpoint is kept in a lane; `true` if it was.

@@ -306,6 +306,10 @@ pub struct Participant {
     tx_reader_turn: bool,
     /// The readers a write hands its change to directly (reused, `serve_directly`).
     direct_scratch: Vec<EntityId>,
+    /// The readers that follow a participant's lease (`Reader::follows_participant_leases`),
+    /// the only ones a participant's activity concerns; `None` after a match, an unmatch or
+    /// a reader's deletion, found again at the next activity (`participant_activity`).
+    lease_readers: Option<Vec<usize>>,
     /// When an endpoint that left the transmit queue with nothing to send could find
     /// something without being changed (the earliest such time): all are queued again then.
     tx_recheck_at: Option<Instant>,
@@ -347,6 +351,7 @@ impl Participant {
             next_key: 1,
             tx_reader_turn: false,
             direct_scratch: Vec::new(),
+            lease_readers: None,
             tx_recheck_at: None,
             packer: pack::Packer::default(),
             critical_above: None,
@@ -502,6 +507,7 @@ impl Participant {
             .remove(&id)
             .ok_or(Error::UnknownReader(id))?;
         self.readers.remove(i);
+        self.lease_readers = None;
         for routes in self.routes.values_mut() {
             routes.retain(|&r| r != i);
         }
@@ -567,6 +573,7 @@ impl Participant {
             .get_mut(i)
             .ok_or(Error::UnknownReader(reader))?;
         r.match_writer(now, remote);
+        self.lease_readers = None;
         let routes = self.routes.entry(guid).or_default();
         if !routes.contains(&i) {
             routes.push(i);
@@ -591,6 +598,7 @@ impl Participant {
             .get_mut(i)
             .ok_or(Error::UnknownReader(reader))?;
         let was = r.unmatch_writer(now, remote);
+        self.lease_readers = None;
         if let Some(routes) = self.routes.get_mut(remote) {
             routes.retain(|&x| x != i);
             if routes.is_empty() {
@@ -651,10 +659,23 @@ impl Participant {
         req: WriteRequest,
     ) -> Result<SequenceNumber, Error> {
         let group = self.group_member(writer);
+        let i = *self
+            .writer_ids
+            .get(&writer)
+            .ok_or(Error::UnknownWriter(writer))?;
+        // Touched, not queued: a writer with only readers it serves directly (or none) has
+        // nothing for the transmit scan after a write.
         let w = self
-            .writer_mut(writer)
+            .writers
+            .get_mut_touched(i)
             .ok_or(Error::UnknownWriter(writer))?;
         let sn = w.write_in_set(now, req, group.map(|(_, g)| g))?;
+        if w.may_send() {
+            self.writers.requeue(i);
+        }
+        let Some(w) = self.writers.get_mut_quiet(i) else {
+            return Ok(sn);
+        };
         if let Some(change) = w.take_direct_change() {
             self.serve_directly(now, writer, &change);
         }
@@ -691,12 +712,30 @@ impl Participant {
         }
         self.direct_scratch = readers;
         // As a datagram of this participant's would have shown it active.
-        let source = self.prefix;
-        self.readers
-            .for_each_unsending(|r| r.handle_participant_activity(now, source));
-        if let Some(w) = self.writer_mut(writer) {
-            w.served_directly(now);
+        self.participant_activity(now, self.prefix);
+        if let Some(&i) = self.writer_ids.get(&writer) {
+            if self
+                .writers
+                .get_mut_quiet(i)
+                .is_some_and(|w| w.served_directly(now))
+            {
+                self.writers.requeue(i);
+            }
         }
+    }
+
+    /// Participant `source` showed it is active (a datagram of it, or, for this one, a
+    /// change handed over): the readers following its lease renew it. Only those are asked
+    /// (a walk over every reader per datagram otherwise).
+    pub(crate) fn participant_activity(&mut self, now: Instant, source: GuidPrefix) {
+        let readers = &mut self.readers;
+        let list = self.lease_readers.get_or_insert_with(|| {
+            let following = readers
+                .iter_indexed()
+                .filter(|(_, r)| r.follows_participant_leases());
+            following.map(|(i, _)| i).collect()
+        });
+        readers.for_each_of(list, |r| r.handle_participant_activity(now, source));
     }
 
     /// When writer `writer`, or a reader it hands its changes to directly, next needs

@@ -141,8 +141,7 @@ impl Participant {
         if !self.siblings.lane {
             self.siblings.heard_from(source);
         }
-        self.readers
-            .for_each_unsending(|r| r.handle_participant_activity(now, source));
+        self.participant_activity(now, source);
     }
 
     /// Runs `f` on every local reader matched with `writer` that `reader_id` addresses

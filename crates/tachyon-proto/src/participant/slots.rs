@@ -144,17 +144,24 @@ impl<T> Slots<T> {
             .filter_map(|(i, s)| s.as_mut().map(|s| (i, s)))
     }
 
-    /// Runs `f` on every endpoint without queueing it: only for what cannot give one
-    /// something to send (renewing the liveliness of a remote participant's writers). `f`
-    /// says whether it raised an event.
-    pub(crate) fn for_each_unsending(&mut self, mut f: impl FnMut(&mut T) -> bool) {
-        for i in 0..self.items.len() {
-            if let Some(item) = self.items[i].as_mut() {
+    /// Runs `f` on the endpoints at `indices` (emptied slots skipped) without queueing them:
+    /// only for what cannot give one something to send (renewing the liveliness of a remote
+    /// participant's writers). `f` says whether it raised an event: the endpoint is then
+    /// touched.
+    pub(crate) fn for_each_of(&mut self, indices: &[usize], mut f: impl FnMut(&mut T) -> bool) {
+        for &i in indices {
+            if let Some(item) = self.items.get_mut(i).and_then(Option::as_mut) {
                 if f(item) {
                     self.touch(i);
                 }
             }
         }
+    }
+
+    /// Every endpoint with its index.
+    pub(crate) fn iter_indexed(&self) -> impl Iterator<Item = (usize, &T)> {
+        let items = self.items.iter().enumerate();
+        items.filter_map(|(i, item)| item.as_ref().map(|item| (i, item)))
     }
 
     /// The lowest-numbered endpoint that may have events, still marked so until
@@ -290,7 +297,7 @@ mod tests {
         *s.get_mut(b).unwrap() += 1;
         *s.get_mut(b).unwrap() += 1;
         assert_eq!(drain(&mut s), vec![b]);
-        s.for_each_unsending(|v| {
+        s.for_each_of(&[a, b], |v| {
             *v += 1;
             false
         });
@@ -330,7 +337,7 @@ mod tests {
         assert_eq!(seen, vec![0, 1, 2, 3]);
         s.get_mut(3);
         s.get_mut(1);
-        s.for_each_unsending(|v| *v == 2);
+        s.for_each_of(&[0, 1, 2, 3], |v| *v == 2);
         let mut seen = Vec::new();
         while let Some((i, item)) = s.next_touched() {
             seen.push((i, item.copied()));
@@ -351,8 +358,12 @@ mod tests {
         assert_eq!(seen.len(), 2, "nothing changed since");
         s.get_mut(b);
         s.get_mut(b);
-        s.for_each_unsending(|_| true);
         s.remove(a);
+        s.for_each_of(&[a, b], |_| true);
+        assert_eq!(
+            s.iter_indexed().map(|(i, v)| (i, *v)).collect::<Vec<_>>(),
+            vec![(b, 20)]
+        );
         let mut seen = Vec::new();
         s.take_changed(|v| seen.push(*v));
         assert_eq!(seen, vec![20]);

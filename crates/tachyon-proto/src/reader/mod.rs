@@ -551,6 +551,14 @@ impl Reader {
     /// whose liveliness is asserted per participant.
     /// Returns whether it raised an event (a writer came back alive).
     #[inline]
+    /// Whether some matched writer's liveliness follows its participant's activity (a lease,
+    /// not MANUAL_BY_TOPIC): only then does [`handle_participant_activity`] do anything.
+    ///
+    /// [`handle_participant_activity`]: Self::handle_participant_activity
+    pub(crate) fn follows_participant_leases(&self) -> bool {
+        self.participant_leases
+    }
+
     pub(crate) fn handle_participant_activity(&mut self, now: Instant, prefix: GuidPrefix) -> bool {
         // Asked of every reader for every datagram: most follow no participant's lease.
         self.participant_leases && self.renew_participant(now, prefix)
@@ -960,9 +968,11 @@ impl Reader {
             let lost = u64::try_from(sn.0 - p.expected.0).unwrap_or(0);
             p.expected = SequenceNumber(sn.0 + 1);
             let writer = p.remote.guid;
-            self.reassembly
-                .discard_below(writer, SequenceNumber(sn.0 + 1));
-            self.proxies[pi].forget_delivered();
+            if !self.reassembly.is_empty() || !p.frag_meta.is_empty() || p.frag_hint.is_some() {
+                self.reassembly
+                    .discard_below(writer, SequenceNumber(sn.0 + 1));
+                self.proxies[pi].forget_delivered();
+            }
             if lost > 0 {
                 self.stats.lost += lost;
                 self.events.push_back(Event::SampleLost {
@@ -1011,7 +1021,8 @@ impl Reader {
         if !p.pending.is_empty() {
             self.drain(now, pi);
         }
-        if !self.reassembly.is_empty() || !self.proxies[pi].frag_meta.is_empty() {
+        let p = &self.proxies[pi];
+        if !self.reassembly.is_empty() || !p.frag_meta.is_empty() || p.frag_hint.is_some() {
             let expected = self.proxies[pi].expected;
             self.reassembly.discard_below(writer, expected);
             self.proxies[pi].forget_delivered();
@@ -1217,7 +1228,7 @@ impl Reader {
         &mut self,
         now: Instant,
         writer: Guid,
-        c: Received,
+        mut c: Received,
         reliable: bool,
     ) -> Result<(), Received> {
         let instance = c.instance;
@@ -1273,14 +1284,16 @@ impl Reader {
                 } else {
                     None
                 };
-                match self.history.insert_expiring(
-                    now,
-                    writer,
-                    instance,
-                    ts,
-                    c.payload.clone(),
-                    expiry,
-                ) {
+                // Moved into the cache, unless a refusal must hand the change back.
+                let keeps = reliable && self.config.history.history == History::KeepAll;
+                let payload = match keeps {
+                    true => c.payload.clone(),
+                    false => std::mem::take(&mut c.payload),
+                };
+                match self
+                    .history
+                    .insert_expiring(now, writer, instance, ts, payload, expiry)
+                {
                     Ok(()) => {
                         if self.config.time_based_filter.is_some() {
                             self.last_accepted.insert(instance, now);
@@ -1288,7 +1301,7 @@ impl Reader {
                         self.deadlines.arm(now, instance);
                     }
                     Err(rej) => {
-                        if reliable && self.config.history.history == History::KeepAll {
+                        if keeps {
                             return Err(c);
                         }
                         self.stats.rejected += 1;

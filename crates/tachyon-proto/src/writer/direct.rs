@@ -69,13 +69,13 @@ impl Writer {
 
     /// The participant handed a change to the readers served directly: the reliable ones are
     /// asked to acknowledge now and then (a heartbeat of their own), as the fan-out's
-    /// piggybacked heartbeat asks its readers.
-    pub(crate) fn served_directly(&mut self, now: Instant) {
+    /// piggybacked heartbeat asks its readers. Whether it now has such a heartbeat to send.
+    pub(crate) fn served_directly(&mut self, now: Instant) -> bool {
         self.stats.changes_direct += self.direct.len() as u64;
         if !self.direct.iter().any(|&(_, reliable)| reliable)
             || !self.ack_wanted_since(self.direct_ack_requested_at, now)
         {
-            return;
+            return false;
         }
         self.direct_ack_requested_at = Some(now);
         let attention = &mut self.attention;
@@ -85,5 +85,6 @@ impl Writer {
                 readers::flag(attention, p, i);
             }
         }
+        true
     }
 }

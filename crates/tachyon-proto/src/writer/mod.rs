@@ -903,6 +903,17 @@ impl Writer {
         .min()
     }
 
+    /// Whether the writer has anyone to send something to: a reader it does not serve
+    /// directly, or a heartbeat or batch pending. `false` leaves it out of the transmit scan
+    /// after a write.
+    pub(crate) fn may_send(&self) -> bool {
+        self.proxies.len() > self.direct.len()
+            || self.fanout.is_some()
+            || self.shm_echo.is_some()
+            || self.heartbeat_now
+            || self.batch_until.is_some()
+    }
+
     /// Whether something is ready to send at `now` (without building it). A look at every
     /// reader that finds nothing makes the writer quiet until something changes.
     pub(crate) fn wants_to_send(&mut self, now: Instant) -> bool {

@@ -289,27 +289,11 @@ pub(crate) fn futex_wait(word: &AtomicU32, expected: u32, timeout: Duration) {
     }
 }
 
-/// The coarse monotonic clock (`CLOCK_MONOTONIC_COARSE`, a few milliseconds' resolution)
-/// as time since boot: for the once-a-second checks of the send and receive paths, where
-/// reading it costs a few instructions against about a hundred for `Instant::now` and the
-/// subtraction after it.
+/// The coarse monotonic clock (`CLOCK_MONOTONIC_COARSE`, a few milliseconds' resolution,
+/// [`crate::clock::coarse_nanos`]) as time since boot: for the once-a-second checks of the
+/// send and receive paths.
 pub(crate) fn coarse_now() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec on this stack frame; the clock id is one
-    // Linux has had since 2.6.32.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_COARSE, &mut ts) };
-    if rc != 0 {
-        // Not expected on Linux; the precise clock keeps the checks going.
-        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-        return START.get_or_init(std::time::Instant::now).elapsed();
-    }
-    Duration::new(
-        u64::try_from(ts.tv_sec).unwrap_or(0),
-        u32::try_from(ts.tv_nsec).unwrap_or(0),
-    )
+    Duration::from_nanos(crate::clock::coarse_nanos())
 }
 
 /// Wakes every thread sleeping on `word` in [`futex_wait`], in any process.
