@@ -42,6 +42,22 @@ impl Instant {
     }
 }
 
+/// The earlier of two optional times (`None`: never).
+#[inline]
+pub(crate) fn earliest_of(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The earliest of optional times (`None`: never), without an iterator's bookkeeping (a
+/// timer's next deadline is asked after every sample).
+#[inline]
+pub(crate) fn earliest<const N: usize>(times: [Option<Instant>; N]) -> Option<Instant> {
+    times.into_iter().fold(None, earliest_of)
+}
+
 impl Add<Duration> for Instant {
     type Output = Instant;
     /// Saturating: time never wraps.

@@ -335,3 +335,45 @@ fn missing_runs_cover_holes_and_clamp_to_assigned() {
     );
     assert_eq!(empty.missing(sn(1), sn(10)).count(), 0);
 }
+
+#[test]
+fn an_unheld_change_is_numbered_and_registered_but_not_kept() {
+    let limits = ResourceLimits {
+        max_instances: Some(2),
+        ..ResourceLimits::default()
+    };
+    let mut w = history(History::KeepLast(1), limits, Durability::Volatile);
+    w.add_change(data(1)).expect("room");
+    let c = w.add_unheld(data(1)).expect("room");
+    assert_eq!(
+        (c.sn, c.instance, c.payload.as_bytes()),
+        (sn(2), key(1), &[1u8][..])
+    );
+    // The held change stays until released; the unheld one never was.
+    assert_eq!(sns(&w), vec![1]);
+    assert_eq!(w.last_sn(), sn(2));
+    assert_eq!(w.add_unheld(data(2)).expect("room").sn, sn(3));
+    assert!(w.is_registered(&key(2)));
+    assert_eq!(w.instance_count(), 2);
+    // max_instances counts instances, held or not.
+    assert_eq!(
+        w.add_unheld(data(3)),
+        Err(WriteError::WouldBlock {
+            limit: Limit::Instances
+        })
+    );
+    // Unregistering an instance without held changes forgets it, as a release would.
+    let c = w
+        .add_unheld(change(ChangeKind::NotAliveUnregistered, 2, None))
+        .expect("registered");
+    assert_eq!(c.sn, sn(4));
+    assert!(!w.is_registered(&key(2)));
+    assert_eq!(w.instance_count(), 1);
+    assert_eq!(
+        w.add_unheld(change(ChangeKind::NotAliveUnregistered, 2, None)),
+        Err(WriteError::NotRegistered)
+    );
+    // Nothing was added to what a release or a late joiner sees.
+    assert_eq!(w.remove_acknowledged(sn(4)), 1);
+    assert!(w.is_empty());
+}

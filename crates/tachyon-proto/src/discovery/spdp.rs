@@ -450,6 +450,15 @@ impl Participant {
     pub(crate) fn poll_spdp_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
         let header = self.header;
         let d = self.discovery.as_mut()?;
+        let a = &d.spdp;
+        if d.client.is_none()
+            && !a.dispose
+            && a.directed.is_empty()
+            && !a.next.is_some_and(|t| t <= now)
+        {
+            // Nothing due (asked at every flush).
+            return None;
+        }
         let time = Participant::discovery_time(d, now);
         let a = &mut d.spdp;
         if !a.dispose {

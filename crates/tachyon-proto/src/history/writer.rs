@@ -251,6 +251,45 @@ impl WriterHistory {
         })
     }
 
+    /// Numbers a change and applies it to its instance as [`add_change`](Self::add_change)
+    /// does (registration, `max_instances`), without holding it: for a writer nobody could
+    /// ask again (volatile, every reader served at once). Returns the change as it would be
+    /// held. Not for a coherent set's end marker.
+    pub fn add_unheld(&mut self, change: NewChange) -> Result<CacheChange, WriteError> {
+        let known = self.instances.get(&change.instance);
+        if change.kind.unregisters() && !known.is_some_and(|i| i.registered) {
+            return Err(WriteError::NotRegistered);
+        }
+        if known.is_none() && at_limit(self.instances.len(), self.config.limits.max_instances) {
+            return Err(WriteError::WouldBlock {
+                limit: Limit::Instances,
+            });
+        }
+        let sn = self
+            .last_sn
+            .0
+            .checked_add(1)
+            .map(SequenceNumber)
+            .ok_or(WriteError::SequenceNumbersExhausted)?;
+        self.last_sn = sn;
+        let registered = !change.kind.unregisters();
+        let inst = self.instances.entry(change.instance).or_default();
+        inst.registered = registered;
+        if !registered && inst.sns.is_empty() {
+            // As a held change's release would forget it.
+            self.instances.remove(&change.instance);
+        }
+        Ok(CacheChange {
+            sn,
+            kind: change.kind,
+            instance: change.instance,
+            source_timestamp: change.source_timestamp,
+            expiry: change.expiry,
+            payload: change.payload,
+            coherent: change.coherent,
+        })
+    }
+
     /// Adds a coherent set's end marker: it takes a sequence number but belongs to no
     /// instance, never expires and replaces nothing.
     fn add_marker(&mut self, change: NewChange) -> Result<AddOutcome, WriteError> {

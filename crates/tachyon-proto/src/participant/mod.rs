@@ -34,7 +34,7 @@ use crate::history::{
 };
 use crate::layout;
 use crate::reader::{Reader, ReaderStats};
-use crate::time::Instant;
+use crate::time::{earliest_of, Instant};
 use crate::transmit::{Transmit, TxBuf};
 use crate::writer::{WriteRequest, Writer, WriterStats};
 use slots::Slots;
@@ -1045,8 +1045,14 @@ impl Participant {
         // Only endpoints reached mutably since their events were last taken can have new ones
         // (`slots.rs`): writers first, then readers, each in index order.
         self.writers
-            .next_user_event(|w| (w.guid(), w.poll_event()))
-            .or_else(|| self.readers.next_user_event(|r| (r.guid(), r.poll_event())))
+            .next_user_event(
+                |w| w.guid().entity_id.kind().is_builtin(),
+                Writer::poll_event,
+            )
+            .or_else(|| {
+                let builtin = |r: &Reader| r.guid().entity_id.kind().is_builtin();
+                self.readers.next_user_event(builtin, Reader::poll_event)
+            })
     }
 
     // ---- getters ---------------------------------------------------------------------------
@@ -1177,14 +1183,6 @@ impl Participant {
     fn reader_mut(&mut self, id: EntityId) -> Option<&mut Reader> {
         let i = *self.reader_ids.get(&id)?;
         self.readers.get_mut(i)
-    }
-}
-
-/// The earlier of two optional times (`None`: never).
-fn earliest_of(a: Option<Instant>, b: Option<Instant>) -> Option<Instant> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
     }
 }
 

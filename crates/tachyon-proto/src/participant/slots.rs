@@ -21,7 +21,6 @@
 use std::collections::VecDeque;
 
 use crate::event::Event;
-use tachyon_wire::Guid;
 
 #[derive(Debug)]
 pub(crate) struct Slots<T> {
@@ -176,16 +175,19 @@ impl<T> Slots<T> {
     }
 
     /// The next event of a touched user endpoint, lowest index first; `next` gives an
-    /// endpoint's GUID and its next event. Builtin endpoints' events are discovery's
-    /// business: taken and dropped. An endpoint without more events is no longer touched.
+    /// endpoint's next event, `builtin` whether it is a builtin endpoint. Builtin endpoints'
+    /// events are discovery's business: taken and dropped. An endpoint without more events
+    /// is no longer touched.
     pub(crate) fn next_user_event(
         &mut self,
-        mut next: impl FnMut(&mut T) -> (Guid, Option<Event>),
+        builtin: impl Fn(&T) -> bool,
+        mut next: impl FnMut(&mut T) -> Option<Event>,
     ) -> Option<Event> {
         while let Some((i, item)) = self.next_touched() {
             if let Some(item) = item {
-                while let (guid, Some(e)) = next(item) {
-                    if !guid.entity_id.kind().is_builtin() {
+                let keep = !builtin(item);
+                while let Some(e) = next(item) {
+                    if keep {
                         return Some(e);
                     }
                 }

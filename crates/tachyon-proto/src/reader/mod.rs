@@ -781,17 +781,14 @@ impl Reader {
             .reassembly
             .next_expiry(self.config.reassembly_timeout)
             .and_then(|t| t.checked_add(crate::time::Duration::from_nanos(1)));
-        [
+        crate::time::earliest([
             self.deadlines.next(),
             self.history.next_purge(),
             self.history.next_expiry(),
             reassembly,
             acks,
             leases,
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        ])
     }
 
     /// The next event.

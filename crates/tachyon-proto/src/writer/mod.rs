@@ -556,29 +556,54 @@ impl Writer {
             set: first.unwrap_or(SequenceNumber(self.history.last_sn().0.saturating_add(1))),
             group,
         });
-        let outcome = self.history.add_change(NewChange {
+        let change = NewChange {
             kind,
             instance,
             source_timestamp: req.source_timestamp,
             expiry: self.config.lifespan.map(|d| now + d),
             payload: req.payload,
             coherent,
-        })?;
+        };
+        let sn = if self.keeps_nothing() {
+            // Nobody could ask for it again: numbered and registered, not held, and the
+            // readers served directly get the change itself.
+            let change = self.history.add_unheld(change)?;
+            let sn = change.sn;
+            if !self.direct.is_empty() {
+                self.direct_out = Some(change);
+            }
+            sn
+        } else {
+            let sn = self.history.add_change(change)?.sn;
+            if !self.direct.is_empty() {
+                // Before `queued` may release it (nobody else to send it to).
+                self.direct_out = self.history.get(sn).cloned();
+            }
+            sn
+        };
         if let Some(first) = &mut self.open_set {
-            first.get_or_insert(outcome.sn);
+            first.get_or_insert(sn);
         }
-        if !self.direct.is_empty() {
-            // Before `queued` may release it (nobody else to send it to).
-            self.direct_out = self.history.get(outcome.sn).cloned();
-        }
-        self.queued(now, outcome.sn, payload_len);
+        self.queued(now, sn, payload_len);
         if kind == ChangeKind::Alive {
             self.deadlines.arm(now, instance);
         } else {
             self.deadlines.remove(&instance);
         }
         self.renew_lease(now);
-        Ok(outcome.sn)
+        Ok(sn)
+    }
+
+    /// Whether a new change needs no place in the history: a volatile writer whose only
+    /// readers are best-effort ones of its participant, served directly (or none), outside a
+    /// coherent set. Nothing would ever send it, repair it or give it to a late joiner.
+    fn keeps_nothing(&self) -> bool {
+        self.history.config().durability == Durability::Volatile
+            && self.open_set.is_none()
+            && self.fanout.is_none()
+            && self.shm_echo.is_none()
+            && self.proxies.len() == self.direct.len()
+            && self.direct.iter().all(|&(_, reliable)| !reliable)
     }
 
     /// A change was added to the history: send it (or consider it sent when nobody listens).
@@ -890,17 +915,14 @@ impl Writer {
             Some(until) => until,
             None => self.earliest_repair(),
         };
-        [
+        crate::time::earliest([
             self.heartbeat_at,
             self.batch_until,
             self.history.next_expiry(),
             self.deadlines.next(),
             self.lease_expiry.filter(|_| !self.liveliness_lost),
-        ]
-        .into_iter()
-        .flatten()
-        .chain(repairs)
-        .min()
+            repairs,
+        ])
     }
 
     /// Whether the writer has anyone to send something to: a reader it does not serve

@@ -85,19 +85,26 @@ impl Outbox {
             .enumerate()
             .filter(|(i, _)| lanes & (1 << i) != 0);
         for (_, lane) in mine {
-            // After giving the lane up, look again: a datagram queued while we were
-            // finishing found the lane busy and left it to us.
-            while !lock(&lane.queue).is_empty() {
-                if lane.sending.swap(true, Ordering::AcqRel) {
-                    break;
-                }
-                loop {
-                    let next = lock(&lane.queue).pop_front();
-                    let Some(d) = next else { break };
-                    self.queued.fetch_sub(1, Ordering::SeqCst);
-                    transports.send(d.buf, d.len, &d.dest, d.priority);
-                }
-                lane.sending.store(false, Ordering::Release);
+            if lane.sending.swap(true, Ordering::AcqRel) {
+                // Its sender sends what we queued: it pushed before its last look.
+                continue;
+            }
+            loop {
+                // The lane is given up in the look that finds the queue empty, under the
+                // queue's lock: a datagram queued after it finds the lane free and is sent
+                // by its own thread; one queued before it is in this look. (One lock per
+                // datagram, not three: each is an atomic read-modify-write or two.)
+                let next = {
+                    let mut queue = lock(&lane.queue);
+                    let next = queue.pop_front();
+                    if next.is_none() {
+                        lane.sending.store(false, Ordering::Release);
+                    }
+                    next
+                };
+                let Some(d) = next else { break };
+                self.queued.fetch_sub(1, Ordering::SeqCst);
+                transports.send(d.buf, d.len, &d.dest, d.priority);
             }
         }
     }
