@@ -257,7 +257,7 @@ impl ReaderHistory {
 
     /// Whether an instance a take just visited can be dropped.
     fn forgettable(&self, inst: &ReaderInstance) -> bool {
-        inst.is_unused() || (self.forget_taken && inst.is_empty())
+        forgettable(self.forget_taken, inst)
     }
 
     /// Numbers an invalid-data sample a state change just created.
@@ -674,6 +674,7 @@ impl ReaderHistory {
         let exact = matches!(query.instance, InstanceSelector::Instance(_));
         let mut removed = 0;
         let mut emptied = std::mem::take(&mut self.emptied);
+        let settling = self.settling();
         let upper = match query.instance {
             InstanceSelector::Instance(h) => Bound::Included(h),
             _ => Bound::Unbounded,
@@ -688,7 +689,7 @@ impl ReaderHistory {
             };
             let n = collect_instance(handle, inst, query, take, out, u64::MAX, None);
             removed += if take { n.valid } else { 0 };
-            if inst.is_empty() {
+            if inst.is_empty() && settling.needed(inst, take) {
                 emptied.push(handle);
             }
             if exact || (only_one && n.total > 0) {
@@ -699,6 +700,15 @@ impl ReaderHistory {
         self.settle(take, &mut emptied);
         self.emptied = emptied;
         Ok(out.len())
+    }
+
+    /// What [`settle`](Self::settle) will do with an emptied instance, as known before a
+    /// read or take visits the instances.
+    fn settling(&self) -> Settling {
+        Settling {
+            forget_taken: self.forget_taken,
+            large: self.pending.len() > SMALL_PENDING,
+        }
     }
 
     /// After a read or take: the visited instances found empty leave `pending`, and those a
@@ -748,6 +758,7 @@ impl ReaderHistory {
         order.clear();
         let mut removed = 0;
         let mut emptied = std::mem::take(&mut self.emptied);
+        let settling = self.settling();
         for &handle in &self.pending {
             let Some(inst) = self.instances.get_mut(&handle) else {
                 emptied.push(handle);
@@ -755,7 +766,7 @@ impl ReaderHistory {
             };
             let n = collect_instance(handle, inst, &all, take, out, cutoff, Some(&mut order));
             removed += if take { n.valid } else { 0 };
-            if inst.is_empty() {
+            if inst.is_empty() && settling.needed(inst, take) {
                 emptied.push(handle);
             }
         }
@@ -767,6 +778,28 @@ impl ReaderHistory {
         out.extend(pairs.into_iter().map(|(_, s)| s));
         out.len()
     }
+}
+
+/// Whether [`ReaderHistory::settle`] has something to do with an emptied instance: only it
+/// needs the instance's handle (and a look-up of it) afterwards.
+#[derive(Clone, Copy)]
+struct Settling {
+    forget_taken: bool,
+    /// The pending set holds more than [`SMALL_PENDING`]: emptied instances leave it.
+    large: bool,
+}
+
+impl Settling {
+    /// As [`ReaderHistory::forgettable`] and `settle` decide.
+    fn needed(self, inst: &ReaderInstance, take: bool) -> bool {
+        self.large || (take && forgettable(self.forget_taken, inst))
+    }
+}
+
+/// Whether a take may forget `inst`: unused, or emptied by a reader that forgets taken
+/// instances.
+fn forgettable(forget_taken: bool, inst: &ReaderInstance) -> bool {
+    inst.is_unused() || (forget_taken && inst.is_empty())
 }
 
 /// How many samples one instance contributed.

@@ -14,6 +14,7 @@
 //! never holds its `Signal` while it evaluates conditions (which takes state locks), so the
 //! order cannot invert.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::task::Waker;
 use std::time::{Duration, Instant};
@@ -96,6 +97,9 @@ impl Signal {
 #[derive(Debug, Default)]
 pub(crate) struct Observers {
     list: Mutex<Vec<Weak<Signal>>>,
+    /// The list's length, kept under its lock: a notify with nobody registered (a reader
+    /// polled without a wait set, the usual hot path) takes no lock.
+    registered: AtomicUsize,
 }
 
 impl Observers {
@@ -104,6 +108,7 @@ impl Observers {
         let mut l = self.lock();
         l.retain(|w| w.strong_count() > 0);
         l.push(Arc::downgrade(signal));
+        self.registered.store(l.len(), Ordering::SeqCst);
     }
 
     /// Undoes one [`add`](Self::add) of `signal`.
@@ -113,10 +118,18 @@ impl Observers {
         if let Some(i) = l.iter().position(|w| w.ptr_eq(&target)) {
             l.swap_remove(i);
         }
+        self.registered.store(l.len(), Ordering::SeqCst);
     }
 
     /// Wakes every registered signal.
+    ///
+    /// Called after the change it reports, made under the state lock. A waiter registers
+    /// before it looks at the state under that lock, so either it sees the change or this
+    /// sees it registered (both orders go through the state lock).
     pub(crate) fn notify(&self) {
+        if self.registered.load(Ordering::SeqCst) == 0 {
+            return;
+        }
         let l = self.lock();
         for s in l.iter().filter_map(Weak::upgrade) {
             s.notify();
