@@ -274,10 +274,7 @@ impl ReaderHistory {
             .is_some();
         if numbered {
             self.last_seq = seq;
-            if !inst.pending {
-                inst.pending = true;
-                self.pending.insert(*instance);
-            }
+            mark_pending(&mut self.pending, *instance, inst);
         }
     }
 
@@ -354,10 +351,7 @@ impl ReaderHistory {
             expiry,
             seq,
         });
-        if !inst.pending {
-            inst.pending = true;
-            self.pending.insert(instance);
-        }
+        mark_pending(&mut self.pending, instance, inst);
         self.sample_count += 1;
         if let Some(at) = expiry {
             self.next_expiry = Some(self.next_expiry.map_or(at, |n| n.min(at)));
@@ -438,10 +432,7 @@ impl ReaderHistory {
             if let Some(s) = inst.invalid.as_mut().filter(|s| s.seq == 0) {
                 seq += 1;
                 s.seq = seq;
-                if !inst.pending {
-                    inst.pending = true;
-                    pending.insert(*handle);
-                }
+                mark_pending(pending, *handle, inst);
             }
             !inst.is_unused()
         });
@@ -793,6 +784,14 @@ impl Settling {
     /// As [`ReaderHistory::forgettable`] and `settle` decide.
     fn needed(self, inst: &ReaderInstance, take: bool) -> bool {
         self.large || (take && forgettable(self.forget_taken, inst))
+    }
+}
+
+/// `inst` (of handle `handle`) may hold samples to read: in the pending set, once.
+fn mark_pending(pending: &mut BTreeSet<KeyHash>, handle: KeyHash, inst: &mut ReaderInstance) {
+    if !inst.pending {
+        inst.pending = true;
+        pending.insert(handle);
     }
 }
 

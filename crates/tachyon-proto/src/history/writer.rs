@@ -64,6 +64,21 @@ pub struct NewChange {
     pub coherent: Option<Coherence>,
 }
 
+impl NewChange {
+    /// The change as the cache holds it, under sequence number `sn`.
+    fn numbered(self, sn: SequenceNumber) -> CacheChange {
+        CacheChange {
+            sn,
+            kind: self.kind,
+            instance: self.instance,
+            source_timestamp: self.source_timestamp,
+            expiry: self.expiry,
+            payload: self.payload,
+            coherent: self.coherent,
+        }
+    }
+}
+
 /// A change held by the cache.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CacheChange {
@@ -199,21 +214,7 @@ impl WriterHistory {
         if change.coherent.is_some_and(|c| c.is_end()) {
             return self.add_marker(change);
         }
-        let known = self.instances.get(&change.instance);
-        if change.kind.unregisters() && !known.is_some_and(|i| i.registered) {
-            return Err(WriteError::NotRegistered);
-        }
-        if known.is_none() && at_limit(self.instances.len(), self.config.limits.max_instances) {
-            return Err(WriteError::WouldBlock {
-                limit: Limit::Instances,
-            });
-        }
-        let sn = self
-            .last_sn
-            .0
-            .checked_add(1)
-            .map(SequenceNumber)
-            .ok_or(WriteError::SequenceNumbersExhausted)?;
+        let (sn, known) = self.admit(&change)?;
         let victim = self.victim_for(known)?;
 
         // The victim is usually the instance's own oldest (KEEP_LAST): it leaves the
@@ -236,26 +237,19 @@ impl WriterHistory {
             self.expiries.insert((at, sn));
         }
         self.bytes += change.payload.len();
-        self.changes.push_back(CacheChange {
-            sn,
-            kind: change.kind,
-            instance: change.instance,
-            source_timestamp: change.source_timestamp,
-            expiry: change.expiry,
-            payload: change.payload,
-            coherent: change.coherent,
-        });
+        self.changes.push_back(change.numbered(sn));
         Ok(AddOutcome {
             sn,
             replaced: victim,
         })
     }
 
-    /// Numbers a change and applies it to its instance as [`add_change`](Self::add_change)
-    /// does (registration, `max_instances`), without holding it: for a writer nobody could
-    /// ask again (volatile, every reader served at once). Returns the change as it would be
-    /// held. Not for a coherent set's end marker.
-    pub fn add_unheld(&mut self, change: NewChange) -> Result<CacheChange, WriteError> {
+    /// The checks every new change of an instance passes (a registration to end, the
+    /// instance limit), and the sequence number it gets; with the instance, if known.
+    fn admit(
+        &self,
+        change: &NewChange,
+    ) -> Result<(SequenceNumber, Option<&WriterInstance>), WriteError> {
         let known = self.instances.get(&change.instance);
         if change.kind.unregisters() && !known.is_some_and(|i| i.registered) {
             return Err(WriteError::NotRegistered);
@@ -271,6 +265,15 @@ impl WriterHistory {
             .checked_add(1)
             .map(SequenceNumber)
             .ok_or(WriteError::SequenceNumbersExhausted)?;
+        Ok((sn, known))
+    }
+
+    /// Numbers a change and applies it to its instance as [`add_change`](Self::add_change)
+    /// does (registration, `max_instances`), without holding it: for a writer nobody could
+    /// ask again (volatile, every reader served at once). Returns the change as it would be
+    /// held. Not for a coherent set's end marker.
+    pub fn add_unheld(&mut self, change: NewChange) -> Result<CacheChange, WriteError> {
+        let (sn, _) = self.admit(&change)?;
         self.last_sn = sn;
         let registered = !change.kind.unregisters();
         let inst = self.instances.entry(change.instance).or_default();
@@ -279,15 +282,7 @@ impl WriterHistory {
             // As a held change's release would forget it.
             self.instances.remove(&change.instance);
         }
-        Ok(CacheChange {
-            sn,
-            kind: change.kind,
-            instance: change.instance,
-            source_timestamp: change.source_timestamp,
-            expiry: change.expiry,
-            payload: change.payload,
-            coherent: change.coherent,
-        })
+        Ok(change.numbered(sn))
     }
 
     /// Adds a coherent set's end marker: it takes a sequence number but belongs to no
@@ -393,15 +388,7 @@ impl WriterHistory {
             if let Some(at) = change.expiry {
                 self.expiries.remove(&(at, change.sn));
             }
-            if change.is_coherent_end() {
-                continue;
-            }
-            if let Some(inst) = self.instances.get_mut(&change.instance) {
-                remove_sn(&mut inst.sns, change.sn);
-                if !inst.registered && inst.sns.is_empty() {
-                    self.instances.remove(&change.instance);
-                }
-            }
+            self.forget_in_instance(&change);
         }
         n
     }
@@ -604,6 +591,7 @@ impl WriterHistory {
 
     /// A change taken out ([`take_change`](Self::take_change)) leaves its instance's list;
     /// the instance is forgotten if unregistered and now empty.
+    #[inline]
     fn forget_in_instance(&mut self, change: &CacheChange) {
         if change.is_coherent_end() {
             return;
