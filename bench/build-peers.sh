@@ -4,7 +4,8 @@
 #   cyclone_ping  against Debian's Cyclone DDS 0.10.2 (cyclonedds-dev: headers, libddsc, idlc)
 #   fastdds_join, cyclone_join  one process of a discovery-at-scale run (bench/join.py)
 #   hdds_latency_benchmark  HDDS 1.1.2's own latency_benchmark example, from its crates.io
-#                 package (checksum pinned), built with cargo (scenario 8: in process)
+#                 package (checksum pinned), built with cargo with the workspace's release
+#                 profile (fat LTO; scenario 8: in process)
 #   iceoryx2_ping  bench/peers/iceoryx2_ping: a ping-pong over iceoryx2 0.10 (crates.io, its
 #                 lock file committed), built with cargo (scenario 9: same host)
 # and installs Cyclone DDS's ddsperf (cyclonedds-tools), which the harness runs ready-made.
@@ -63,6 +64,16 @@ if newer "$OUT/cyclone_join" "$SRC/cyclone_join.c" "$SRC/cyclone_ping_types.idl"
     gcc -O2 -Wall -Wextra -Werror -std=gnu11 -I"$gen" -o "$OUT/cyclone_join.tmp" "$SRC/cyclone_join.c" \
         "$gen/cyclone_ping_types.o" -lddsc -lpthread
     mv "$OUT/cyclone_join.tmp" "$OUT/cyclone_join"
+fi
+
+# The Rust peers are built as Tachyon's own binaries are (the workspace's [profile.release]:
+# fat LTO, one codegen unit), so that a comparison with them is like for like. Binaries built
+# another way are built again.
+RUST_PROFILE="lto=fat codegen-units=1"
+export CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
+if [ "$(cat "$OUT/rust-profile" 2>/dev/null)" != "$RUST_PROFILE" ]; then
+    rm -f "$OUT/hdds_latency_benchmark" "$OUT/iceoryx2_ping"
+    echo "$RUST_PROFILE" > "$OUT/rust-profile"
 fi
 
 # HDDS: its package from crates.io, checked against the checksum the registry's index gives,

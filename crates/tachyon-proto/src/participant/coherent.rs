@@ -19,6 +19,7 @@ use super::{Error, Participant};
 use crate::history::{GroupMember, PublisherSet};
 use crate::reader::{ReceivedChange, SetPart};
 use crate::time::Instant;
+use crate::writer::Writer;
 
 /// Most sets of one remote publisher a subscriber holds back waiting for missing parts; the
 /// oldest is dropped beyond it.
@@ -148,8 +149,12 @@ impl Participant {
 
     /// The group numbering of the next sample of `writer`, when it writes in an open
     /// GROUP-scope set.
-    pub(super) fn group_member(&self, writer: EntityId) -> Option<(EntityId, GroupMember)> {
-        if !self.writer(writer)?.set_open() {
+    pub(super) fn group_member(
+        &self,
+        w: &Writer,
+        writer: EntityId,
+    ) -> Option<(EntityId, GroupMember)> {
+        if !w.set_open() {
             return None;
         }
         self.publisher_sets.iter().find_map(|(&p, s)| {

@@ -36,7 +36,7 @@ use crate::layout;
 use crate::reader::{Reader, ReaderStats};
 use crate::time::{earliest_of, Instant};
 use crate::transmit::{Transmit, TxBuf};
-use crate::writer::{WriteRequest, Writer, WriterStats};
+use crate::writer::{DirectReader, WriteRequest, Writer, WriterStats};
 use slots::Slots;
 
 /// Participant-wide settings.
@@ -305,7 +305,11 @@ pub struct Participant {
     /// Whether the transmit scan asks a reader next (writers and readers take turns).
     tx_reader_turn: bool,
     /// The readers a write hands its change to directly (reused, `serve_directly`).
-    direct_scratch: Vec<EntityId>,
+    direct_scratch: Vec<DirectReader>,
+    /// The writer written last and its slot (`writer_slot`), the reader taken from last and
+    /// its slot (`reader_index`): found again without a look-up.
+    last_writer: (EntityId, usize),
+    last_reader: (EntityId, usize),
     /// The readers that follow a participant's lease (`Reader::follows_participant_leases`),
     /// the only ones a participant's activity concerns; `None` after a match, an unmatch or
     /// a reader's deletion, found again at the next activity (`participant_activity`).
@@ -351,6 +355,8 @@ impl Participant {
             next_key: 1,
             tx_reader_turn: false,
             direct_scratch: Vec::new(),
+            last_writer: (EntityId::UNKNOWN, usize::MAX),
+            last_reader: (EntityId::UNKNOWN, usize::MAX),
             lease_readers: None,
             tx_recheck_at: None,
             packer: pack::Packer::default(),
@@ -530,15 +536,16 @@ impl Participant {
             return Ok(());
         }
         // A reader of this very protocol state is handed new changes directly.
-        let direct = remote.guid.prefix == self.prefix
-            && self.reader_ids.contains_key(&remote.guid.entity_id);
+        let direct = (remote.guid.prefix == self.prefix)
+            .then(|| self.reader_ids.get(&remote.guid.entity_id).copied())
+            .flatten();
         let reader = remote.guid;
         let w = self
             .writer_mut(writer)
             .ok_or(Error::UnknownWriter(writer))?;
         w.match_reader(now, remote);
-        if direct {
-            w.set_reader_direct(&reader);
+        if let Some(slot) = direct {
+            w.set_reader_direct(&reader, slot);
         }
         Ok(())
     }
@@ -658,11 +665,15 @@ impl Participant {
         writer: EntityId,
         req: WriteRequest,
     ) -> Result<SequenceNumber, Error> {
-        let group = self.group_member(writer);
         let i = *self
             .writer_ids
             .get(&writer)
             .ok_or(Error::UnknownWriter(writer))?;
+        self.last_writer = (writer, i);
+        let group = self
+            .writers
+            .get(i)
+            .and_then(|w| self.group_member(w, writer));
         // Touched, not queued: a writer with only readers it serves directly (or none) has
         // nothing for the transmit scan after a write.
         let w = self
@@ -677,7 +688,7 @@ impl Participant {
             return Ok(sn);
         };
         if let Some(change) = w.take_direct_change() {
-            self.serve_directly(now, writer, &change);
+            self.serve_directly(now, i, &change);
         }
         if let Some((publisher, g)) = group {
             self.group_member_written(publisher, g);
@@ -685,20 +696,20 @@ impl Participant {
         Ok(sn)
     }
 
-    /// Hands `change`, just written by `writer`, to the readers of this participant it
-    /// serves directly (`writer/direct.rs`): what receiving its DATA would do.
-    fn serve_directly(&mut self, now: Instant, writer: EntityId, change: &CacheChange) {
+    /// Hands `change`, just written by the writer in slot `w`, to the readers of this
+    /// participant it serves directly (`writer/direct.rs`): what receiving its DATA would do.
+    fn serve_directly(&mut self, now: Instant, w: usize, change: &CacheChange) {
         let mut readers = std::mem::take(&mut self.direct_scratch);
         readers.clear();
-        let Some(w) = self.writer(writer) else {
+        let Some(writer) = self.writers.get(w) else {
             self.direct_scratch = readers;
             return;
         };
-        let keyed = w.config().keyed;
-        readers.extend(w.direct_readers().iter().map(|&(id, _)| id));
-        let guid = Guid::new(self.prefix, writer);
-        for &id in &readers {
-            let Some(&i) = self.reader_ids.get(&id) else {
+        let keyed = writer.config().keyed;
+        let guid = writer.guid();
+        readers.extend_from_slice(writer.direct_readers());
+        for d in &readers {
+            let Some(i) = self.direct_slot(d) else {
                 continue;
             };
             // A handed-over change gives the reader something to send only when it makes an
@@ -713,14 +724,21 @@ impl Participant {
         self.direct_scratch = readers;
         // As a datagram of this participant's would have shown it active.
         self.participant_activity(now, self.prefix);
-        if let Some(&i) = self.writer_ids.get(&writer) {
-            if self
-                .writers
-                .get_mut_quiet(i)
-                .is_some_and(|w| w.served_directly(now))
-            {
-                self.writers.requeue(i);
-            }
+        if self
+            .writers
+            .get_mut_quiet(w)
+            .is_some_and(|w| w.served_directly(now))
+        {
+            self.writers.requeue(w);
+        }
+    }
+
+    /// The slot of a reader served directly: the one the writer knows, unless another reader
+    /// took it since (then looked up by id).
+    fn direct_slot(&self, d: &DirectReader) -> Option<usize> {
+        match self.readers.get(d.slot) {
+            Some(r) if r.guid().entity_id == d.id => Some(d.slot),
+            _ => self.reader_ids.get(&d.id).copied(),
         }
     }
 
@@ -744,8 +762,9 @@ impl Participant {
     pub fn writer_timeout(&self, writer: EntityId) -> Option<Instant> {
         let w = self.writer(writer)?;
         let mut t = w.poll_timeout();
-        for &(id, _) in w.direct_readers() {
-            t = earliest_of(t, self.reader(id).and_then(Reader::poll_timeout));
+        for d in w.direct_readers() {
+            let r = self.direct_slot(d).and_then(|i| self.readers.get(i));
+            t = earliest_of(t, r.and_then(Reader::poll_timeout));
         }
         t
     }
@@ -815,6 +834,7 @@ impl Participant {
         out: &mut Vec<Sample>,
     ) -> Result<usize, Error> {
         let i = self.reader_index(reader)?;
+        self.last_reader = (reader, i);
         // A take sends nothing and raises no event, unless it unblocks a reader whose cache
         // was full (samples held back are delivered, acknowledgements become due): only then
         // is the reader queued for the next flush (`has_output`).
@@ -1157,13 +1177,27 @@ impl Participant {
         Ok(EntityId::new([k[1], k[2], k[3]], kind))
     }
 
+    /// The slot of local writer `id`: the one written last without a look-up (the
+    /// runtime asks for its timers right after the write).
+    fn writer_slot(&self, id: EntityId) -> Option<usize> {
+        let (last, i) = self.last_writer;
+        if last == id
+            && self
+                .writers
+                .get(i)
+                .is_some_and(|w| w.guid().entity_id == id)
+        {
+            return Some(i);
+        }
+        self.writer_ids.get(&id).copied()
+    }
+
     fn writer(&self, id: EntityId) -> Option<&Writer> {
-        let i = *self.writer_ids.get(&id)?;
-        self.writers.get(i)
+        self.writers.get(self.writer_slot(id)?)
     }
 
     fn writer_mut(&mut self, id: EntityId) -> Option<&mut Writer> {
-        let i = *self.writer_ids.get(&id)?;
+        let i = self.writer_slot(id)?;
         self.writers.get_mut(i)
     }
 
@@ -1173,7 +1207,17 @@ impl Participant {
     }
 
     /// The slot of local reader `reader`.
+    /// The one taken from last is found without a look-up (a reader polled by `take`).
     fn reader_index(&self, reader: EntityId) -> Result<usize, Error> {
+        let (last, i) = self.last_reader;
+        if last == reader
+            && self
+                .readers
+                .get(i)
+                .is_some_and(|r| r.guid().entity_id == reader)
+        {
+            return Ok(i);
+        }
         self.reader_ids
             .get(&reader)
             .copied()

@@ -965,11 +965,7 @@ impl Reader {
             let lost = u64::try_from(sn.0 - p.expected.0).unwrap_or(0);
             p.expected = SequenceNumber(sn.0 + 1);
             let writer = p.remote.guid;
-            if !self.reassembly.is_empty() || !p.frag_meta.is_empty() || p.frag_hint.is_some() {
-                self.reassembly
-                    .discard_below(writer, SequenceNumber(sn.0 + 1));
-                self.proxies[pi].forget_delivered();
-            }
+            self.forget_fragments_below(pi);
             if lost > 0 {
                 self.stats.lost += lost;
                 self.events.push_back(Event::SampleLost {
@@ -1004,7 +1000,6 @@ impl Reader {
             return;
         }
         // The common case, the next one in order: deliver without touching the pending map.
-        let writer = p.remote.guid;
         if let Err(c) = self.consume(now, pi, sn, item, true) {
             // Held beyond the byte limit if need be: it was accepted already.
             self.pending_bytes += c.payload.len();
@@ -1018,13 +1013,20 @@ impl Reader {
         if !p.pending.is_empty() {
             self.drain(now, pi);
         }
-        let p = &self.proxies[pi];
-        if !self.reassembly.is_empty() || !p.frag_meta.is_empty() || p.frag_hint.is_some() {
-            let expected = self.proxies[pi].expected;
-            self.reassembly.discard_below(writer, expected);
-            self.proxies[pi].forget_delivered();
-        }
+        self.forget_fragments_below(pi);
         self.flush_data_available();
+    }
+
+    /// Writer `pi` is expected next at `expected`: the fragments of what came before are
+    /// dropped. A reader that holds no fragment state (most of them) does nothing.
+    fn forget_fragments_below(&mut self, pi: usize) {
+        let p = &self.proxies[pi];
+        if self.reassembly.is_empty() && p.frag_meta.is_empty() && p.frag_hint.is_none() {
+            return;
+        }
+        let (writer, expected) = (p.remote.guid, p.expected);
+        self.reassembly.discard_below(writer, expected);
+        self.proxies[pi].forget_delivered();
     }
 
     /// Delivers the pending changes of writer `pi` that are next in order.

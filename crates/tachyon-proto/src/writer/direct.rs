@@ -26,6 +26,16 @@ use super::{readers, Writer};
 use crate::history::CacheChange;
 use crate::time::Instant;
 
+/// A reader served directly, as the participant finds it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DirectReader {
+    pub id: EntityId,
+    /// Its slot among the participant's readers (checked against `id` before use: a slot
+    /// is reused after a deletion).
+    pub slot: usize,
+    pub reliable: bool,
+}
+
 impl Writer {
     /// Whether this writer may hand its changes to readers directly: a user writer whose
     /// DATA carry nothing but the change, and that does not batch.
@@ -36,20 +46,21 @@ impl Writer {
             && self.config.batch_delay.is_none()
     }
 
-    /// Matched reader `reader` belongs to this writer's participant: from now on it is
-    /// handed every new change directly (when this writer may), outside the fan-out.
-    pub(crate) fn set_reader_direct(&mut self, reader: &Guid) {
+    /// Matched reader `reader` belongs to this writer's participant, in slot `slot` of its
+    /// readers: from now on it is handed every new change directly (when this writer may),
+    /// outside the fan-out.
+    pub(crate) fn set_reader_direct(&mut self, reader: &Guid, slot: usize) {
         if !self.may_serve_directly() {
             return;
         }
         let Some(i) = self.proxy_index(reader) else {
             return;
         };
-        if self.proxies[i].direct {
+        if self.proxies[i].direct == Some(slot) {
             return;
         }
         self.touch();
-        self.proxies[i].direct = true;
+        self.proxies[i].direct = Some(slot);
         self.recount();
         self.refresh_fanout();
         if self.fanout.is_none() {
@@ -57,8 +68,8 @@ impl Writer {
         }
     }
 
-    /// The readers served directly: (entity id, reliable).
-    pub(crate) fn direct_readers(&self) -> &[(EntityId, bool)] {
+    /// The readers served directly.
+    pub(crate) fn direct_readers(&self) -> &[DirectReader] {
         &self.direct
     }
 
@@ -72,7 +83,7 @@ impl Writer {
     /// piggybacked heartbeat asks its readers. Whether it now has such a heartbeat to send.
     pub(crate) fn served_directly(&mut self, now: Instant) -> bool {
         self.stats.changes_direct += self.direct.len() as u64;
-        if !self.direct.iter().any(|&(_, reliable)| reliable)
+        if !self.direct.iter().any(|d| d.reliable)
             || !self.ack_wanted_since(self.direct_ack_requested_at, now)
         {
             return false;

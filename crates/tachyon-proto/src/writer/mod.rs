@@ -14,6 +14,7 @@
 //! periodic heartbeat, and before a KEEP_ALL history can fill up.
 
 mod direct;
+pub(crate) use direct::DirectReader;
 mod proxy;
 mod readers;
 mod send;
@@ -181,9 +182,9 @@ pub(crate) struct Writer {
     /// Readers outside the fan-out: served alone (another representation, `transcode`) or
     /// directly (`direct`).
     served_alone: usize,
-    /// The readers served directly (entity id, reliable), and the change written last for
-    /// them until the participant takes it (`direct` module).
-    direct: Vec<(tachyon_wire::EntityId, bool)>,
+    /// The readers served directly, and the change written last for them until the
+    /// participant takes it (`direct` module).
+    direct: Vec<direct::DirectReader>,
     direct_out: Option<crate::history::CacheChange>,
     /// When a heartbeat last asked the reliable readers served directly to acknowledge.
     direct_ack_requested_at: Option<Instant>,
@@ -603,7 +604,7 @@ impl Writer {
             && self.fanout.is_none()
             && self.shm_echo.is_none()
             && self.proxies.len() == self.direct.len()
-            && self.direct.iter().all(|&(_, reliable)| !reliable)
+            && self.direct.iter().all(|d| !d.reliable)
     }
 
     /// A change was added to the history: send it (or consider it sent when nobody listens).

@@ -60,10 +60,10 @@ pub(crate) struct ReaderProxy {
     pub repaired: Option<(Instant, SequenceNumber)>,
     /// In the writer's attention queue (`readers.rs`).
     pub flagged: bool,
-    /// The reader belongs to the writer's own participant (the same protocol state): the
-    /// participant hands it every new change as it is written (`writer/direct.rs`), outside
-    /// the fan-out.
-    pub direct: bool,
+    /// The reader belongs to the writer's own participant (the same protocol state), in this
+    /// slot of its readers: the participant hands it every new change as it is written
+    /// (`writer/direct.rs`), outside the fan-out.
+    pub direct: Option<usize>,
 }
 
 impl ReaderProxy {
@@ -86,7 +86,7 @@ impl ReaderProxy {
             liveliness_due: false,
             repaired: None,
             flagged: false,
-            direct: false,
+            direct: None,
         }
     }
 
@@ -94,12 +94,12 @@ impl ReaderProxy {
     /// (a reader of the writer's own participant, `direct`). Such a reader hears the
     /// heartbeats addressed to it, not those to the fan-out.
     pub fn alone(&self) -> bool {
-        self.transcode.is_some() || self.direct
+        self.transcode.is_some() || self.direct.is_some()
     }
 
     /// Handed every new change by the participant as it is written (`writer/direct.rs`).
     pub fn served_directly(&self) -> bool {
-        self.direct && self.transcode.is_none()
+        self.direct.is_some() && self.transcode.is_none()
     }
 
     /// Notes that `sn` was just resent to this reader.

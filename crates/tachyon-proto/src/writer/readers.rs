@@ -219,8 +219,13 @@ impl Writer {
         self.served_alone = self.proxies.iter().filter(|p| p.alone()).count();
         self.direct.clear();
         let direct = self.proxies.iter().filter(|p| p.served_directly());
-        self.direct
-            .extend(direct.map(|p| (p.remote.guid.entity_id, p.is_reliable())));
+        self.direct.extend(direct.filter_map(|p| {
+            Some(super::direct::DirectReader {
+                id: p.remote.guid.entity_id,
+                slot: p.direct?,
+                reliable: p.is_reliable(),
+            })
+        }));
     }
 
     /// The lowest sequence number every reliable reader acknowledged (`None`: no reliable
