@@ -104,6 +104,11 @@ pub struct UdpConfig {
     /// clients are told): the participant then takes no index, and its user-data port is one
     /// the kernel picks. `None` (the default): the ports of the participant index.
     pub metatraffic_port: Option<u16>,
+    /// How many unicast destinations of user data get a socket connected to them, which
+    /// spares the kernel a route look-up per datagram (`udp/connected.rs`); their datagrams
+    /// leave from an ephemeral port. 0 sends everything from the user-data socket with
+    /// `sendto`. Default 32.
+    pub connected_destinations: usize,
 }
 
 impl Default for UdpConfig {
@@ -122,6 +127,7 @@ impl Default for UdpConfig {
             multicast_loopback: true,
             critical_priority: None,
             metatraffic_port: None,
+            connected_destinations: 32,
         }
     }
 }
@@ -143,6 +149,7 @@ mod tests {
         assert_eq!((c.receive_buffer_size, c.send_buffer_size), (None, None));
         assert_eq!(c.multicast_ttl, 1);
         assert!(c.multicast_loopback);
+        assert_eq!(c.connected_destinations, 32);
         assert_eq!(Peer::any_index(Ipv4Addr::LOCALHOST).indices, None);
     }
 }

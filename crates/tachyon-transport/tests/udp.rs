@@ -132,10 +132,12 @@ fn unicast_datagram_arrives_with_source_and_bytes() {
     a.send_to(&b.default_unicast_locators()[0], b"user data", 3)
         .unwrap();
     let got = recv_n(&b, SocketId::UserUnicast, &mut batch, 1);
-    assert_eq!(
-        got,
-        vec![(a.default_unicast_locators()[0], b"user data".to_vec())]
-    );
+    // From a's address, through the socket connected to b (an ephemeral port).
+    let from_a = a.default_unicast_locators()[0];
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].1, b"user data");
+    assert_eq!(got[0].0.address, from_a.address);
+    assert_ne!(got[0].0.port, from_a.port);
 
     a.send_meta_to(&b.metatraffic_unicast_locators()[0], b"discovery", 0)
         .unwrap();
@@ -150,6 +152,57 @@ fn unicast_datagram_arrives_with_source_and_bytes() {
     assert_eq!((sb.datagrams_received, sb.bytes_received), (2, 18));
     assert_eq!(b.recv_batch(SocketId::UserUnicast, &mut batch).unwrap(), 0);
     assert!(batch.is_empty(), "WouldBlock leaves an empty batch");
+}
+
+#[test]
+fn user_data_leaves_from_one_connected_socket_per_destination_unless_turned_off() {
+    require_isolated_network();
+    let a = open(40, &unicast_only());
+    let b = open(40, &unicast_only());
+    let to_b = b.default_unicast_locators()[0];
+    let mut batch = RecvBatch::new(8, 1500);
+    for _ in 0..3 {
+        a.send_to(&to_b, b"x", 0).unwrap();
+    }
+    let got = recv_n(&b, SocketId::UserUnicast, &mut batch, 3);
+    assert_eq!(got.len(), 3);
+    assert!(
+        got.iter().all(|(from, _)| *from == got[0].0),
+        "one socket: {got:?}"
+    );
+    assert_ne!(got[0].0, a.default_unicast_locators()[0]);
+
+    // Turned off: from the user-data socket, as discovery always is.
+    let off = open(
+        40,
+        &UdpConfig {
+            connected_destinations: 0,
+            ..unicast_only()
+        },
+    );
+    off.send_to(&to_b, b"y", 0).unwrap();
+    let got = recv_n(&b, SocketId::UserUnicast, &mut batch, 1);
+    assert_eq!(
+        got,
+        vec![(off.default_unicast_locators()[0], b"y".to_vec())]
+    );
+}
+
+#[test]
+fn a_destination_gone_away_is_sent_to_without_errors() {
+    require_isolated_network();
+    let a = open(41, &unicast_only());
+    // A port nobody listens on any more: the kernel answers ICMP port unreachable, which a
+    // connected socket reports at its next send; that datagram goes unconnected.
+    let gone = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let port = gone.local_addr().unwrap().port();
+    drop(gone);
+    for _ in 0..5 {
+        a.send_to(&lo(port), b"anyone?", 0).unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let s = a.stats();
+    assert_eq!((s.datagrams_sent, s.send_errors), (5, 0));
 }
 
 #[test]
@@ -421,7 +474,12 @@ fn configured_interface_that_does_not_exist_lists_the_existing_ones() {
 #[test]
 fn priority_is_set_on_the_sending_socket() {
     require_isolated_network();
-    let a = open(22, &unicast_only());
+    // Unconnected: every datagram from the user-data socket.
+    let unconnected = UdpConfig {
+        connected_destinations: 0,
+        ..unicast_only()
+    };
+    let a = open(22, &unconnected);
     let b = open(22, &unicast_only());
     a.send_to(&b.default_unicast_locators()[0], b"p", 5)
         .unwrap();
@@ -439,6 +497,65 @@ fn priority_is_set_on_the_sending_socket() {
         .unwrap();
     assert_eq!(tos(SocketId::MetaUnicast), 0xe0, "DSCP CS7");
     assert_eq!(b.stats().datagrams_received, 0, "nothing read yet");
+}
+
+/// The TOS byte a datagram arrived with, read with `IP_RECVTOS`.
+fn received_tos(socket: &std::net::UdpSocket) -> u8 {
+    use std::os::fd::AsRawFd;
+    let fd = socket.as_raw_fd();
+    let on: libc::c_int = 1;
+    // SAFETY: a valid fd and an int option of the size given.
+    let r = unsafe {
+        libc::setsockopt(
+            fd,
+            libc::IPPROTO_IP,
+            libc::IP_RECVTOS,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(r, 0, "IP_RECVTOS");
+    socket
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .unwrap();
+    let mut data = [0u8; 64];
+    let mut control = [0u64; 16];
+    let mut iov = libc::iovec {
+        iov_base: data.as_mut_ptr().cast(),
+        iov_len: data.len(),
+    };
+    // SAFETY: zeroed msghdr is valid; its pointers are set to live buffers below.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = std::mem::size_of_val(&control) as _;
+    // SAFETY: msg points at buffers that outlive the call.
+    let n = unsafe { libc::recvmsg(fd, &mut msg, 0) };
+    assert!(n > 0, "no datagram: {}", io::Error::last_os_error());
+    // SAFETY: walking the control messages the kernel wrote into `control`.
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(&msg);
+        while !c.is_null() {
+            if (*c).cmsg_level == libc::IPPROTO_IP && (*c).cmsg_type == libc::IP_TOS {
+                return *libc::CMSG_DATA(c);
+            }
+            c = libc::CMSG_NXTHDR(&msg, c);
+        }
+    }
+    panic!("no IP_TOS control message");
+}
+
+#[test]
+fn priority_is_set_on_the_connected_socket_too() {
+    require_isolated_network();
+    let a = open(42, &unicast_only());
+    let rx = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let to = lo(rx.local_addr().unwrap().port());
+    a.send_to(&to, b"p", 5).unwrap();
+    assert_eq!(received_tos(&rx), 0xa0, "DSCP CS5");
+    a.send_to(&to, b"p", 0).unwrap();
+    assert_eq!(received_tos(&rx), 0, "back to best effort");
 }
 
 #[test]
@@ -523,8 +640,10 @@ fn nested_lo_without_multicast() {
 fn the_critical_lane_has_a_socket_of_its_own_for_both_directions() {
     require_isolated_network();
     use tachyon_transport::{Traffic, Transport};
+    // Unconnected first: each class leaves from its own bound socket.
     let config = UdpConfig {
         critical_priority: Some(5),
+        connected_destinations: 0,
         ..unicast_only()
     };
     let a = open(12, &config);
@@ -555,4 +674,19 @@ fn the_critical_lane_has_a_socket_of_its_own_for_both_directions() {
     b.send_to(&lo(port), b"to critical", 0).expect("send");
     let got = recv_n(&a, SocketId::CriticalUnicast, &mut batch, 1);
     assert_eq!(got.len(), 1);
+    // Connected, the two classes to one destination still go through sockets of their own.
+    let connected = open(
+        12,
+        &UdpConfig {
+            critical_priority: Some(5),
+            ..unicast_only()
+        },
+    );
+    connected.send_to(&to, b"critical", 6).expect("send");
+    connected.send_to(&to, b"bulk", 5).expect("send");
+    connected.send_to(&to, b"critical", 6).expect("send");
+    let got = recv_n(&b, SocketId::UserUnicast, &mut batch, 3);
+    assert_eq!(got.len(), 3);
+    assert_ne!(got[0].0, got[1].0);
+    assert_eq!(got[0].0, got[2].0);
 }

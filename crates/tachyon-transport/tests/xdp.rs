@@ -237,9 +237,11 @@ fn rtps_goes_through_the_ring_and_everything_else_through_the_kernel() {
     drop(lent);
     assert!(xdp.tx_buffer().is_frame(), "the frames came back");
 
-    // Not RTPS: the program passes it to the kernel, whose socket on the port receives it.
+    // Not RTPS: the program passes it to the kernel, whose socket on the port receives it
+    // (sent from that socket, not a connected one: the echo answers the source port).
     let plain = vec![b'x'; 64];
-    udp.send_to(&echo, &plain, 0).expect("send plain");
+    udp.send_unconnected_to(&echo, &plain, 0)
+        .expect("send plain");
     let got = wait_for(|b| {
         udp.recv_batch(SocketId::UserUnicast, b)
             .expect("udp receive")
@@ -249,7 +251,7 @@ fn rtps_goes_through_the_ring_and_everything_else_through_the_kernel() {
 
     // RTPS larger than the MTU: IP fragments, reassembled by the kernel for the socket.
     let big = rtps(4000, 3);
-    udp.send_to(&echo, &big, 0).expect("send big");
+    udp.send_unconnected_to(&echo, &big, 0).expect("send big");
     let got = wait_for(|b| {
         udp.recv_batch(SocketId::UserUnicast, b)
             .expect("udp receive")

@@ -29,6 +29,7 @@ receive_buffer_size = "4MiB"
 send_buffer_size = 1048576
 multicast_ttl = 4
 multicast_loopback = false
+connected_destinations = 0
 
 [udp.ports]
 base = 17400
@@ -118,6 +119,7 @@ fn a_full_file_parses_into_every_setting() {
     assert_eq!(u.send_buffer_size, Some(1 << 20));
     assert_eq!(u.multicast_ttl, 4);
     assert!(!u.multicast_loopback);
+    assert_eq!(u.connected_destinations, 0);
     assert_eq!(
         u.ports,
         PortMapping {

@@ -33,6 +33,7 @@
 //! multicast and peers sends SPDP to the interface's address and 127.0.0.1 on indices
 //! `0..=max_auto_participant_index` (which covers every index Cyclone can take).
 
+mod connected;
 mod destinations;
 mod setup;
 mod socket;
@@ -86,6 +87,8 @@ pub struct UdpTransport {
     announced: crate::TransportLocators,
     /// The buffers it lends.
     pool: crate::TxPool,
+    /// Sockets connected to the unicast destinations of user data (`connected.rs`).
+    connected: connected::Connected,
 }
 
 impl UdpTransport {
@@ -148,6 +151,10 @@ impl UdpTransport {
         let transport = UdpTransport {
             announced,
             pool,
+            connected: connected::Connected::new(
+                config.connected_destinations,
+                config.send_buffer_size,
+            ),
             critical_priority: config.critical_priority,
             domain_id,
             participant_index,
@@ -217,7 +224,19 @@ impl UdpTransport {
     /// device queue (EAGAIN/ENOBUFS) is a counted drop. Both return `Ok`: UDP is lossy and
     /// reliability repairs. Any other error is returned.
     pub fn send_to(&self, dest: &Locator, data: &[u8], priority: i32) -> io::Result<()> {
-        self.send_one(self.user_socket(priority), dest, data, priority)
+        self.send_one(self.user_socket(priority), dest, data, priority, true)
+    }
+
+    /// Like [`send_to`](Self::send_to), always from the user-data (or critical) socket
+    /// itself, never a connected one: for datagrams whose source port must be that socket's
+    /// (the AF_XDP transport's kernel fallback, whose ring sends with that port).
+    pub fn send_unconnected_to(
+        &self,
+        dest: &Locator,
+        data: &[u8],
+        priority: i32,
+    ) -> io::Result<()> {
+        self.send_one(self.user_socket(priority), dest, data, priority, false)
     }
 
     /// Send the same `data` to every destination from the user-data unicast socket with one
@@ -243,7 +262,7 @@ impl UdpTransport {
 
     /// Like [`send_to`](Self::send_to), from the metatraffic unicast socket (discovery).
     pub fn send_meta_to(&self, dest: &Locator, data: &[u8], priority: i32) -> io::Result<()> {
-        self.send_one(SocketId::MetaUnicast, dest, data, priority)
+        self.send_one(SocketId::MetaUnicast, dest, data, priority, false)
     }
 
     /// Like [`send_to_many`](Self::send_to_many), from the metatraffic unicast socket.
@@ -359,19 +378,49 @@ impl UdpTransport {
         })
     }
 
-    fn send_one(&self, from: SocketId, dest: &Locator, data: &[u8], prio: i32) -> io::Result<()> {
+    /// Sends `data` to `dest` from socket `from`, or from the socket connected to `dest`
+    /// (`connect`: user data, `connected.rs`).
+    fn send_one(
+        &self,
+        from: SocketId,
+        dest: &Locator,
+        data: &[u8],
+        prio: i32,
+        connect: bool,
+    ) -> io::Result<()> {
         let Some(addr) = udpv4_destination(dest) else {
             self.skip(dest);
             return Ok(());
         };
+        if connect {
+            if let connected::Route::Connected(sock) = self.connected.route(from, addr) {
+                apply_priority(&sock, prio);
+                match self.count_sent(data, || {
+                    sock.socket.send_with_flags(data, libc::MSG_DONTWAIT)
+                }) {
+                    Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                        // Nothing was sent: it goes unconnected, as it would have without.
+                        self.connected.refused(from, addr);
+                    }
+                    other => return other,
+                }
+            }
+        }
         let sock = self.sock(from)?;
         apply_priority(sock, prio);
         let to = SockAddr::from(addr);
-        loop {
-            return match sock
-                .socket
+        self.count_sent(data, || {
+            sock.socket
                 .send_to_with_flags(data, &to, libc::MSG_DONTWAIT)
-            {
+        })
+    }
+
+    /// Runs `send` (again when interrupted) and counts what it did: a full buffer is a drop,
+    /// not an error. `ECONNREFUSED` (a connected socket's destination is gone) is returned
+    /// uncounted, for the caller to send otherwise.
+    fn count_sent(&self, data: &[u8], send: impl Fn() -> io::Result<usize>) -> io::Result<()> {
+        loop {
+            return match send() {
                 Ok(_) => {
                     Counters::add(&self.counters.datagrams_sent, 1);
                     Counters::add(&self.counters.bytes_sent, data.len() as u64);
@@ -382,6 +431,7 @@ impl UdpTransport {
                     Counters::add(&self.counters.send_drops, 1);
                     Ok(())
                 }
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => Err(e),
                 Err(e) => {
                     Counters::add(&self.counters.send_errors, 1);
                     Err(e)

@@ -493,7 +493,7 @@ impl Transport for XdpTransport {
             if group && Some(to.port()) != self.group_port {
                 // Another port's group (SPDP's): the kernel's, looped back to this host.
                 Counters::add(&self.via_kernel, 1);
-                if let Err(e) = self.udp.send_to(d, &b[..len], priority) {
+                if let Err(e) = self.udp.send_unconnected_to(d, &b[..len], priority) {
                     first_err.get_or_insert(e);
                 }
                 buf = Some(b);
@@ -525,7 +525,7 @@ impl Transport for XdpTransport {
                 PortSend::NoMac | PortSend::TooLong => {
                     Counters::add(&self.via_kernel, 1);
                     if let Some(b) = &back {
-                        if let Err(e) = self.udp.send_to(d, &b[..len], priority) {
+                        if let Err(e) = self.udp.send_unconnected_to(d, &b[..len], priority) {
                             first_err.get_or_insert(e);
                         }
                     }

@@ -281,6 +281,7 @@ struct UdpRepr {
     send_buffer_size: Option<SizeValue>,
     multicast_ttl: Option<u8>,
     multicast_loopback: Option<bool>,
+    connected_destinations: Option<usize>,
 }
 
 impl UdpRepr {
@@ -314,6 +315,7 @@ impl UdpRepr {
         );
         set(&mut u.multicast_ttl, self.multicast_ttl.map(u32::from));
         set(&mut u.multicast_loopback, self.multicast_loopback);
+        set(&mut u.connected_destinations, self.connected_destinations);
         let p = &mut u.ports;
         let r = &self.ports;
         set(&mut p.base, r.base);
