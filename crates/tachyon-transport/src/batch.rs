@@ -182,7 +182,8 @@ impl RecvBatch {
     /// gets all it asked for) and returns after that call. A `recvmmsg` that already has a
     /// datagram tries the queue once more for the next one before it returns; in a ping-pong
     /// that look finds nothing every time, and asking for one datagram skips it (with the
-    /// setup of 31 unused headers). A burst is received in 1, 2, 4 … 32 datagrams per call.
+    /// setup of 31 unused headers): that is one `recvmsg`. A burst is received in 1, 2, 4 …
+    /// 32 datagrams per call.
     pub(crate) fn fill(&mut self, fd: RawFd, counters: &Counters, wait: bool) -> io::Result<usize> {
         self.received.clear();
         self.drained = false;

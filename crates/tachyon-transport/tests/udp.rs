@@ -189,6 +189,33 @@ fn user_data_leaves_from_one_connected_socket_per_destination_unless_turned_off(
 }
 
 #[test]
+fn a_blocked_receive_gets_a_datagram_then_returns_when_interrupted() {
+    require_isolated_network();
+    let a = std::sync::Arc::new(open(43, &unicast_only()));
+    let b = open(43, &unicast_only());
+    let rx = std::sync::Arc::clone(&a);
+    // A fresh batch asks for one datagram at a time when it blocks: one `recvmsg`.
+    let t = std::thread::spawn(move || {
+        let mut batch = RecvBatch::new(4, 64);
+        let first = rx.recv_batch_wait(SocketId::UserUnicast, &mut batch);
+        let got: Vec<_> = batch.iter().map(|(l, d)| (*l, d.to_vec())).collect();
+        let after = rx.recv_batch_wait(SocketId::UserUnicast, &mut batch);
+        (first.unwrap(), got, after.unwrap())
+    });
+    std::thread::sleep(Duration::from_millis(50));
+    b.send_to(&a.default_unicast_locators()[0], b"wake", 0)
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    a.interrupt_receivers();
+    let (first, got, after) = t.join().unwrap();
+    assert_eq!(first, 1);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].1, b"wake");
+    assert_eq!(got[0].0.address, b.default_unicast_locators()[0].address);
+    assert_eq!(after, 0, "interrupted");
+}
+
+#[test]
 fn a_destination_gone_away_is_sent_to_without_errors() {
     require_isolated_network();
     let a = open(41, &unicast_only());
