@@ -20,15 +20,20 @@
 //! (and sends nothing). That datagram goes unconnected instead, as it would have without
 //! this module, and the destination is not connected again until its entry is reclaimed.
 //! When the table is full, a new destination reclaims the entries not used since the last
-//! time that happened (a second-chance sweep), so the destinations of departed readers do
-//! not hold their sockets for ever.
+//! time that happened (a second-chance sweep, at most once a second: meanwhile a destination
+//! without room goes unconnected at the cost of a look under the read lock), so the
+//! destinations of departed readers do not hold their sockets for ever.
 
 use std::net::SocketAddrV4;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use super::setup::new_udp_socket;
 use super::socket::{Sock, SocketId};
+
+/// How long a full table stays as it is before a new destination may reclaim entries: a
+/// destination that finds no room goes unconnected without the table's write lock meanwhile.
+const SWEEP_INTERVAL_NANOS: u64 = 1_000_000_000;
 
 /// The connected sockets of one transport, at most `limit`.
 #[derive(Debug)]
@@ -36,6 +41,8 @@ pub(super) struct Connected {
     limit: usize,
     send_buffer_size: Option<usize>,
     entries: RwLock<Vec<Entry>>,
+    /// When the last sweep ran (coarse monotonic nanoseconds; 0: never).
+    swept_at: AtomicU64,
 }
 
 #[derive(Debug)]
@@ -64,6 +71,7 @@ impl Connected {
             limit,
             send_buffer_size,
             entries: RwLock::new(Vec::new()),
+            swept_at: AtomicU64::new(0),
         }
     }
 
@@ -92,8 +100,17 @@ impl Connected {
                 }
                 return Route::Connected(Arc::clone(sock));
             }
+            if entries.len() >= self.limit && !self.may_sweep() {
+                return Route::Unconnected;
+            }
         }
         self.open(from, to)
+    }
+
+    /// Whether a full table may be swept now (none was in the last second).
+    fn may_sweep(&self) -> bool {
+        let swept = self.swept_at.load(Ordering::Relaxed);
+        swept == 0 || crate::clock::coarse_nanos().saturating_sub(swept) >= SWEEP_INTERVAL_NANOS
     }
 
     /// `to` refused a datagram sent connected: it is sent unconnected from now on (until its
@@ -122,6 +139,11 @@ impl Connected {
             };
         }
         if entries.len() >= self.limit {
+            if !self.may_sweep() {
+                return Route::Unconnected;
+            }
+            let now = crate::clock::coarse_nanos().max(1);
+            self.swept_at.store(now, Ordering::Relaxed);
             // Second chance: what was not used since the last sweep goes.
             entries.retain(|e| e.used.swap(false, Ordering::Relaxed));
             if entries.len() >= self.limit {
@@ -231,11 +253,18 @@ mod tests {
             c.route(SocketId::UserUnicast, d),
             Route::Unconnected
         ));
-        // `a` used again, `b` not: the next sweep reclaims `b` for `d`.
+        // `a` used again, `b` not; within the second no sweep runs again.
         assert!(matches!(
             c.route(SocketId::UserUnicast, a),
             Route::Connected(_)
         ));
+        assert!(matches!(
+            c.route(SocketId::UserUnicast, d),
+            Route::Unconnected
+        ));
+        // A second later, the next sweep reclaims `b` for `d`.
+        let earlier = crate::clock::coarse_nanos().saturating_sub(SWEEP_INTERVAL_NANOS);
+        c.swept_at.store(earlier.max(1), Ordering::Relaxed);
         assert!(matches!(
             c.route(SocketId::UserUnicast, d),
             Route::Connected(_)
