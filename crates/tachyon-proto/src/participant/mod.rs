@@ -1180,16 +1180,8 @@ impl Participant {
     /// The slot of local writer `id`: the one written last without a look-up (the
     /// runtime asks for its timers right after the write).
     fn writer_slot(&self, id: EntityId) -> Option<usize> {
-        let (last, i) = self.last_writer;
-        if last == id
-            && self
-                .writers
-                .get(i)
-                .is_some_and(|w| w.guid().entity_id == id)
-        {
-            return Some(i);
-        }
-        self.writer_ids.get(&id).copied()
+        let still = |i| self.writers.get(i).map(Writer::guid);
+        remembered_slot(self.last_writer, id, still).or_else(|| self.writer_ids.get(&id).copied())
     }
 
     fn writer(&self, id: EntityId) -> Option<&Writer> {
@@ -1209,13 +1201,8 @@ impl Participant {
     /// The slot of local reader `reader`.
     /// The one taken from last is found without a look-up (a reader polled by `take`).
     fn reader_index(&self, reader: EntityId) -> Result<usize, Error> {
-        let (last, i) = self.last_reader;
-        if last == reader
-            && self
-                .readers
-                .get(i)
-                .is_some_and(|r| r.guid().entity_id == reader)
-        {
+        let still = |i| self.readers.get(i).map(Reader::guid);
+        if let Some(i) = remembered_slot(self.last_reader, reader, still) {
             return Ok(i);
         }
         self.reader_ids
@@ -1276,6 +1263,18 @@ fn check_fragmenting(config: &WriterConfig) -> Result<(), Error> {
         });
     }
     Ok(())
+}
+
+/// The slot remembered for an endpoint (`last`: its id and slot) when it is `id`'s and the
+/// slot still holds it (`guid_at`: the GUID of the endpoint in a slot); slots are reused
+/// after a deletion.
+fn remembered_slot(
+    last: (EntityId, usize),
+    id: EntityId,
+    guid_at: impl Fn(usize) -> Option<Guid>,
+) -> Option<usize> {
+    let (last_id, i) = last;
+    (last_id == id && guid_at(i).is_some_and(|g| g.entity_id == id)).then_some(i)
 }
 
 #[cfg(test)]

@@ -194,6 +194,10 @@ mod tests {
     use super::*;
     use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
 
+    fn connected(r: Route) -> bool {
+        matches!(r, Route::Connected(_))
+    }
+
     fn local() -> (UdpSocket, SocketAddrV4) {
         let s = UdpSocket::bind("127.0.0.1:0").unwrap();
         let SocketAddr::V4(a) = s.local_addr().unwrap() else {
@@ -220,10 +224,7 @@ mod tests {
         };
         assert!(!Arc::ptr_eq(&a, &crit));
         let group = SocketAddrV4::new(Ipv4Addr::new(239, 255, 0, 1), 7401);
-        assert!(matches!(
-            c.route(SocketId::UserUnicast, group),
-            Route::Unconnected
-        ));
+        assert!(!connected(c.route(SocketId::UserUnicast, group)));
         assert_eq!(c.open_count(), 2);
     }
 
@@ -231,44 +232,23 @@ mod tests {
     fn none_when_disabled_and_the_unused_ones_make_room_when_full() {
         let off = Connected::new(0, None);
         let (_r, to) = local();
-        assert!(matches!(
-            off.route(SocketId::UserUnicast, to),
-            Route::Unconnected
-        ));
+        assert!(!connected(off.route(SocketId::UserUnicast, to)));
 
         let c = Connected::new(2, None);
         let (_r1, a) = local();
         let (_r2, b) = local();
         let (_r3, d) = local();
-        assert!(matches!(
-            c.route(SocketId::UserUnicast, a),
-            Route::Connected(_)
-        ));
-        assert!(matches!(
-            c.route(SocketId::UserUnicast, b),
-            Route::Connected(_)
-        ));
+        assert!(connected(c.route(SocketId::UserUnicast, a)));
+        assert!(connected(c.route(SocketId::UserUnicast, b)));
         // Full, and both used since the last sweep: the first sweep spares them.
-        assert!(matches!(
-            c.route(SocketId::UserUnicast, d),
-            Route::Unconnected
-        ));
+        assert!(!connected(c.route(SocketId::UserUnicast, d)));
         // `a` used again, `b` not; within the second no sweep runs again.
-        assert!(matches!(
-            c.route(SocketId::UserUnicast, a),
-            Route::Connected(_)
-        ));
-        assert!(matches!(
-            c.route(SocketId::UserUnicast, d),
-            Route::Unconnected
-        ));
+        assert!(connected(c.route(SocketId::UserUnicast, a)));
+        assert!(!connected(c.route(SocketId::UserUnicast, d)));
         // A second later, the next sweep reclaims `b` for `d`.
         let earlier = crate::clock::coarse_nanos().saturating_sub(SWEEP_INTERVAL_NANOS);
         c.swept_at.store(earlier.max(1), Ordering::Relaxed);
-        assert!(matches!(
-            c.route(SocketId::UserUnicast, d),
-            Route::Connected(_)
-        ));
+        assert!(connected(c.route(SocketId::UserUnicast, d)));
         assert_eq!(c.open_count(), 2);
     }
 
@@ -276,15 +256,9 @@ mod tests {
     fn a_refused_destination_is_sent_unconnected() {
         let c = Connected::new(4, None);
         let (_r, to) = local();
-        assert!(matches!(
-            c.route(SocketId::UserUnicast, to),
-            Route::Connected(_)
-        ));
+        assert!(connected(c.route(SocketId::UserUnicast, to)));
         c.refused(SocketId::UserUnicast, to);
-        assert!(matches!(
-            c.route(SocketId::UserUnicast, to),
-            Route::Unconnected
-        ));
+        assert!(!connected(c.route(SocketId::UserUnicast, to)));
         assert_eq!(c.open_count(), 0);
     }
 }
