@@ -147,16 +147,13 @@ impl Participant {
         }
     }
 
-    /// The group numbering of the next sample of `writer`, when it writes in an open
+    /// The group numbering of the next sample of writer `w`, when it writes in an open
     /// GROUP-scope set.
-    pub(super) fn group_member(
-        &self,
-        w: &Writer,
-        writer: EntityId,
-    ) -> Option<(EntityId, GroupMember)> {
+    pub(super) fn group_member(&self, w: &Writer) -> Option<(EntityId, GroupMember)> {
         if !w.set_open() {
             return None;
         }
+        let writer = w.guid().entity_id;
         self.publisher_sets.iter().find_map(|(&p, s)| {
             let open = s.open.as_ref()?;
             if !open.group_scope || !open.writers.contains(&writer) {

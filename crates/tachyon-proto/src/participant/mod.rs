@@ -670,10 +670,7 @@ impl Participant {
             .get(&writer)
             .ok_or(Error::UnknownWriter(writer))?;
         self.last_writer = (writer, i);
-        let group = self
-            .writers
-            .get(i)
-            .and_then(|w| self.group_member(w, writer));
+        let group = self.writers.get(i).and_then(|w| self.group_member(w));
         // Touched, not queued: a writer with only readers it serves directly (or none) has
         // nothing for the transmit scan after a write.
         let w = self

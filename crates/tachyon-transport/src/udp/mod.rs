@@ -395,48 +395,41 @@ impl UdpTransport {
         if connect {
             if let connected::Route::Connected(sock) = self.connected.route(from, addr) {
                 apply_priority(&sock, prio);
-                match self.count_sent(data, || {
-                    sock.socket.send_with_flags(data, libc::MSG_DONTWAIT)
-                }) {
+                match retrying(|| sock.socket.send_with_flags(data, libc::MSG_DONTWAIT)) {
                     Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
                         // Nothing was sent: it goes unconnected, as it would have without.
                         self.connected.refused(from, addr);
                     }
-                    other => return other,
+                    sent => return self.count_sent(data, sent),
                 }
             }
         }
         let sock = self.sock(from)?;
         apply_priority(sock, prio);
         let to = SockAddr::from(addr);
-        self.count_sent(data, || {
+        let sent = retrying(|| {
             sock.socket
                 .send_to_with_flags(data, &to, libc::MSG_DONTWAIT)
-        })
+        });
+        self.count_sent(data, sent)
     }
 
-    /// Runs `send` (again when interrupted) and counts what it did: a full buffer is a drop,
-    /// not an error. `ECONNREFUSED` (a connected socket's destination is gone) is returned
-    /// uncounted, for the caller to send otherwise.
-    fn count_sent(&self, data: &[u8], send: impl Fn() -> io::Result<usize>) -> io::Result<()> {
-        loop {
-            return match send() {
-                Ok(_) => {
-                    Counters::add(&self.counters.datagrams_sent, 1);
-                    Counters::add(&self.counters.bytes_sent, data.len() as u64);
-                    Ok(())
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) if is_drop(&e) => {
-                    Counters::add(&self.counters.send_drops, 1);
-                    Ok(())
-                }
-                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => Err(e),
-                Err(e) => {
-                    Counters::add(&self.counters.send_errors, 1);
-                    Err(e)
-                }
-            };
+    /// Counts what a send of `data` did: a full buffer is a drop, not an error.
+    fn count_sent(&self, data: &[u8], sent: io::Result<usize>) -> io::Result<()> {
+        match sent {
+            Ok(_) => {
+                Counters::add(&self.counters.datagrams_sent, 1);
+                Counters::add(&self.counters.bytes_sent, data.len() as u64);
+                Ok(())
+            }
+            Err(e) if is_drop(&e) => {
+                Counters::add(&self.counters.send_drops, 1);
+                Ok(())
+            }
+            Err(e) => {
+                Counters::add(&self.counters.send_errors, 1);
+                Err(e)
+            }
         }
     }
 
@@ -512,6 +505,16 @@ impl UdpTransport {
 }
 
 /// EAGAIN (socket buffer full) and ENOBUFS (device queue full): drops, not errors.
+/// Runs `send` again while a signal interrupts it.
+fn retrying(send: impl Fn() -> io::Result<usize>) -> io::Result<usize> {
+    loop {
+        match send() {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            sent => return sent,
+        }
+    }
+}
+
 fn is_drop(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::WouldBlock || e.raw_os_error() == Some(libc::ENOBUFS)
 }
