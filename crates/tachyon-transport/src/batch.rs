@@ -27,7 +27,13 @@ pub struct RecvBatch {
     /// How many datagrams a blocking fill asks for first: what the last one found, doubled
     /// while each fills it (see [`fill`](Self::fill)).
     burst: usize,
+    /// Blocking fills in a row that asked for one datagram and got it.
+    singles: u8,
 }
+
+/// A blocking fill that asks for one datagram and gets it cannot tell a ping-pong from the
+/// start of a burst; every this many such fills, the next asks for two.
+const PROBE_AFTER_SINGLES: u8 = 8;
 
 #[derive(Clone, Copy, Debug)]
 struct Received {
@@ -55,6 +61,7 @@ impl RecvBatch {
             received: Vec::with_capacity(slots),
             drained: false,
             burst: 1,
+            singles: 0,
         }
     }
 
@@ -182,8 +189,10 @@ impl RecvBatch {
     /// gets all it asked for) and returns after that call. A `recvmmsg` that already has a
     /// datagram tries the queue once more for the next one before it returns; in a ping-pong
     /// that look finds nothing every time, and asking for one datagram skips it (with the
-    /// setup of 31 unused headers): that is one `recvmsg`. A burst is received in 1, 2, 4 …
-    /// 32 datagrams per call.
+    /// setup of 31 unused headers): that is one `recvfrom`. A fill that asked for one and got
+    /// it stays at one, except every [`PROBE_AFTER_SINGLES`]th, which asks for two: a
+    /// ping-pong makes eight of nine receives the cheap kind (it alternated before), and a
+    /// burst is then received in 2, 4 … 32 datagrams per call.
     pub(crate) fn fill(&mut self, fd: RawFd, counters: &Counters, wait: bool) -> io::Result<usize> {
         self.received.clear();
         self.drained = false;
@@ -239,10 +248,17 @@ impl RecvBatch {
             if wait {
                 // Blocking fills adapt and return after one call (see above).
                 let most = self.slots.min(sys::RECV_CHUNK);
-                self.burst = match got < asked {
-                    true => got.max(1),
-                    false => (asked * 2).min(most),
+                self.burst = if got < asked {
+                    got.max(1)
+                } else if asked == 1 && self.singles + 1 < PROBE_AFTER_SINGLES {
+                    self.singles += 1;
+                    1
+                } else {
+                    (asked * 2).min(most)
                 };
+                if self.burst > 1 {
+                    self.singles = 0;
+                }
                 self.drained = got < asked;
                 break;
             }
@@ -278,5 +294,39 @@ mod tests {
         assert!(drained);
         assert_eq!(len, 0);
         drop(s);
+    }
+    /// A ping-pong (one datagram waiting at each fill) asks for one datagram at a time,
+    /// except one fill in nine that asks for two; a burst then grows the ask. Loopback only:
+    /// the socket sends to itself.
+    #[test]
+    fn one_datagram_at_a_time_asks_for_one() {
+        let s = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
+        let me = s.local_addr().expect("address");
+        let fd = s.as_raw_fd();
+        let counters = Counters::default();
+        let mut b = RecvBatch::new(32, 64);
+        let mut asked = Vec::new();
+        for i in 0..27u8 {
+            s.send_to(&[i], me).expect("send");
+            asked.push(b.burst);
+            assert_eq!(b.fill(fd, &counters, true).expect("fill"), 1);
+            assert_eq!(
+                b.iter().map(|(_, d)| d.to_vec()).collect::<Vec<_>>(),
+                [vec![i]]
+            );
+        }
+        assert_eq!(asked.iter().filter(|&&a| a == 2).count(), 3, "{asked:?}");
+        assert!(asked.iter().all(|&a| a <= 2), "{asked:?}");
+        // A burst of 40: received in fewer fills than datagrams, the ask doubling.
+        for i in 0..40u8 {
+            s.send_to(&[i], me).expect("send");
+        }
+        let (mut got, mut fills) = (0, 0);
+        while got < 40 {
+            got += b.fill(fd, &counters, true).expect("fill");
+            fills += 1;
+        }
+        assert_eq!(got, 40);
+        assert!(fills < 20, "{fills} fills for 40 datagrams");
     }
 }

@@ -124,7 +124,8 @@ impl RecvMeta {
 ///
 /// Receives at most `min(meta.len(), buf.len() / slot_size, RECV_CHUNK)` datagrams and returns
 /// how many; `WouldBlock` when none is queued (without `wait`); 0 once the socket was shut
-/// down for reading ([`shutdown_read`]). When one datagram is asked for, one `recvmsg`.
+/// down for reading ([`shutdown_read`]). When one datagram is asked for, one `recvfrom`
+/// ([`recv_one`]).
 pub(crate) fn recvmmsg(
     fd: RawFd,
     buf: &mut [u8],
@@ -139,7 +140,11 @@ pub(crate) fn recvmmsg(
     if n == 0 {
         return Ok(0);
     }
-    // Only the first `n` entries are set up (and read back): a ping-pong asks for one.
+    if n == 1 {
+        meta[0] = recv_one(fd, &mut buf[..slot_size], wait)?;
+        return Ok(1);
+    }
+    // Only the first `n` entries are set up (and read back).
     let mut addrs = [const { MaybeUninit::<libc::sockaddr_in>::uninit() }; RECV_CHUNK];
     let mut hdrs = [const { MaybeUninit::<libc::mmsghdr>::uninit() }; RECV_CHUNK];
     let mut iovs = [const { MaybeUninit::<libc::iovec>::uninit() }; RECV_CHUNK];
@@ -159,66 +164,84 @@ pub(crate) fn recvmmsg(
         h.msg_iov = ptr::addr_of_mut!(*iov);
         h.msg_iovlen = 1;
     }
-    let got = if n == 1 {
-        // One datagram asked for (a ping-pong): `recvmsg`, which the kernel serves with less
-        // bookkeeping than a `recvmmsg` of one (about 0.1 µs per call measured here).
-        // `MSG_WAITFORONE` means nothing to it: blocking is the socket's mode.
-        let flags = if wait { 0 } else { libc::MSG_DONTWAIT };
-        // SAFETY: header 0 was initialized above.
-        let hdr = unsafe { hdrs[0].assume_init_mut() };
-        // SAFETY: header 0 points at one live, writable slot of `slot_size` bytes and a live
-        // `sockaddr_in` with its true size, both borrowed for the whole call (which blocks,
-        // with `wait`).
-        let rc = unsafe { libc::recvmsg(fd, &mut hdr.msg_hdr, flags | libc::MSG_TRUNC) };
-        if rc < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // With MSG_TRUNC the datagram's real length, as `recvmmsg` reports in `msg_len`.
-        hdr.msg_len = rc as libc::c_uint;
-        1
+    let block = if wait {
+        libc::MSG_WAITFORONE
     } else {
-        let block = if wait {
-            libc::MSG_WAITFORONE
-        } else {
-            libc::MSG_DONTWAIT
-        };
-        // SAFETY: the first `n` headers point at `n` distinct, live, writable slots of `buf`
-        // (each `slot_size` bytes, as the iovecs say) and at `n` live `sockaddr_in`s with
-        // their true size; all of them outlive the call (which may block, with `wait`: the
-        // buffers are borrowed for all of it). MSG_TRUNC makes `msg_len` the datagram's real
-        // length.
-        let rc = unsafe {
-            libc::recvmmsg(
-                fd,
-                hdrs.as_mut_ptr().cast::<libc::mmsghdr>(),
-                n as libc::c_uint,
-                (block | libc::MSG_TRUNC) as _,
-                ptr::null_mut(),
-            )
-        };
-        if rc < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        rc as usize
+        libc::MSG_DONTWAIT
     };
+    // SAFETY: the first `n` headers point at `n` distinct, live, writable slots of `buf`
+    // (each `slot_size` bytes, as the iovecs say) and at `n` live `sockaddr_in`s with
+    // their true size; all of them outlive the call (which may block, with `wait`: the
+    // buffers are borrowed for all of it). MSG_TRUNC makes `msg_len` the datagram's real
+    // length.
+    let rc = unsafe {
+        libc::recvmmsg(
+            fd,
+            hdrs.as_mut_ptr().cast::<libc::mmsghdr>(),
+            n as libc::c_uint,
+            (block | libc::MSG_TRUNC) as _,
+            ptr::null_mut(),
+        )
+    };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let got = rc as usize;
     for i in 0..got.min(n) {
         // SAFETY: entries below `n` were initialized above (and filled in by the kernel).
         let (h, a) = unsafe { (hdrs[i].assume_init_ref(), addrs[i].assume_init_ref()) };
-        let source = (h.msg_hdr.msg_namelen as usize >= mem::size_of::<libc::sockaddr_in>()
-            && i32::from(a.sin_family) == libc::AF_INET)
-            .then(|| {
-                SocketAddrV4::new(
-                    Ipv4Addr::from(u32::from_be(a.sin_addr.s_addr)),
-                    u16::from_be(a.sin_port),
-                )
-            });
         meta[i] = RecvMeta {
             len: h.msg_len as usize,
-            source,
+            source: sender(a, h.msg_hdr.msg_namelen),
             truncated: h.msg_hdr.msg_flags & libc::MSG_TRUNC != 0 || h.msg_len as usize > slot_size,
         };
     }
     Ok(got)
+}
+
+/// One datagram into `slot` (a ping-pong's receive): a `recvfrom`, which the kernel serves
+/// with less work than a `recvmsg` (no message header or iovec to copy in and check: about
+/// 0.25 µs less per call measured here, 3.34 against 3.61 µs per send and receive) and a
+/// `recvmmsg` of one. `MSG_WAITFORONE` means nothing to it: blocking is the socket's mode.
+fn recv_one(fd: RawFd, slot: &mut [u8], wait: bool) -> io::Result<RecvMeta> {
+    let flags = if wait { 0 } else { libc::MSG_DONTWAIT };
+    // SAFETY: all-zero is a valid `sockaddr_in` (family 0: no sender, as after a shutdown).
+    let mut addr: libc::sockaddr_in = unsafe { mem::zeroed() };
+    let mut addr_len = mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    // SAFETY: `slot` is live and writable for its whole length, `addr` a live `sockaddr_in`
+    // of the size `addr_len` says; both are borrowed for the whole call (which blocks, with
+    // `wait`). MSG_TRUNC makes the result the datagram's real length.
+    let rc = unsafe {
+        libc::recvfrom(
+            fd,
+            slot.as_mut_ptr().cast(),
+            slot.len(),
+            flags | libc::MSG_TRUNC,
+            ptr::addr_of_mut!(addr).cast(),
+            &mut addr_len,
+        )
+    };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let len = rc as usize;
+    Ok(RecvMeta {
+        len,
+        source: sender(&addr, addr_len),
+        truncated: len > slot.len(),
+    })
+}
+
+/// The sender the kernel wrote into `addr` (`len` octets of it), if an IPv4 one.
+fn sender(addr: &libc::sockaddr_in, len: libc::socklen_t) -> Option<SocketAddrV4> {
+    (len as usize >= mem::size_of::<libc::sockaddr_in>()
+        && i32::from(addr.sin_family) == libc::AF_INET)
+        .then(|| {
+            SocketAddrV4::new(
+                Ipv4Addr::from(u32::from_be(addr.sin_addr.s_addr)),
+                u16::from_be(addr.sin_port),
+            )
+        })
 }
 
 /// Shuts `fd` down for reading: a thread blocked in [`recvmmsg`] on it returns (Linux wakes

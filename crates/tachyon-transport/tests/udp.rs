@@ -194,7 +194,7 @@ fn a_blocked_receive_gets_a_datagram_then_returns_when_interrupted() {
     let a = std::sync::Arc::new(open(43, &unicast_only()));
     let b = open(43, &unicast_only());
     let rx = std::sync::Arc::clone(&a);
-    // A fresh batch asks for one datagram at a time when it blocks: one `recvmsg`.
+    // A fresh batch asks for one datagram at a time when it blocks: one `recvfrom`.
     let t = std::thread::spawn(move || {
         let mut batch = RecvBatch::new(4, 64);
         let first = rx.recv_batch_wait(SocketId::UserUnicast, &mut batch);

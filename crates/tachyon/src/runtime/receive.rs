@@ -1,9 +1,9 @@
 //! Receive threads (`threads.mode = "threads"`): each serves one user-data receive source
-//! alone, blocked in the transport's `receive_wait` (for UDP one `recvmsg`, or a `recvmmsg`
+//! alone, blocked in the transport's `receive_wait` (for UDP one `recvfrom`, or a `recvmmsg`
 //! while datagrams come in bursts; no epoll), and handles what arrives on its own thread: the
 //! protocol under the state lock for one batch, then the datagrams it made due are sent and
 //! the listeners with news are called, all before it blocks again. A pong therefore answers
-//! with two system calls per round trip (the `recvmsg` that woke it and the `send` of the
+//! with two system calls per round trip (the `recvfrom` that woke it and the `send` of the
 //! answer, on a socket connected to the ping), as Cyclone DDS's receive threads do.
 //!
 //! The timers and discovery stay with the driver (the `timers` thread in this mode); a batch
