@@ -208,7 +208,10 @@ impl Drop for Payload {
         // clones on two threads at worst frees it: never unsound, only not recycled).
         if Arc::strong_count(&inner) == 1 {
             let mut inner = inner;
-            if let Some(i) = Arc::get_mut(&mut inner) {
+            // Only shared bytes and a late serialization need the buffer to themselves (an
+            // atomic read-modify-write): the usual payload has neither.
+            let reset = inner.external.is_some() || inner.serialized.get().is_some();
+            if let Some(i) = reset.then(|| Arc::get_mut(&mut inner)).flatten() {
                 // Shared bytes go back to their owner now, whether or not the holder is kept.
                 if let Some(e) = i.external.as_mut() {
                     e.release();
@@ -302,23 +305,30 @@ impl PayloadPool {
     /// property `tachyon-cdr` tests): zeroing 64 KiB per write was a tenth of a bulk
     /// writer's CPU.
     pub fn alloc(&self, len: usize) -> PayloadMut {
-        let mut inner = self.recycled().unwrap_or_else(|| {
+        let fresh = || {
             // Zeroed by the allocator (fresh pages of a large one are zero already).
             Arc::new(Inner {
                 bytes: vec![0; len],
                 pool: Arc::downgrade(&self.free),
                 ..Inner::default()
             })
-        });
-        if let Some(i) = Arc::get_mut(&mut inner) {
-            i.valued = None;
-            if i.bytes.len() >= len {
-                i.bytes.truncate(len);
-            } else {
-                i.bytes.resize(len, 0);
+        };
+        let Some(mut inner) = self.recycled() else {
+            return PayloadMut(fresh());
+        };
+        match Arc::get_mut(&mut inner) {
+            Some(i) => {
+                i.valued = None;
+                if i.bytes.len() >= len {
+                    i.bytes.truncate(len);
+                } else {
+                    i.bytes.resize(len, 0);
+                }
+                PayloadMut(inner)
             }
+            // Still held elsewhere (two last clones dropped at once): not reused.
+            None => PayloadMut(fresh()),
         }
-        PayloadMut(inner)
     }
 
     /// A payload holding a sample as its value (not serialized): `fill` puts it in the
@@ -332,29 +342,40 @@ impl PayloadPool {
         version: XcdrVersion,
         fill: impl FnOnce(&mut Option<Box<dyn SharedSample>>),
     ) -> Payload {
-        let mut inner = self.recycled().unwrap_or_else(|| {
+        let fresh = || {
             Arc::new(Inner {
                 pool: Arc::downgrade(&self.free),
                 ..Inner::default()
             })
-        });
-        if let Some(i) = Arc::get_mut(&mut inner) {
+        };
+        let set = |i: &mut Inner| {
             fill(&mut i.value);
             i.value_size = size;
             i.valued = i.value.is_some().then_some(version);
             i.bytes.clear();
+        };
+        let mut inner = self.recycled().unwrap_or_else(fresh);
+        match Arc::get_mut(&mut inner) {
+            Some(i) => set(i),
+            None => {
+                // Still held elsewhere (two last clones dropped at once): not reused.
+                inner = fresh();
+                if let Some(i) = Arc::get_mut(&mut inner) {
+                    set(i);
+                }
+            }
         }
         Payload(Some(inner))
     }
 
-    /// A free buffer of the pool, if one is.
+    /// A free buffer of the pool, if one is (the caller checks that it holds it alone, in
+    /// the `Arc::get_mut` it fills it through).
     fn recycled(&self) -> Option<Arc<Inner>> {
-        let mut a = self.free.lock().ok().and_then(|mut f| {
+        self.free.lock().ok().and_then(|mut f| {
             let a = f.buffers.pop()?;
             f.bytes -= a.held();
             Some(a)
-        })?;
-        Arc::get_mut(&mut a).is_some().then_some(a)
+        })
     }
 
     /// Buffers waiting for reuse.

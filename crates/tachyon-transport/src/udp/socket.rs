@@ -84,7 +84,11 @@ impl Sock {
 /// Set DSCP then SO_PRIORITY for `priority` unless the socket already has them.
 pub(super) fn apply_priority(sock: &Sock, priority: i32) {
     let key = priority::priority_key(priority);
-    if sock.priority.swap(key, Ordering::Relaxed) == key {
+    // Read before swapped: a socket whose priority stays the same (every send of a writer)
+    // costs no atomic read-modify-write.
+    if sock.priority.load(Ordering::Relaxed) == key
+        || sock.priority.swap(key, Ordering::Relaxed) == key
+    {
         return;
     }
     let fd = sock.socket.as_raw_fd();

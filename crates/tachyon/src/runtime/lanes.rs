@@ -278,7 +278,7 @@ impl State {
         let mut st = shared.lock_lane(CRITICAL);
         st.take_input(shared, now, input);
         // Sent once this (main) lane's lock is released, not under it.
-        self.pushed |= std::mem::take(&mut st.pushed);
+        self.take_sends(&mut st);
     }
 
     /// Applies what the main lane handed to this (critical) lane, and flushes.

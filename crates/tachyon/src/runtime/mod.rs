@@ -139,8 +139,9 @@ pub(crate) struct State {
     pub(crate) participant: Participant,
     /// A lent transmit buffer the last flush did not fill (kept for the next one).
     spare: Option<TxBuffer>,
-    /// The outbox lanes this lock holder queued into (it drains them when it unlocks).
-    pushed: u8,
+    /// The datagrams the last flushes wrote, by outbox lane, in order: handed to the outbox
+    /// when the lock is released (`outbox.rs`), and sent then.
+    out: [Vec<Outgoing>; outbox::LANES],
     pub(crate) statuses: Statuses,
     /// The listener of each entity that has one.
     listeners: HashMap<EntityId, Listener>,
@@ -586,7 +587,7 @@ impl Shared {
         mut st: StateGuard<'a>,
         timeout: StdDuration,
     ) -> StateGuard<'a> {
-        if st.pushed != 0 {
+        if st.has_sends() {
             let lane = st.lane;
             drop(st);
             return self.lock_lane(lane);
@@ -616,13 +617,40 @@ impl Shared {
         }
     }
 
-    /// Sends what the outbox holds in `lanes` (call without the state lock). In-process
-    /// receivers handle their datagrams during the drain; their listeners are called after
-    /// it ([`intra::defer_listeners`]).
-    fn send_queued(&self, lanes: u8) {
-        if lanes != 0 && self.outbox.has_queued() {
-            let _listeners_after = intra::defer_listeners();
-            self.outbox.drain(lanes, &self.transports);
+    /// Under the state lock, releasing it: hands `out` (emptied) to the outbox; returns the
+    /// datagrams of each lane this thread now holds, to send with
+    /// [`send_held`](Self::send_held) once the lock is released.
+    fn hand_over(
+        &self,
+        out: &mut [Vec<Outgoing>; outbox::LANES],
+    ) -> [Option<Vec<Outgoing>>; outbox::LANES] {
+        let mut held: [Option<Vec<Outgoing>>; outbox::LANES] = Default::default();
+        for (lane, local) in out.iter_mut().enumerate() {
+            if local.is_empty() {
+                continue;
+            }
+            let mut direct = outbox::spare_list();
+            if self.outbox.hand_over(lane, local, &mut direct) {
+                held[lane] = Some(direct);
+            } else {
+                outbox::give_back(direct);
+            }
+        }
+        held
+    }
+
+    /// Sends the datagrams of the outbox lanes this thread holds, critical lane first, then
+    /// what waits in them (call without the state lock). In-process receivers handle their
+    /// datagrams during the sends; their listeners are called after them
+    /// ([`intra::defer_listeners`]).
+    fn send_held(&self, held: [Option<Vec<Outgoing>>; outbox::LANES]) {
+        let _listeners_after = intra::defer_listeners();
+        for (lane, direct) in held.into_iter().enumerate() {
+            if let Some(mut direct) = direct {
+                self.outbox
+                    .send_and_drain(lane, &mut direct, &self.transports);
+                outbox::give_back(direct);
+            }
         }
     }
 
@@ -914,15 +942,23 @@ impl intra::Sink for Shared {
 
 impl Drop for StateGuard<'_> {
     fn drop(&mut self) {
-        let (lanes, retired) = self.guard.as_mut().map_or((0, Vec::new()), |g| {
-            (
-                std::mem::take(&mut g.pushed),
-                std::mem::take(&mut g.retired),
-            )
-        });
+        // The datagrams flushed under the lock: handed to the outbox before it is released
+        // (`outbox.rs`), the lanes this thread then holds sent after.
+        let held = match self.guard.as_mut() {
+            Some(g) if g.has_sends() => Some(self.shared.hand_over(&mut g.out)),
+            _ => None,
+        };
+        // Listeners are rarely retired: an empty list is left where it is (taking and
+        // dropping it on every release cost the round trip a few hundred instructions).
+        let retired = match self.guard.as_mut() {
+            Some(g) if !g.retired.is_empty() => Some(std::mem::take(&mut g.retired)),
+            _ => None,
+        };
         drop(self.guard.take());
         LANES_HELD.with(|h| h.set(h.get().saturating_sub(1)));
-        self.shared.send_queued(lanes);
+        if let Some(held) = held {
+            self.shared.send_held(held);
+        }
         // A retired listener's drop may lock this state again (the entities it owns).
         drop(retired);
     }
@@ -936,7 +972,7 @@ impl State {
             lane,
             participant,
             spare: None,
-            pushed: 0,
+            out: Default::default(),
             statuses,
             listeners: HashMap::default(),
             retired: Vec::new(),
@@ -959,7 +995,14 @@ impl State {
     /// Takes over what `other` (another lane, locked inside this one) queued to send, so it
     /// is sent when this lane's lock is released rather than under it.
     pub(crate) fn take_sends(&mut self, other: &mut State) {
-        self.pushed |= std::mem::take(&mut other.pushed);
+        for (mine, theirs) in self.out.iter_mut().zip(&mut other.out) {
+            mine.append(theirs);
+        }
+    }
+
+    /// Whether datagrams wait to be sent when the lock is released.
+    pub(crate) fn has_sends(&self) -> bool {
+        self.out.iter().any(|o| !o.is_empty())
     }
 
     /// Writes everything the protocol has due into lent buffers, queued to be sent when the
@@ -968,7 +1011,7 @@ impl State {
         // The buffer the last datagram was written into, when a small copy of it was queued
         // instead (or the one the last flush did not use): lent again before a new one.
         let spare = std::cell::Cell::new(self.spare.take());
-        let mut pushed = 0;
+        let out = &mut self.out;
         let unused = self.participant.poll_transmits(
             now,
             || spare.take().unwrap_or_else(|| shared.transports.lend()),
@@ -982,10 +1025,9 @@ impl State {
                     dest: t.destination,
                     priority: t.priority,
                 };
-                pushed |= shared.outbox.push(d, critical);
+                out[outbox::lane_of(critical)].push(d);
             },
         );
-        self.pushed |= pushed;
         self.spare = Some(unused);
         let mut any = false;
         let mut forwarded = Vec::new();
