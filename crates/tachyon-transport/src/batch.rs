@@ -295,6 +295,7 @@ mod tests {
         assert_eq!(len, 0);
         drop(s);
     }
+
     /// A ping-pong (one datagram waiting at each fill) asks for one datagram at a time,
     /// except one fill in nine that asks for two; a burst then grows the ask. Loopback only:
     /// the socket sends to itself.

@@ -305,30 +305,19 @@ impl PayloadPool {
     /// property `tachyon-cdr` tests): zeroing 64 KiB per write was a tenth of a bulk
     /// writer's CPU.
     pub fn alloc(&self, len: usize) -> PayloadMut {
-        let fresh = || {
+        let inner = self.recycled_or(
             // Zeroed by the allocator (fresh pages of a large one are zero already).
-            Arc::new(Inner {
-                bytes: vec![0; len],
-                pool: Arc::downgrade(&self.free),
-                ..Inner::default()
-            })
-        };
-        let Some(mut inner) = self.recycled() else {
-            return PayloadMut(fresh());
-        };
-        match Arc::get_mut(&mut inner) {
-            Some(i) => {
+            || vec![0; len],
+            |i| {
                 i.valued = None;
                 if i.bytes.len() >= len {
                     i.bytes.truncate(len);
                 } else {
                     i.bytes.resize(len, 0);
                 }
-                PayloadMut(inner)
-            }
-            // Still held elsewhere (two last clones dropped at once): not reused.
-            None => PayloadMut(fresh()),
-        }
+            },
+        );
+        PayloadMut(inner)
     }
 
     /// A payload holding a sample as its value (not serialized): `fill` puts it in the
@@ -342,34 +331,42 @@ impl PayloadPool {
         version: XcdrVersion,
         fill: impl FnOnce(&mut Option<Box<dyn SharedSample>>),
     ) -> Payload {
-        let fresh = || {
-            Arc::new(Inner {
-                pool: Arc::downgrade(&self.free),
-                ..Inner::default()
-            })
-        };
-        let set = |i: &mut Inner| {
+        let inner = self.recycled_or(Vec::new, |i| {
             fill(&mut i.value);
             i.value_size = size;
             i.valued = i.value.is_some().then_some(version);
             i.bytes.clear();
+        });
+        Payload(Some(inner))
+    }
+
+    /// A free buffer of the pool set up by `set`, or a new one of `bytes()` (set up too).
+    /// Whether it is held alone is checked once, in the `Arc::get_mut` that sets it up (an
+    /// atomic read-modify-write); one still held elsewhere (two last clones dropped at once)
+    /// is not reused.
+    fn recycled_or(&self, bytes: impl Fn() -> Vec<u8>, set: impl FnOnce(&mut Inner)) -> Arc<Inner> {
+        let fresh = || {
+            Arc::new(Inner {
+                bytes: bytes(),
+                pool: Arc::downgrade(&self.free),
+                ..Inner::default()
+            })
         };
-        let mut inner = self.recycled().unwrap_or_else(fresh);
+        let mut inner = self.recycled().unwrap_or_else(&fresh);
         match Arc::get_mut(&mut inner) {
             Some(i) => set(i),
             None => {
-                // Still held elsewhere (two last clones dropped at once): not reused.
                 inner = fresh();
                 if let Some(i) = Arc::get_mut(&mut inner) {
                     set(i);
                 }
             }
         }
-        Payload(Some(inner))
+        inner
     }
 
-    /// A free buffer of the pool, if one is (the caller checks that it holds it alone, in
-    /// the `Arc::get_mut` it fills it through).
+    /// A free buffer of the pool, if one is (not checked to be held alone: see
+    /// [`recycled_or`](Self::recycled_or)).
     fn recycled(&self) -> Option<Arc<Inner>> {
         self.free.lock().ok().and_then(|mut f| {
             let a = f.buffers.pop()?;

@@ -617,41 +617,12 @@ impl Shared {
         }
     }
 
-    /// Under the state lock, releasing it: hands `out` (emptied) to the outbox; returns the
-    /// datagrams of each lane this thread now holds, to send with
-    /// [`send_held`](Self::send_held) once the lock is released.
-    fn hand_over(
-        &self,
-        out: &mut [Vec<Outgoing>; outbox::LANES],
-    ) -> [Option<Vec<Outgoing>>; outbox::LANES] {
-        let mut held: [Option<Vec<Outgoing>>; outbox::LANES] = Default::default();
-        for (lane, local) in out.iter_mut().enumerate() {
-            if local.is_empty() {
-                continue;
-            }
-            let mut direct = outbox::spare_list();
-            if self.outbox.hand_over(lane, local, &mut direct) {
-                held[lane] = Some(direct);
-            } else {
-                outbox::give_back(direct);
-            }
-        }
-        held
-    }
-
-    /// Sends the datagrams of the outbox lanes this thread holds, critical lane first, then
-    /// what waits in them (call without the state lock). In-process receivers handle their
-    /// datagrams during the sends; their listeners are called after them
-    /// ([`intra::defer_listeners`]).
-    fn send_held(&self, held: [Option<Vec<Outgoing>>; outbox::LANES]) {
+    /// Sends the datagrams of the outbox lanes this thread holds ([`outbox::Held`]; call
+    /// without the state lock). In-process receivers handle their datagrams during the
+    /// sends; their listeners are called after them ([`intra::defer_listeners`]).
+    fn send_held(&self, held: outbox::Held) {
         let _listeners_after = intra::defer_listeners();
-        for (lane, direct) in held.into_iter().enumerate() {
-            if let Some(mut direct) = direct {
-                self.outbox
-                    .send_and_drain(lane, &mut direct, &self.transports);
-                outbox::give_back(direct);
-            }
-        }
+        self.outbox.send_held(held, &self.transports);
     }
 
     /// The lane datagrams of `traffic` go to: the critical lane's for critical traffic
@@ -942,18 +913,19 @@ impl intra::Sink for Shared {
 
 impl Drop for StateGuard<'_> {
     fn drop(&mut self) {
-        // The datagrams flushed under the lock: handed to the outbox before it is released
-        // (`outbox.rs`), the lanes this thread then holds sent after.
-        let held = match self.guard.as_mut() {
-            Some(g) if g.has_sends() => Some(self.shared.hand_over(&mut g.out)),
-            _ => None,
-        };
-        // Listeners are rarely retired: an empty list is left where it is (taking and
-        // dropping it on every release cost the round trip a few hundred instructions).
-        let retired = match self.guard.as_mut() {
-            Some(g) if !g.retired.is_empty() => Some(std::mem::take(&mut g.retired)),
-            _ => None,
-        };
+        let (mut held, mut retired) = (None, None);
+        if let Some(g) = self.guard.as_mut() {
+            // The datagrams flushed under the lock: handed to the outbox before it is
+            // released (`outbox.rs`), the lanes this thread then holds sent after.
+            if g.has_sends() {
+                held = Some(self.shared.outbox.hand_over_all(&mut g.out));
+            }
+            // Listeners are rarely retired: an empty list is left where it is (taking and
+            // dropping it on every release cost the round trip a few hundred instructions).
+            if !g.retired.is_empty() {
+                retired = Some(std::mem::take(&mut g.retired));
+            }
+        }
         drop(self.guard.take());
         LANES_HELD.with(|h| h.set(h.get().saturating_sub(1)));
         if let Some(held) = held {

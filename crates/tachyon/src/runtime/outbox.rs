@@ -98,8 +98,12 @@ thread_local! {
 const SPARE_LISTS_MAX: usize = 8;
 const SPARE_LIST_MAX_LEN: usize = 256;
 
+/// The datagrams of each lane a releasing thread holds (`None`: a lane it does not hold),
+/// to send once the state lock is released ([`Outbox::send_held`]).
+pub(crate) type Held = [Option<Vec<Outgoing>>; LANES];
+
 /// An empty list to take a lane's datagrams into.
-pub(crate) fn spare_list() -> Vec<Outgoing> {
+fn spare_list() -> Vec<Outgoing> {
     SPARE_LISTS
         .try_with(|s| s.try_borrow_mut().ok()?.pop())
         .ok()
@@ -108,7 +112,7 @@ pub(crate) fn spare_list() -> Vec<Outgoing> {
 }
 
 /// Gives a list back for reuse (emptied).
-pub(crate) fn give_back(mut list: Vec<Outgoing>) {
+fn give_back(mut list: Vec<Outgoing>) {
     list.clear();
     if list.capacity() == 0 || list.capacity() > SPARE_LIST_MAX_LEN {
         return;
@@ -123,13 +127,42 @@ pub(crate) fn give_back(mut list: Vec<Outgoing>) {
 }
 
 impl Outbox {
+    /// Under the state lock, releasing it: hands `out` (the holder's datagrams by lane,
+    /// emptied) over, lane by lane ([`hand_over`](Self::hand_over)).
+    pub(crate) fn hand_over_all(&self, out: &mut [Vec<Outgoing>; LANES]) -> Held {
+        let mut held = Held::default();
+        for (lane, local) in out.iter_mut().enumerate() {
+            if local.is_empty() {
+                continue;
+            }
+            let mut direct = spare_list();
+            if self.hand_over(lane, local, &mut direct) {
+                held[lane] = Some(direct);
+            } else {
+                give_back(direct);
+            }
+        }
+        held
+    }
+
+    /// Without the state lock: sends the datagrams of the lanes `held` says this thread
+    /// holds, critical lane first, then what waits in them ([`send_and_drain`](Self::send_and_drain)).
+    pub(crate) fn send_held(&self, held: Held, transports: &Transports) {
+        for (lane, direct) in held.into_iter().enumerate() {
+            if let Some(mut direct) = direct {
+                self.send_and_drain(lane, &mut direct, transports);
+                give_back(direct);
+            }
+        }
+    }
+
     /// Under the state lock, releasing it: hands over `local`, this holder's datagrams of
     /// `lane` in the order written (emptied). Returns whether this thread now holds the
     /// lane: it then sends `direct` (which it gets `local`'s datagrams in, when the lane was
     /// free and nothing queued; `direct` comes empty) and drains the lane with
     /// [`send_and_drain`](Self::send_and_drain) once the lock is released. Otherwise the
     /// datagrams wait in the lane's queue for the thread that holds it.
-    pub(crate) fn hand_over(
+    fn hand_over(
         &self,
         lane: usize,
         local: &mut Vec<Outgoing>,
@@ -155,12 +188,7 @@ impl Outbox {
 
     /// Without the state lock, holding `lane` ([`hand_over`](Self::hand_over) said so):
     /// sends `direct` (emptied), then what waits in the queue, and gives the lane up.
-    pub(crate) fn send_and_drain(
-        &self,
-        lane: usize,
-        direct: &mut Vec<Outgoing>,
-        transports: &Transports,
-    ) {
+    fn send_and_drain(&self, lane: usize, direct: &mut Vec<Outgoing>, transports: &Transports) {
         self.drain_with(lane, direct, |d| {
             transports.send(d.buf, d.len, &d.dest, d.priority)
         });
