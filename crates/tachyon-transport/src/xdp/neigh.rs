@@ -8,7 +8,8 @@ use std::io;
 use std::net::Ipv4Addr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::RwLock;
-use std::time::Instant;
+
+use crate::clock;
 
 /// The interface, as the kernel describes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,7 +80,7 @@ fn in_memory_order(v: u32) -> [u8; 4] {
 }
 
 /// The complete entries of `iface` in the text of `/proc/net/arp`.
-pub fn parse_arp(text: &str, iface: &str) -> HashMap<Ipv4Addr, [u8; 6]> {
+pub fn parse_arp(text: &str, iface: &str) -> Table {
     text.lines()
         .skip(1)
         .filter_map(|l| {
@@ -97,6 +98,9 @@ pub fn parse_arp(text: &str, iface: &str) -> HashMap<Ipv4Addr, [u8; 6]> {
         .collect()
 }
 
+/// A neighbour table: IPv4 address to MAC (foldhash: a look-up per datagram sent).
+pub type Table = HashMap<Ipv4Addr, [u8; 6], foldhash::fast::RandomState>;
+
 /// Re-read the table at most this often when a destination is missing …
 const MISS_REREAD_NS: u64 = 20_000_000;
 /// … and at least this often anyway (a neighbour that changed its MAC).
@@ -106,9 +110,9 @@ const REFRESH_NS: u64 = 2_000_000_000;
 #[derive(Debug)]
 pub struct Neighbours {
     iface: String,
-    epoch: Instant,
-    table: RwLock<HashMap<Ipv4Addr, [u8; 6]>>,
-    /// When the table was last read (ns since `epoch`).
+    table: RwLock<Table>,
+    /// When the table was last read (the coarse monotonic clock, ns: a few milliseconds'
+    /// resolution is plenty for these intervals, and it is read per datagram sent).
     read_at: AtomicU64,
 }
 
@@ -117,8 +121,7 @@ impl Neighbours {
     pub fn new(iface: &str) -> Neighbours {
         let n = Neighbours {
             iface: iface.to_owned(),
-            epoch: Instant::now(),
-            table: RwLock::new(HashMap::new()),
+            table: RwLock::new(Table::default()),
             read_at: AtomicU64::new(0),
         };
         n.reread();
@@ -126,7 +129,7 @@ impl Neighbours {
     }
 
     fn now(&self) -> u64 {
-        self.epoch.elapsed().as_nanos() as u64
+        clock::coarse_nanos()
     }
 
     /// Reads the kernel's table (outside the lock) and swaps it in.

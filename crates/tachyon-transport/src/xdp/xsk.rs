@@ -172,8 +172,8 @@ impl Ring {
     }
 }
 
+/// What a receiver holds the lock for: the fill ring (frames given back to the kernel).
 struct RxSide {
-    rx: Ring,
     fill: Ring,
 }
 
@@ -186,6 +186,10 @@ struct TxSide {
 /// An AF_XDP socket bound to one queue: see the [module documentation](self).
 pub struct Xsk {
     // Field order: the rings are unmapped before the socket closes, the UMEM last.
+    /// The RX ring. Its indices are atomics in the mapping, so whether frames wait is read
+    /// without a lock (a spinning receiver asks that most of the time); taking frames from
+    /// it is done holding `rx`.
+    rx_ring: Ring,
     rx: Mutex<RxSide>,
     tx: Mutex<TxSide>,
     fd: OwnedFd,
@@ -243,6 +247,13 @@ impl Xsk {
         copy: Copy,
     ) -> Result<Xsk, OpenError> {
         let at = |step: &'static str| move |error: io::Error| OpenError { step, error };
+        if !geometry.frame_size.is_power_of_two() {
+            // The kernel refuses it too (aligned UMEM); the masks below rely on it.
+            return Err(OpenError {
+                step: "UMEM geometry",
+                error: io::Error::from(io::ErrorKind::InvalidInput),
+            });
+        }
         // SAFETY: a plain socket(2) call; the descriptor is owned at once.
         let raw = unsafe { libc::socket(libc::AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
         if raw < 0 {
@@ -341,7 +352,8 @@ impl Xsk {
         .map_err(at("bind"))?;
         let zero_copy = options_zero_copy(raw);
         Ok(Xsk {
-            rx: Mutex::new(RxSide { rx, fill }),
+            rx_ring: rx,
+            rx: Mutex::new(RxSide { fill }),
             tx: Mutex::new(TxSide { tx, comp, free }),
             fd,
             umem,
@@ -365,13 +377,14 @@ impl Xsk {
     /// the kernel. Returns how many it took from the ring (frames whose descriptor lies
     /// outside the UMEM are not handed out, and counted in the second number).
     pub fn receive(&self, max: u32, mut each: impl FnMut(&[u8])) -> (u32, u32) {
+        let ring = &self.rx_ring;
+        if ring.producer().load(Ordering::Acquire) == ring.consumer().load(Ordering::Relaxed) {
+            // Nothing waits: said without the lock.
+            return (0, 0);
+        }
         let side = self.rx.lock().unwrap_or_else(|p| p.into_inner());
-        let cons = side.rx.consumer().load(Ordering::Relaxed);
-        let avail = side
-            .rx
-            .producer()
-            .load(Ordering::Acquire)
-            .wrapping_sub(cons);
+        let cons = ring.consumer().load(Ordering::Relaxed);
+        let avail = ring.producer().load(Ordering::Acquire).wrapping_sub(cons);
         let n = avail.min(max);
         if n == 0 {
             drop(side);
@@ -381,7 +394,7 @@ impl Xsk {
         let mask = !(u64::from(self.geometry.frame_size) - 1);
         let mut bad = 0;
         for i in 0..n {
-            let d = side.rx.read_desc(cons.wrapping_add(i));
+            let d = ring.read_desc(cons.wrapping_add(i));
             let end = d.addr.checked_add(u64::from(d.len));
             match end {
                 Some(end) if end <= self.umem.len as u64 => {
@@ -402,8 +415,7 @@ impl Xsk {
                 (d.addr & mask).min(self.last_frame()),
             );
         }
-        side.rx
-            .consumer()
+        ring.consumer()
             .store(cons.wrapping_add(n), Ordering::Release);
         side.fill
             .producer()
@@ -472,11 +484,13 @@ impl Xsk {
         }
     }
 
-    /// Whether `addr` is the start of a transmit frame (the UMEM's second half).
+    /// Whether `addr` is the start of a transmit frame (the UMEM's second half). The frame
+    /// size is a power of two (2048 or 4096, as the kernel's aligned UMEM requires), so the
+    /// alignment is a mask, not a division: this runs at every access to a lent frame.
     fn is_tx_frame(&self, addr: u64) -> bool {
         let fs = u64::from(self.geometry.frame_size);
         let first = u64::from(self.geometry.frames / 2) * fs;
-        addr % fs == 0 && addr >= first && addr + fs <= self.umem.len as u64
+        addr & (fs - 1) == 0 && addr >= first && addr + fs <= self.umem.len as u64
     }
 
     /// Bytes per frame.
