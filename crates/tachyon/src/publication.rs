@@ -710,7 +710,15 @@ impl<T: Writable> DataWriter<T> {
             let now = sh.now();
             match st.participant.write(now, self.inner.id, req.clone()) {
                 Ok(_) => {
-                    st.flush(sh, now);
+                    st.transmit(sh, now);
+                    if st.has_sends() {
+                        // The datagrams leave as the lock is released; the write's events
+                        // and timers are settled under the lock again, after them, so the
+                        // reader on the other end starts on the sample sooner.
+                        drop(st);
+                        st = sh.lock_for(self.inner.id);
+                    }
+                    st.settle(sh, now);
                     sh.wake_for_timers(&st, self.inner.id);
                     return Ok(());
                 }

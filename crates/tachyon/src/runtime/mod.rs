@@ -980,6 +980,15 @@ impl State {
     /// Writes everything the protocol has due into lent buffers, queued to be sent when the
     /// lock is released, and processes its events.
     pub(crate) fn flush(&mut self, shared: &Shared, now: Instant) {
+        self.transmit(shared, now);
+        self.settle(shared, now);
+    }
+
+    /// The first half of [`flush`](Self::flush): the datagrams due, written and queued to
+    /// be sent when the lock is released. A write that made datagrams releases the lock
+    /// after this half and settles its events under the lock again, after the send
+    /// (`DataWriter::submit`): a peer waiting for the sample gets it sooner.
+    pub(crate) fn transmit(&mut self, shared: &Shared, now: Instant) {
         // The buffer the last datagram was written into, when a small copy of it was queued
         // instead (or the one the last flush did not use): lent again before a new one.
         let spare = std::cell::Cell::new(self.spare.take());
@@ -1001,6 +1010,11 @@ impl State {
             },
         );
         self.spare = Some(unused);
+    }
+
+    /// The second half of [`flush`](Self::flush): the protocol's events folded into the
+    /// statuses and routed to their listeners, and the waiters told.
+    pub(crate) fn settle(&mut self, shared: &Shared, now: Instant) {
         let mut any = false;
         let mut forwarded = Vec::new();
         while let Some(e) = self.participant.poll_event() {
