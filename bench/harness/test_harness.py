@@ -6,6 +6,7 @@ in-process scenario (Tachyon's write-take, HDDS's output read into a record).
 import json
 import os
 import stat
+import sys
 import tempfile
 import types
 import unittest
@@ -313,6 +314,12 @@ class MatrixTest(unittest.TestCase):
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         xdp = next(s for s in build_matrix(True, [SAME, SPLIT]) if s.id == "xdp")
         impls = all_impls(root, ("blocking", "busy-poll"), tachyon_wakes=("blocking", "busy-poll"))
+        # The budget is of a machine with every peer installed: Cyclone DDS's ddsperf stands
+        # in as any executable (on a fresh machine the harness's tests run before
+        # scripts/test.sh installs it, and without it Cyclone DDS would run nothing).
+        for i in impls:
+            if i.name == "cyclone":
+                i.binary = sys.executable
         runs = {i.name: [c for c in xdp.cases if i.unsupported(c) is None] for i in impls}
         self.assertEqual(sorted(n for n, cs in runs.items() if cs),
                          ["cyclone", "tachyon", "tachyon-busy-poll", "tachyon-xdp",
