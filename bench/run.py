@@ -55,7 +55,8 @@ Scenarios (--scenarios takes names or numbers):
                 trips of Tachyon over kernel UDP and over AF_XDP (poll() and spinning), Cyclone
                 DDS, the raw-UDP and raw AF_XDP floors (`tachyon floor --xdp-interface`); and the
                 latency bound over AF_XDP: 32 B at 1000/s, 1,000,000 round trips (short: 10 s),
-                max / mean. Targets: XDP spinning p50 1.4x the raw AF_XDP floor and 0.5x Cyclone
+                max / mean, the raw AF_XDP floor paced the same way beside it (the machine's own
+                spread). Targets: XDP spinning p50 1.4x the raw AF_XDP floor and 0.5x Cyclone
                 DDS; max / mean 3
   11 interference  Tachyon only, root, iperf3: the timing-isolation experiment. A critical
                 32 B ping-pong every 500 µs (RELIABLE KEEP_ALL, critical threads SCHED_FIFO 50)
