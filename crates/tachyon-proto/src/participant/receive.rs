@@ -171,11 +171,23 @@ impl Participant {
         };
         let mut hit = false;
         for &i in routes {
-            if let Some(r) = self.readers.get_mut(i) {
-                if reader_id == EntityId::UNKNOWN || r.guid().entity_id == reader_id {
-                    f(r);
-                    hit = true;
-                }
+            let addressed = self
+                .readers
+                .get(i)
+                .is_some_and(|r| reader_id == EntityId::UNKNOWN || r.guid().entity_id == reader_id);
+            if !addressed {
+                continue;
+            }
+            // Touched (its events are looked at), queued for the transmit scan only when an
+            // ACKNACK is due now or later: the only thing a reader sends (`reader/send.rs`).
+            // A ping-pong's DATA and HEARTBEAT usually make none.
+            let Some(r) = self.readers.get_mut_touched(i) else {
+                continue;
+            };
+            f(r);
+            hit = true;
+            if r.acks_due_at().is_some() {
+                self.readers.requeue(i);
             }
         }
         if !hit {
