@@ -14,7 +14,9 @@ Implementations (each skipped, with the reason, when it is not there):
             (bench/build-peers.sh builds it from crates.io): scenario 8 only
   iceoryx2  target/bench/iceoryx2_ping ping|pong       a busy-waiting ping-pong over iceoryx2 0.10
             (bench/build-peers.sh builds bench/peers/iceoryx2_ping): scenario 9 only
-  (--tachyon-wake busy-poll adds Tachyon with its receiving threads busy-polling, perf --busy-poll)
+  (--tachyon-wake: `blocking`, Tachyon's receiving threads block at once (perf --spin 0us, as
+  Cyclone DDS's do); `watch`, Tachyon as configured by default (they watch their sockets 20 µs
+  before blocking, while that catches datagrams); `busy-poll`, they spin (perf --busy-poll 1ms))
 
 Scenarios (--scenarios takes names or numbers):
   1 latency     round trip, 2 processes on loopback, RELIABLE KEEP_LAST(1),
@@ -137,8 +139,10 @@ def parse_args(argv=None):
                     help="wake modes of the raw-UDP floor, comma-separated: blocking, busy-poll")
     ap.add_argument("--tachyon-wake", default="blocking",
                     help="wake modes of Tachyon's receiving threads, comma-separated: blocking "
-                         "(the default configuration), busy-poll (tachyon perf --busy-poll "
-                         "1ms: spin before blocking; worth it with a vCPU per process)")
+                         "(block at once: tachyon perf --spin 0us), watch (the default "
+                         "configuration: watch the socket 20 µs before blocking, while that "
+                         "catches datagrams), busy-poll (tachyon perf --busy-poll 1ms: spin "
+                         "before blocking; worth it with a vCPU per process)")
     ap.add_argument("--bin", action="append", default=[], metavar="IMPL=PATH",
                     help="run this program for an implementation instead of the default "
                          "(e.g. --bin fastdds=/tmp/fastdds_perf, --bin cyclone=/opt/bin/ddsperf, "
@@ -157,7 +161,7 @@ def parse_args(argv=None):
     a.impls = _pick(a.impls, IMPL_ORDER, "implementation")
     a.placements = [PLACEMENTS[p] for p in _pick(a.placements, list(PLACEMENTS), "placement")]
     a.udp_wake = _pick(a.udp_wake, ["blocking", "busy-poll"], "wake mode")
-    a.tachyon_wake = _pick(a.tachyon_wake, ["blocking", "busy-poll"], "wake mode")
+    a.tachyon_wake = _pick(a.tachyon_wake, ["blocking", "watch", "busy-poll"], "wake mode")
     if a.reps < 1:
         ap.error("--reps must be at least 1")
     a.bin = dict(_binary(ap, b) for b in a.bin)

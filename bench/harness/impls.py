@@ -70,9 +70,9 @@ def _in_process(impl, case):
         return "HDDS's latency_benchmark has its writer and reader in one participant"
     if case.spec.kind == "intra-rt" and family not in ("tachyon", "fastdds"):
         return f"{impl.label} has no ping-pong in one process here"
-    if case.spec.kind == "intra-rt" and impl.name == "tachyon-busy-poll":
-        return ("in one process Tachyon delivers on the writing thread: its receive threads' busy "
-                "polling does not apply (the polling case polls `take`)")
+    if case.spec.kind == "intra-rt" and impl.name in ("tachyon-busy-poll", "tachyon-watch"):
+        return ("in one process Tachyon delivers on the writing thread: how its receive threads "
+                "wait does not apply (the polling case polls `take`)")
     if not case.spec.kind.startswith("intra") and impl.name == "hdds":
         return "HDDS is measured in process only (scenario 8)"
     return _same_host(impl, case)
@@ -265,7 +265,7 @@ class Tachyon(PerfProgram):
         self.wake = wake
         if wake != "blocking":
             self.name = f"tachyon-{wake}"
-            self.label = f"Tachyon ({wake})"
+            self.label = "Tachyon (watch, the default)" if wake == "watch" else f"Tachyon ({wake})"
 
     def unsupported(self, case):
         only = _tachyon_only(self, case) or _in_process(self, case)
@@ -283,6 +283,9 @@ class Tachyon(PerfProgram):
         o = super().common_options(spec, ctx) + ["--transport", self.transport(spec)]
         if self.wake == "busy-poll":
             o += ["--busy-poll", TACHYON_BUSY_POLL]
+        elif self.wake == "blocking":
+            # Block at once, as Cyclone DDS's receive threads do (the default watches first).
+            o += ["--spin", "0us"]
         return o
 
     @property

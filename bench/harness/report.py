@@ -177,6 +177,16 @@ def _vs_alone_per_path(scenario, agg):
 
 # --- targets ---------------------------------------------------------------------------------
 
+# Tachyon as configured by default: its receive threads watch before blocking
+# (`--tachyon-wake watch`).
+WATCH = "tachyon-watch"
+
+
+def _ran(agg, case_id, impl):
+    """Whether `impl` has a result in `case_id` (a variant's rows only where it ran)."""
+    return bool(agg.get(case_id, {}).get(impl))
+
+
 def _target_rows(scenarios, agg):
     """(what, case_id, metric, other impl, bound, "le"|"ge"[, other case_id, against[, ref]]):
     Tachyon (or its variant `ref`, "tachyon-busy-poll") in `case_id` against `other impl` in the
@@ -188,11 +198,18 @@ def _target_rows(scenarios, agg):
             if case.spec.size in (32, 1024):
                 # Issue 14: 0.9x Cyclone DDS on one vCPU and on two; 1.3x the raw-UDP floor's
                 # p50 on one vCPU (on two the wake-up of the idle vCPU is most of the floor).
-                for metric, name in (("p50", "p50"), ("p99_9", "p99.9")):
-                    rows.append((f"round trip {name}, {case.label}", case.case_id, metric, "cyclone", 0.9, "le"))
                 one_vcpu = case.placement.active_cpu == case.placement.passive_cpu
-                if one_vcpu:
-                    rows.append((f"round trip p50, {case.label}", case.case_id, "p50", "udp", 1.3, "le"))
+                # Tachyon blocking at once (as Cyclone DDS's threads do), and, where it ran,
+                # as configured by default (its receive threads watch before blocking).
+                for ref, how in ((REFERENCE, ""), (WATCH, " (Tachyon's default: watch)")):
+                    if ref != REFERENCE and not _ran(agg, case.case_id, ref):
+                        continue
+                    for metric, name in (("p50", "p50"), ("p99_9", "p99.9")):
+                        rows.append((f"round trip {name}{how}, {case.label}", case.case_id, metric, "cyclone",
+                                     0.9, "le", case.case_id, "cyclone", ref))
+                    if one_vcpu:
+                        rows.append((f"round trip p50{how}, {case.label}", case.case_id, "p50", "udp", 1.3, "le",
+                                     case.case_id, "udp", ref))
     bound = next((s for s in scenarios if s.id == "bound"), None)
     if bound:
         for case in bound.cases:
@@ -226,6 +243,11 @@ def _target_rows(scenarios, agg):
                 rows.append((f"shm round trip p50, {case.label}", case.case_id, "p50", REFERENCE, 0.5, "le",
                              udp_case, udp_label))
                 rows.append((f"shm round trip p50, {case.label}", case.case_id, "p50", "fastdds", 0.3, "le"))
+                if _ran(agg, case.case_id, WATCH):
+                    # Both watching before blocking (the defaults): shared memory its doorbell,
+                    # UDP its socket.
+                    rows.append((f"shm round trip p50 (Tachyon's default: watch), {case.label}", case.case_id,
+                                 "p50", WATCH, 0.5, "le", udp_case, "Tachyon over UDP, watch (same run)", WATCH))
                 if case.placement.active_cpu != case.placement.passive_cpu:
                     rows.append((f"shm round trip p50 busy-polling, {case.label}", case.case_id, "p50",
                                  "iceoryx2", 1.5, "le", case.case_id, "iceoryx2", "tachyon-busy-poll"))

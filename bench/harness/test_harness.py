@@ -112,6 +112,19 @@ class ReportTest(unittest.TestCase):
         udp = next(t for t in rows if t["against"] == "udp")
         self.assertTrue(udp["status"].startswith("not measured"))
 
+    def test_tachyons_default_gets_target_rows_of_its_own_where_it_ran(self):
+        records = [run_record(self.case, "tachyon", 10_000), run_record(self.case, "cyclone", 20_000)]
+        rows = report.targets([self.scenario], report.aggregate(records))
+        self.assertFalse([t for t in rows if t.get("of") == "tachyon-watch"])
+        records.append(run_record(self.case, "tachyon-watch", 5_000))
+        rows = report.targets([self.scenario], report.aggregate(records))
+        watch = next(t for t in rows if t.get("of") == "tachyon-watch" and t["metric"] == "p50"
+                     and t["against"] == "cyclone")
+        self.assertAlmostEqual(watch["ratio"], 0.25)
+        self.assertIn("Tachyon's default: watch", watch["target"])
+        plain = next(t for t in rows if "of" not in t and t["metric"] == "p50" and t["against"] == "cyclone")
+        self.assertAlmostEqual(plain["ratio"], 0.5)
+
     def test_markdown_marks_approximate_figures(self):
         records = [run_record(self.case, "tachyon", 10_000),
                    run_record(self.case, "cyclone", 20_000, approximate=["p50"])]
@@ -362,6 +375,22 @@ class MatrixTest(unittest.TestCase):
         self.assertEqual(ping[ping.index("--transport") + 1], "xdp")
         self.assertEqual(ping[ping.index("--xdp-queue") + 1], "1")
         self.assertIn("--critical", ping)
+
+    def test_tachyons_wake_modes_choose_how_its_receive_threads_wait(self):
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        lat = next(s for s in build_matrix(True, [SAME, SPLIT]) if s.id == "latency")
+        impls = {i.name: i for i in all_impls(root, tachyon_wakes=("blocking", "watch", "busy-poll"))}
+        spec = lat.cases[0].spec
+        ctx = RunContext(domain=3, port=5300, net=None, path_prefix="/tmp/x")
+        # Blocking at once, as Cyclone DDS's threads do; the default configuration (watching
+        # first) adds nothing; busy polling spins.
+        self.assertEqual(impls["tachyon"].common_options(spec, ctx)[-2:], ["--spin", "0us"])
+        watch = impls["tachyon-watch"].common_options(spec, ctx)
+        self.assertFalse([o for o in watch if o in ("--spin", "--busy-poll")])
+        self.assertIn("--busy-poll", impls["tachyon-busy-poll"].common_options(spec, ctx))
+        # Watching yields its CPU between looks: it runs on one vCPU too.
+        self.assertEqual([c.placement.name for c in lat.cases if impls["tachyon-watch"].unsupported(c) is None],
+                         [c.placement.name for c in lat.cases])
 
     def test_isolation_compares_three_loads_of_one_critical_ping(self):
         iso = next(s for s in build_matrix(True, [SAME]) if s.id == "isolation")

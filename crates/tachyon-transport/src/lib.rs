@@ -44,6 +44,7 @@ mod ports;
 pub mod priority;
 mod queue;
 pub mod shm;
+pub mod spin;
 mod stats;
 #[allow(unsafe_code)]
 mod sys;

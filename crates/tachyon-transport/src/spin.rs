@@ -1,28 +1,27 @@
-//! Watching a doorbell a moment before sleeping on it ([`ShmConfig::spin`]), and only while
-//! that pays.
+//! Watching a receive source a moment before sleeping on it, and only while that pays: a
+//! shared-memory doorbell ([`ShmConfig::spin`](crate::shm::ShmConfig::spin)), or any
+//! transport's non-blocking receive (the runtime's receive threads, `[threads.receive] spin`).
 //!
-//! A receive thread that sleeps on the futex is woken by the kernel when a writer rings; on a
-//! virtual machine whose vCPU halted meanwhile that costs about 35 µs, the larger part of a
-//! small sample's round trip. Watching the doorbell for a few microseconds first takes a
-//! datagram that follows closely (a reply, a stream) without that wake-up. Where datagrams
-//! come further apart than the window (periodic traffic), watching only burns CPU: from the
-//! second miss in a row, each miss doubles how many waits go straight to sleep (up to
-//! [`MAX_SKIP`]), and the first hit brings watching back.
-//!
-//! [`ShmConfig::spin`]: super::ShmConfig::spin
+//! A receive thread that sleeps is woken by the kernel when a datagram comes; on a virtual
+//! machine whose vCPU halted meanwhile that costs 35–50 µs, the larger part of a small
+//! sample's round trip. Watching for a few microseconds first takes a datagram that follows
+//! closely (a reply, a stream) without that wake-up. Where datagrams come further apart than
+//! the window (periodic traffic), watching only burns CPU: from the second miss in a row,
+//! each miss doubles how many waits go straight to sleep (up to [`MAX_SKIP`]), and the first
+//! hit brings watching back.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 /// The most waits that go straight to sleep after misses, before the next watch.
-pub(crate) const MAX_SKIP: u32 = 64;
+pub const MAX_SKIP: u32 = 64;
 
 /// Looks at the doorbell between two yields of the CPU.
 const LOOKS: u32 = 32;
 
-/// When a port's receive thread watches its doorbell before sleeping.
+/// When a receive thread watches its source before sleeping.
 #[derive(Debug)]
-pub(crate) struct Spin {
+pub struct Spin {
     window: Duration,
     /// Watches in a row that saw nothing.
     misses: u32,
@@ -32,7 +31,7 @@ pub(crate) struct Spin {
 
 impl Spin {
     /// Watching for `window` (zero: never).
-    pub(crate) fn new(window: Duration) -> Spin {
+    pub fn new(window: Duration) -> Spin {
         Spin {
             window,
             misses: 0,
@@ -42,7 +41,7 @@ impl Spin {
 
     /// How long this wait should watch first, if at all (a wait that does not counts as
     /// one of those a miss skips).
-    pub(crate) fn due(&mut self) -> Option<Duration> {
+    pub fn due(&mut self) -> Option<Duration> {
         if self.window.is_zero() {
             return None;
         }
@@ -54,7 +53,7 @@ impl Spin {
     }
 
     /// What the watch saw: a datagram (`hit`) or nothing.
-    pub(crate) fn record(&mut self, hit: bool) {
+    pub fn record(&mut self, hit: bool) {
         if hit {
             self.misses = 0;
         } else {

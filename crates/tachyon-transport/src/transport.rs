@@ -137,6 +137,13 @@ pub trait Transport: Send + Sync + fmt::Debug {
     /// can). Returns 0 once [`interrupt`](Self::interrupt) was called.
     fn receive_wait(&self, source: usize, batch: &mut RecvBatch) -> io::Result<usize>;
 
+    /// Whether [`receive_wait`](Self::receive_wait) itself watches its sources a moment
+    /// before it blocks (shared memory's doorbell, `[shm] spin`): the runtime's receive
+    /// threads then do not watch them again (`[threads.receive] spin`, [`crate::spin`]).
+    fn watches_before_blocking(&self) -> bool {
+        false
+    }
+
     /// The runtime handled the batch it last received from `source` (the protocol has seen
     /// every datagram of it). The in-process transport hands datagrams over on the sending
     /// thread only when none of an earlier batch is still on its way, so they keep their

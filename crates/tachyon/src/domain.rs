@@ -946,6 +946,16 @@ fn warn_unapplied_threads(threads: &ThreadRoles) {
         };
         tracing::warn!(role, cpus = ?t.cpus, priority = ?t.priority, "thread settings not applied: {why}");
     }
+    // Watching before blocking is what a thread receiving user data does before it blocks.
+    for (role, t) in threads.roles() {
+        let receives =
+            threads.mode == ThreadMode::Threads && matches!(role, "receive" | "critical");
+        if t.spin.is_some() && !receives {
+            tracing::warn!(role, spin = ?t.spin, "spin not applied: only the threads that \
+                receive user data watch their sources before blocking ([threads.receive] and \
+                [threads.critical] in threads mode); a driver spins with busy_poll");
+        }
+    }
 }
 
 fn check_partitions(names: &[String]) -> Result<(), Error> {

@@ -68,6 +68,9 @@ busy_poll = "50us"
 [threads.timers]
 priority = 10
 
+[threads.critical]
+spin = "0us"
+
 [transports]
 intra = false
 
@@ -154,6 +157,27 @@ fn a_full_file_parses_into_every_setting() {
     assert_eq!(s.threads.receive.priority, Some(80));
     assert_eq!(s.threads.receive.busy_poll, Some(Duration::from_micros(50)));
     assert_eq!(s.threads.driver.busy_poll, None);
+    // Watching before blocking: off where set to zero; by default 20 µs for a thread of the
+    // default policy, none for a SCHED_FIFO one or one that busy-polls.
+    assert_eq!(s.threads.critical.spin, Some(Duration::ZERO));
+    assert_eq!(s.threads.critical.receive_spin(), Duration::ZERO);
+    assert_eq!(s.threads.receive.spin, None);
+    assert_eq!(s.threads.receive.receive_spin(), Duration::ZERO);
+    assert_eq!(
+        tachyon::config::ThreadSettings::default().receive_spin(),
+        tachyon::config::DEFAULT_RECEIVE_SPIN
+    );
+    let fifo = tachyon::config::ThreadSettings {
+        priority: Some(50),
+        ..Default::default()
+    };
+    assert_eq!(fifo.receive_spin(), Duration::ZERO);
+    let chosen = tachyon::config::ThreadSettings {
+        priority: Some(50),
+        spin: Some(Duration::from_micros(5)),
+        ..Default::default()
+    };
+    assert_eq!(chosen.receive_spin(), Duration::from_micros(5));
     assert!(s.threads.timers.cpus.is_empty());
     assert_eq!(s.threads.timers.priority, Some(10));
     assert!(s.transports.no_intra);
@@ -326,6 +350,11 @@ fn a_bad_value_names_the_key() {
             "[threads.receive]\nbusy_poll = 50\n",
             "threads.receive.busy_poll",
             "duration",
+        ),
+        (
+            "[threads.receive]\nspin = \"1s\"\n",
+            "threads.receive.spin",
+            "out of range",
         ),
         (
             "[threads.receive]\ncpus = [1, 5000]\n",

@@ -351,3 +351,53 @@ fn busy_polling_threads_deliver_and_close() {
         );
     }
 }
+
+/// Watching before blocking (`spin` of the receive role, on by default): with the longest
+/// window a receive thread watches its socket for 10 ms after every batch. Reliable data
+/// flows both ways (samples one way, acknowledgements the other), a ping-pong is answered
+/// within the window, and closing interrupts a thread in the middle of its watch promptly.
+#[test]
+fn watching_receive_threads_deliver_and_close() {
+    tachyon_transport::testing::require_isolated_network();
+    let roles = ThreadRoles {
+        mode: ThreadMode::Threads,
+        receive: ThreadSettings {
+            spin: Some(Duration::from_millis(10)),
+            ..ThreadSettings::default()
+        },
+        ..ThreadRoles::default()
+    };
+    let a = DomainParticipant::with_settings(47, &settings(roles.clone())).expect("a");
+    let b = DomainParticipant::with_settings(47, &settings(roles)).expect("b");
+    let (w, r) = common::reliable_pair::<Counter>(&a, &b, "counter");
+    let (back_w, back_r) = common::reliable_pair::<Counter>(&b, &a, "back");
+    wait_matched(&w, &r);
+    wait_matched(&back_w, &back_r);
+    let n = 200u64;
+    for seq in 0..n {
+        w.write(&Counter { id: 1, seq }).expect("write");
+    }
+    let got: Vec<u64> = common::take_all_written(&w, &r, n as usize)
+        .into_iter()
+        .map(|c| c.seq)
+        .collect();
+    assert_eq!(got, (0..n).collect::<Vec<_>>(), "every sample, in order");
+    // A ping-pong: each answer comes while the other side's receive thread watches.
+    for seq in 0..50u64 {
+        w.write(&Counter { id: 2, seq }).expect("ping");
+        let ping = common::take_at_least(&r, 1);
+        assert_eq!(ping.len(), 1, "one ping");
+        back_w.write(&ping[0]).expect("pong");
+        let pong = common::take_at_least(&back_r, 1);
+        assert_eq!((pong.len(), pong[0].id, pong[0].seq), (1, 2, seq));
+    }
+    let t = Instant::now();
+    drop((w, r, back_w, back_r));
+    a.close();
+    b.close();
+    assert!(
+        t.elapsed() < Duration::from_secs(2),
+        "closing took {:?}",
+        t.elapsed()
+    );
+}

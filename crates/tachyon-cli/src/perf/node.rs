@@ -266,6 +266,13 @@ pub(super) fn participant_settings(
             ThreadMode::Single => {}
         }
     }
+    if let Some(window) = a.spin {
+        // Watching before blocking is the receive threads' (threads mode only): their sockets,
+        // and shared memory's doorbell (which its transport watches itself).
+        threads.receive.spin = Some(window);
+        threads.critical.spin = Some(window);
+        settings.shm.spin = window;
+    }
     let critical = if a.critical {
         let threshold = *settings
             .threads

@@ -217,6 +217,13 @@ pub struct PerfArgs {
     /// spinning thread.
     #[arg(long, value_parser = parse_busy_poll)]
     pub busy_poll: Option<std::time::Duration>,
+    /// How long the threads that receive user data watch their sources before they block,
+    /// while that catches datagrams (`spin` of `[threads.receive]` and `[threads.critical]`,
+    /// `threads` mode; and `[shm] spin`, shared memory's doorbell). Absent: the defaults, 20
+    /// µs (none for SCHED_FIFO receive threads); `0us`: block at once, as Cyclone DDS and
+    /// Fast DDS do. `--busy-poll` replaces it.
+    #[arg(long, value_parser = parse_spin)]
+    pub spin: Option<std::time::Duration>,
     #[arg(long, value_enum, default_value = "auto")]
     pub transport: TransportKind,
     /// `--transport xdp`: the interface of the AF_XDP socket (instead of `[xdp] interface`
@@ -371,6 +378,7 @@ impl PerfArgs {
             duration_s: self.duration,
             topic: self.topic.clone(),
             busy_poll_us: self.busy_poll.map(|d| d.as_secs_f64() * 1e6),
+            spin_us: self.spin.map(|d| d.as_secs_f64() * 1e6),
             transport: self.transport.name().to_owned(),
             ..RunConfig::default()
         }
@@ -484,8 +492,30 @@ impl PerfArgs {
     }
 }
 
+/// `--spin`: a duration with its unit, from `0us` (block at once) to `10ms` (the longest
+/// `spin` the configuration file takes).
+fn parse_spin(text: &str) -> Result<std::time::Duration, String> {
+    let d = parse_duration(text)?;
+    if d > std::time::Duration::from_millis(10) {
+        return Err(format!("{} is out of range (0us to 10ms)", text.trim()));
+    }
+    Ok(d)
+}
+
 /// `--busy-poll`: a duration with its unit, `ns`, `us`, `ms` or `s` (`50us`, `1.5ms`).
 fn parse_busy_poll(text: &str) -> Result<std::time::Duration, String> {
+    let d = parse_duration(text)?;
+    if d.is_zero() || d > std::time::Duration::from_secs(1) {
+        return Err(format!(
+            "{} is out of range (more than zero, at most 1 s)",
+            text.trim()
+        ));
+    }
+    Ok(d)
+}
+
+/// A duration with its unit, `ns`, `us`, `ms` or `s` (`50us`, `1.5ms`).
+fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
     let t = text.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -501,11 +531,7 @@ fn parse_busy_poll(text: &str) -> Result<std::time::Duration, String> {
         "s" => 1.0,
         _ => return Err(format!("unknown unit {unit:?} (expected ns, us, ms or s)")),
     };
-    let d = std::time::Duration::try_from_secs_f64(n * scale).map_err(|e| e.to_string())?;
-    if d.is_zero() || d > std::time::Duration::from_secs(1) {
-        return Err(format!("{t} is out of range (more than zero, at most 1 s)"));
-    }
-    Ok(d)
+    std::time::Duration::try_from_secs_f64(n * scale).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -627,5 +653,14 @@ mod tests {
         assert!(parse_busy_poll("0us").unwrap_err().contains("range"));
         assert!(parse_busy_poll("2s").unwrap_err().contains("range"));
         assert!(parse_busy_poll("5 parsecs").is_err());
+    }
+
+    #[test]
+    fn spin_takes_zero_to_ten_milliseconds() {
+        assert_eq!(parse_spin("0us"), Ok(std::time::Duration::ZERO));
+        assert_eq!(parse_spin("20us"), Ok(std::time::Duration::from_micros(20)));
+        assert_eq!(parse_spin("10ms"), Ok(std::time::Duration::from_millis(10)));
+        assert!(parse_spin("11ms").unwrap_err().contains("0us to 10ms"));
+        assert!(parse_spin("20").unwrap_err().contains("unit"));
     }
 }

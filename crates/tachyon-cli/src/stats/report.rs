@@ -38,6 +38,10 @@ pub struct RunConfig {
     /// absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub busy_poll_us: Option<f64>,
+    /// Microseconds the receiving threads watch their sources before they block (`--spin`);
+    /// absent: the participant's default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spin_us: Option<f64>,
     /// `--transport` (tachyon perf): auto, udp or intra; empty for other programs.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub transport: String,

@@ -61,7 +61,6 @@ pub mod loan;
 mod map;
 mod rx;
 mod segment;
-mod spin;
 mod tx;
 
 use std::collections::{HashMap, HashSet};
@@ -877,6 +876,10 @@ impl Transport for ShmTransport {
         Ok(self.fill(source as u32, &mut rx, batch))
     }
 
+    fn watches_before_blocking(&self) -> bool {
+        true
+    }
+
     fn receive_wait(&self, source: usize, batch: &mut RecvBatch) -> io::Result<usize> {
         let port = source as u32;
         let rx = self.rx_of(source)?;
@@ -914,7 +917,7 @@ impl Transport for ShmTransport {
                 watched = true;
                 if let Some(window) = state.spin.due() {
                     drop(state);
-                    saw = Some(spin::watch(seq, seen, window, &self.stopped));
+                    saw = Some(crate::spin::watch(seq, seen, window, &self.stopped));
                     continue;
                 }
             }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::segment::Segment;
-use super::spin::Spin;
+use crate::spin::Spin;
 
 /// A channel of a writer's segment that carries datagrams to us on one port.
 #[derive(Debug)]

@@ -466,12 +466,13 @@ impl ThreadsRepr {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a table with cpus, priority and busy_poll"
+    expecting = "a table with cpus, priority, busy_poll and spin"
 )]
 struct ThreadRepr {
     cpus: Option<Vec<CpuValue>>,
     priority: Option<PriorityValue>,
     busy_poll: Option<PeriodValue>,
+    spin: Option<SpinValue>,
 }
 
 impl ThreadRepr {
@@ -483,6 +484,7 @@ impl ThreadRepr {
         }
         set(&mut t.priority, self.priority.map(|p| Some(p.0)));
         set(&mut t.busy_poll, self.busy_poll.map(|d| Some(d.0)));
+        set(&mut t.spin, self.spin.map(|d| Some(d.0)));
     }
 }
 

@@ -28,6 +28,7 @@
 //! cpus = [2, 3]
 //! priority = 50                    # SCHED_FIFO
 //! busy_poll = "50us"               # spin on the socket this long before blocking
+//! spin = "20us"                    # the default: watch this long before blocking, while that pays
 //!
 //! [domain.7.udp]                   # only for domain 7: overrides the keys above
 //! participant_index = 2
@@ -47,7 +48,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use error::ConfigError;
-pub use threads::{ThreadMode, ThreadRoles, ThreadSettings};
+pub use threads::{ThreadMode, ThreadRoles, ThreadSettings, DEFAULT_RECEIVE_SPIN};
 
 use crate::domain::ParticipantSettings;
 use file::{FileRepr, SectionRepr};

@@ -367,10 +367,10 @@ impl Runtime {
                 true => ("critical", &threads.receive),
                 false => ("receive", &threads.receive),
             };
-            let busy_poll = settings.busy_poll;
+            let (busy_poll, spin) = (settings.busy_poll, settings.receive_spin());
             let spawned = spawn_role(role, settings, threads.strict, move || {
                 RUNTIME_THREAD.with(|c| c.set(Arc::as_ptr(&s) as usize));
-                receive::run(&s, t, source, busy_poll);
+                receive::run(&s, t, source, busy_poll, spin);
             });
             match spawned {
                 // Dropping `runtime` stops the threads started so far.
