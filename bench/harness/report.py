@@ -248,6 +248,8 @@ def _target_rows(scenarios, agg):
                     # UDP its socket.
                     rows.append((f"shm round trip p50 (Tachyon's default: watch), {case.label}", case.case_id,
                                  "p50", WATCH, 0.5, "le", udp_case, "Tachyon over UDP, watch (same run)", WATCH))
+                    rows.append((f"shm round trip p50 (Tachyon's default: watch), {case.label}", case.case_id,
+                                 "p50", "fastdds", 0.3, "le", case.case_id, "fastdds", WATCH))
                 if case.placement.active_cpu != case.placement.passive_cpu:
                     rows.append((f"shm round trip p50 busy-polling, {case.label}", case.case_id, "p50",
                                  "iceoryx2", 1.5, "le", case.case_id, "iceoryx2", "tachyon-busy-poll"))
