@@ -376,7 +376,9 @@ class TachyonXdp(Tachyon):
     def __init__(self, root, wake="blocking"):
         super().__init__(root, wake)
         self.name = "tachyon-xdp" if wake == "blocking" else f"tachyon-xdp-{wake}"
-        self.label = "Tachyon AF_XDP (poll)" if wake == "blocking" else f"Tachyon AF_XDP ({wake})"
+        self.label = {"blocking": "Tachyon AF_XDP (poll)",
+                      "watch": "Tachyon AF_XDP (watch, then poll: the default)"}.get(
+                          wake, f"Tachyon AF_XDP ({wake})")
 
     def unavailable(self):
         missing = super().unavailable()
@@ -390,6 +392,8 @@ class TachyonXdp(Tachyon):
         if case.scenario == "interference":
             return super().unsupported(case) if self.wake == "blocking" else \
                 "the interference cases wait in poll() (a spinning SCHED_FIFO thread would starve its vCPU)"
+        if self.wake == "watch" and case.spec.rate:
+            return "the bound runs waiting in poll() and spinning (at 1000/s a watch catches nothing)"
         if case.scenario != "xdp":
             return "AF_XDP is measured in scenarios 10 and 11 only (across a veth pair, as root)"
         return super().unsupported(case)
@@ -792,7 +796,10 @@ def all_impls(root, udp_wakes=("blocking",), binaries=None, tachyon_wakes=("bloc
     ddsperf, "cyclone_ping" Cyclone's latency program)."""
     binaries = binaries or {}
     impls = [Tachyon(root, wake) for wake in tachyon_wakes] + [TachyonLoan(root)]
-    impls += [TachyonXdp(root, wake) for wake in ("blocking", "busy-poll")] + [Cyclone(root), FastDds(root)]
+    # Over AF_XDP: waiting in poll() at once and spinning always; watching the ring before
+    # poll() (the default) only when asked for (`--tachyon-wake watch`).
+    xdp_wakes = ("blocking", "busy-poll") + (("watch",) if "watch" in tachyon_wakes else ())
+    impls += [TachyonXdp(root, wake) for wake in xdp_wakes] + [Cyclone(root), FastDds(root)]
     impls += [UdpFloor(root, wake) for wake in udp_wakes]
     impls += [XdpFloor(root, wake) for wake in ("blocking", "busy-poll")] + [Hdds(root), Iceoryx2(root)]
     for impl in impls:

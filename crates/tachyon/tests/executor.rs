@@ -31,6 +31,15 @@ fn settings(threads: ThreadRoles) -> ParticipantSettings {
     }
 }
 
+/// `threads`, user data over UDP only (not the in-process transport, which hands a sample
+/// over on the writing thread, nor shared memory): what receive threads do with sockets.
+fn over_udp(threads: ThreadRoles) -> ParticipantSettings {
+    let mut s = settings(threads);
+    s.transports.no_intra = true;
+    s.transports.no_shm = true;
+    s
+}
+
 fn single() -> ParticipantSettings {
     settings(ThreadRoles {
         mode: ThreadMode::Single,
@@ -323,33 +332,43 @@ fn busy_polling_threads_deliver_and_close() {
                 ..ThreadRoles::default()
             },
         };
-        let a = DomainParticipant::with_settings(domain, &settings(roles.clone())).expect("a");
-        let b = DomainParticipant::with_settings(domain, &settings(roles)).expect("b");
+        let a = DomainParticipant::with_settings(domain, &over_udp(roles.clone())).expect("a");
+        let b = DomainParticipant::with_settings(domain, &over_udp(roles)).expect("b");
         let (w, r) = common::reliable_pair::<Counter>(&a, &b, "counter");
         wait_matched(&w, &r);
-        let n = 200u64;
-        for seq in 0..n {
-            w.write(&Counter { id: 1, seq }).expect("write");
-        }
-        let got: Vec<u64> = common::take_all_written(&w, &r, n as usize)
-            .into_iter()
-            .map(|c| c.seq)
-            .collect();
-        assert_eq!(
-            got,
-            (0..n).collect::<Vec<_>>(),
-            "{mode:?}: every sample, in order"
-        );
-        let t = Instant::now();
+        deliver_in_order(&w, &r, 200, &format!("{mode:?}"));
         drop((w, r));
-        a.close();
-        b.close();
-        assert!(
-            t.elapsed() < Duration::from_secs(2),
-            "{mode:?}: closing took {:?}",
-            t.elapsed()
-        );
+        close_promptly(a, b, &format!("{mode:?}"));
     }
+}
+
+/// Writes `n` samples with `w` and checks that `r` got every one, in order.
+fn deliver_in_order(w: &DataWriter<Counter>, r: &DataReader<Counter>, n: u64, what: &str) {
+    for seq in 0..n {
+        w.write(&Counter { id: 1, seq }).expect("write");
+    }
+    let got: Vec<u64> = common::take_all_written(w, r, n as usize)
+        .into_iter()
+        .map(|c| c.seq)
+        .collect();
+    assert_eq!(
+        got,
+        (0..n).collect::<Vec<_>>(),
+        "{what}: every sample, in order"
+    );
+}
+
+/// Closes both participants, which must take less than 2 s: their threads notice at once,
+/// whatever they were doing (blocked, spinning, watching).
+fn close_promptly(a: DomainParticipant, b: DomainParticipant, what: &str) {
+    let t = Instant::now();
+    a.close();
+    b.close();
+    assert!(
+        t.elapsed() < Duration::from_secs(2),
+        "{what}: closing took {:?}",
+        t.elapsed()
+    );
 }
 
 /// Watching before blocking (`spin` of the receive role, on by default): with the longest
@@ -367,21 +386,13 @@ fn watching_receive_threads_deliver_and_close() {
         },
         ..ThreadRoles::default()
     };
-    let a = DomainParticipant::with_settings(47, &settings(roles.clone())).expect("a");
-    let b = DomainParticipant::with_settings(47, &settings(roles)).expect("b");
+    let a = DomainParticipant::with_settings(47, &over_udp(roles.clone())).expect("a");
+    let b = DomainParticipant::with_settings(47, &over_udp(roles)).expect("b");
     let (w, r) = common::reliable_pair::<Counter>(&a, &b, "counter");
     let (back_w, back_r) = common::reliable_pair::<Counter>(&b, &a, "back");
     wait_matched(&w, &r);
     wait_matched(&back_w, &back_r);
-    let n = 200u64;
-    for seq in 0..n {
-        w.write(&Counter { id: 1, seq }).expect("write");
-    }
-    let got: Vec<u64> = common::take_all_written(&w, &r, n as usize)
-        .into_iter()
-        .map(|c| c.seq)
-        .collect();
-    assert_eq!(got, (0..n).collect::<Vec<_>>(), "every sample, in order");
+    deliver_in_order(&w, &r, 200, "watching");
     // A ping-pong: each answer comes while the other side's receive thread watches.
     for seq in 0..50u64 {
         w.write(&Counter { id: 2, seq }).expect("ping");
@@ -391,13 +402,14 @@ fn watching_receive_threads_deliver_and_close() {
         let pong = common::take_at_least(&back_r, 1);
         assert_eq!((pong.len(), pong[0].id, pong[0].seq), (1, 2, seq));
     }
-    let t = Instant::now();
-    drop((w, r, back_w, back_r));
-    a.close();
-    b.close();
+    // It went through the sockets, not in process.
+    let st = a.statistics();
+    assert_eq!(st.intra.datagrams_sent, 0, "nothing in process");
     assert!(
-        t.elapsed() < Duration::from_secs(2),
-        "closing took {:?}",
-        t.elapsed()
+        st.transport.datagrams_sent >= 250,
+        "{} datagrams sent",
+        st.transport.datagrams_sent
     );
+    drop((w, r, back_w, back_r));
+    close_promptly(a, b, "watching");
 }
