@@ -8,7 +8,10 @@ bridges DDS domain 0; DDS stays on the site's loopback. A Tachyon publisher in A
 topic `ab` (reliable, transient-local, keep-all), a subscriber in B reads it; and the other
 way on `ba`. While samples flow, site B's bridge is killed (SIGKILL) and started again: every
 sample must still arrive on both sides (duplicates allowed: the restarted bridge gets the
-history the other side's bridge keeps, and its publisher's, again).
+history the other side's bridge keeps, and its publisher's, again). With
+`--restart-args=--no-subscriber-history` the restarted bridge's Zenoh subscriber asks for no
+history: what it gets of the samples written while it was down comes from the bridge's own
+recovery (`bridge/src/recover.rs`), which otherwise only steps in when the subscriber missed it.
 
 Needs root (namespaces, veth). Run by scripts/test.sh:
 
@@ -107,6 +110,9 @@ def main():
                     "target/interop/cyclone_peer")
     ap.add_argument("--ab-sub", help="topic ab's subscriber in site B (default --peer), e.g. "
                     "target/interop/fastdds_peer")
+    ap.add_argument("--restart-args", default="",
+                    help="more options for site B's bridge once restarted, e.g. "
+                    "--no-subscriber-history (the bridge's own recovery must bring the history)")
     ap.add_argument("--logs", default=None)
     args = ap.parse_args()
     if os.geteuid() != 0:
@@ -132,10 +138,10 @@ def main():
         router = start("router", ns("r", args.bridge, "--router", "--listen", "tcp/0.0.0.0:7447"))
         time.sleep(0.5)
 
-        def bridge(site, net):
+        def bridge(site, net, *more):
             return start(f"bridge-{site}", ns(site, args.bridge, "--mode", "client",
                                               "--connect", f"tcp/10.77.{net}.1:7447",
-                                              "--scope", "tachyon"))
+                                              "--scope", "tachyon", *more))
         bridge_a, bridge_b = bridge("a", 1), bridge("b", 2)
         subs = {
             "ab": start("sub-ab", ns("b", args.ab_sub or args.peer, "sub", "--topic", "ab",
@@ -169,12 +175,15 @@ def main():
                 bridge_b.kill(signal.SIGKILL)
                 killed_at = time.monotonic() - t0
                 time.sleep(1.0)
-                bridge_b = bridge("b", 2)
+                bridge_b = bridge("b", 2, *args.restart_args.split())
                 restarted = True
                 print(f"site B's bridge killed at {killed_at:.1f} s (SIGKILL), started again 1 s later")
             if restarted and all(set(s.samples()) >= set(range(SAMPLES)) for s in subs.values()):
                 break
             time.sleep(0.1)
+        for line in bridge_b.lines:
+            if "earlier samples of" in line:
+                print(f"site B's restarted bridge: {line}")
         for topic, sub in subs.items():
             got = sub.samples()
             distinct = set(got)

@@ -23,6 +23,7 @@
 #![forbid(unsafe_code)]
 
 mod meta;
+mod recover;
 
 use std::collections::HashMap;
 use std::process::ExitCode;
@@ -82,6 +83,10 @@ struct Args {
     /// endpoints given, not by whatever multicast reaches)
     #[arg(long)]
     scouting: bool,
+    /// For tests: the Zenoh subscriber asks the publishers it finds for no history, so what a
+    /// (re)started bridge gets of it comes from its own recovery (`recover.rs`) alone
+    #[arg(long, hide = true)]
+    no_subscriber_history: bool,
 }
 
 fn main() -> ExitCode {
@@ -226,6 +231,8 @@ struct Bridge {
     inbound: HashMap<String, Inbound>,
     /// Topics that cannot be bridged (their name is no key expression), reported once.
     refused: HashMap<String, String>,
+    /// The other sites' publishers, and their history where the subscriber missed it.
+    recovery: recover::Recovery,
 }
 
 impl Bridge {
@@ -241,12 +248,17 @@ impl Bridge {
         };
         let subscriber = session
             .declare_subscriber(all.clone())
-            .history(HistoryConfig::default().detect_late_publishers())
             .recovery(RecoveryConfig::default().heartbeat())
             .subscriber_detection()
-            .allowed_origin(Locality::Remote)
-            .wait()
-            .map_err(|e| format!("cannot subscribe to {all}: {e}"))?;
+            .allowed_origin(Locality::Remote);
+        let subscriber = if args.no_subscriber_history {
+            subscriber.wait()
+        } else {
+            subscriber
+                .history(HistoryConfig::default().detect_late_publishers())
+                .wait()
+        }
+        .map_err(|e| format!("cannot subscribe to {all}: {e}"))?;
         Ok(Bridge {
             scope: args.scope.clone(),
             allow: args.allow.clone(),
@@ -257,6 +269,7 @@ impl Bridge {
             outbound: HashMap::new(),
             inbound: HashMap::new(),
             refused: HashMap::new(),
+            recovery: recover::Recovery::default(),
         })
     }
 
@@ -373,9 +386,13 @@ impl Bridge {
 
     /// Writes what other sites published into DDS; returns how many samples moved.
     fn zenoh_to_dds(&mut self) -> usize {
-        let mut moved = 0;
+        let mut ready = Vec::new();
         while let Ok(Some(sample)) = self.subscriber.try_recv() {
-            moved += 1;
+            self.recovery.admit(&self.session, sample, &mut ready);
+        }
+        self.recovery.poll(&mut ready);
+        let moved = ready.len();
+        for sample in ready {
             let key = sample.key_expr().as_str().to_owned();
             let Some(topic) = self.topic_of(&key).map(str::to_owned) else {
                 continue;
