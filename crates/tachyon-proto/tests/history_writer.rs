@@ -377,3 +377,34 @@ fn an_unheld_change_is_numbered_and_registered_but_not_kept() {
     assert_eq!(w.remove_acknowledged(sn(4)), 1);
     assert!(w.is_empty());
 }
+
+proptest::proptest! {
+    /// `get` and `iter_from` find changes by their distance from the oldest where nothing in
+    /// between was removed, and by a search where something was: either way what a scan of
+    /// the held changes finds, on KEEP_LAST histories of several instances (replacements leave
+    /// holes anywhere) and KEEP_ALL ones acknowledged from the front.
+    #[test]
+    fn lookups_by_sequence_number_agree_with_a_scan(
+        depth in proptest::option::of(1usize..4),
+        writes in proptest::collection::vec(0u8..4, 1..60),
+        acked in 0i64..40,
+        probes in proptest::collection::vec(-2i64..70, 1..30),
+    ) {
+        let kind = depth.map_or(History::KeepAll, History::KeepLast);
+        let mut w = history(kind, ResourceLimits::default(), Durability::Volatile);
+        for k in writes {
+            w.add_change(data(k)).expect("unlimited");
+        }
+        if depth.is_none() {
+            w.remove_acknowledged(sn(acked));
+        }
+        let held = sns(&w);
+        for p in probes {
+            let got = w.get(sn(p)).map(|c| c.sn.0);
+            proptest::prop_assert_eq!(got, held.iter().copied().find(|&s| s == p));
+            let from: Vec<i64> = w.iter_from(sn(p)).map(|c| c.sn.0).collect();
+            let want: Vec<i64> = held.iter().copied().filter(|&s| s >= p).collect();
+            proptest::prop_assert_eq!(from, want);
+        }
+    }
+}

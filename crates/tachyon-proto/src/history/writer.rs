@@ -412,14 +412,42 @@ impl WriterHistory {
 
     /// The change with sequence number `sn`, if still held (for retransmission).
     pub fn get(&self, sn: SequenceNumber) -> Option<&CacheChange> {
-        let i = self.changes.binary_search_by_key(&sn, |c| c.sn).ok()?;
+        let i = self.position(sn).ok()?;
         self.changes.get(i)
     }
 
     /// Held changes from `sn` on, in sequence order.
     pub fn iter_from(&self, sn: SequenceNumber) -> impl Iterator<Item = &CacheChange> + '_ {
-        let start = self.changes.partition_point(|c| c.sn < sn);
+        let start = self.position(sn).unwrap_or_else(|i| i);
         self.changes.range(start..)
+    }
+
+    /// Where change `sn` is in the cache (`Ok`), or where it would go (`Err`). Sequence
+    /// numbers ascend; where none between the oldest held and `sn` was removed (a KEEP_ALL
+    /// history, whose changes leave from the front as they are acknowledged), `sn` sits at its
+    /// distance from the oldest, and is found there without a search. A binary search
+    /// otherwise: on a history of 60,000 small samples in flight, its cache misses were 5 % of
+    /// a writer's CPU (`perf record` of `tachyon perf pub`, 32 B, finding the next to send).
+    fn position(&self, sn: SequenceNumber) -> Result<usize, usize> {
+        let Some(first) = self.changes.front() else {
+            return Err(0);
+        };
+        if sn <= first.sn {
+            return if sn == first.sn { Ok(0) } else { Err(0) };
+        }
+        if let Some(at) =
+            sn.0.checked_sub(first.sn.0)
+                .and_then(|d| usize::try_from(d).ok())
+        {
+            match self.changes.get(at) {
+                Some(c) if c.sn == sn => return Ok(at),
+                None if self.changes.back().is_some_and(|c| c.sn < sn) => {
+                    return Err(self.changes.len())
+                }
+                _ => {}
+            }
+        }
+        self.changes.binary_search_by_key(&sn, |c| c.sn)
     }
 
     /// Every held change in sequence order: what a transient-local late joiner receives.
@@ -578,7 +606,7 @@ impl WriterHistory {
         let change = match self.changes.front() {
             Some(c) if c.sn == sn => self.changes.pop_front()?,
             _ => {
-                let i = self.changes.binary_search_by_key(&sn, |c| c.sn).ok()?;
+                let i = self.position(sn).ok()?;
                 self.changes.remove(i)?
             }
         };
