@@ -144,10 +144,7 @@ impl Shared {
     ) {
         let served_elsewhere = match lane {
             CRITICAL => self.lane_timers.get().is_some(),
-            _ => self
-                .driver_thread
-                .get()
-                .is_some_and(|&t| t != std::thread::current().id()),
+            _ => self.driver_thread.get().is_some() && !self.on_driver_thread(),
         };
         if !served_elsewhere {
             super::receive::handle(self, lane, datagrams.enumerate(), None);
