@@ -1173,9 +1173,18 @@ static bool ping_step(struct pinger *p, struct ping_loop *l, const struct option
 }
 
 // Waits for pongs (waitset) or sleeps until something is due.
-static void ping_wait(struct pinger *p, struct ping_loop *l, dds_entity_t ws, dds_entity_t cond, int64_t now)
+// Wakes at the next second's line, the warm-up's or the run's end, the next paced ping, and
+// otherwise every 100 ms to look for a lost ping (every 10 ms with --count, for the count
+// reached), as `tachyon perf ping` does: a look every 10 ms made 100 wake-ups a second in a
+// one-vCPU ping-pong's tail.
+static void ping_wait(struct pinger *p, struct ping_loop *l, dds_entity_t ws, dds_entity_t cond,
+                      const struct options *o, int64_t now)
 {
-  int64_t due = l->next_tick < now + 10000000 ? l->next_tick : now + 10000000;
+  int64_t look = now + (o->count ? 10000000 : 100000000);
+  int64_t end = l->measured_from ? l->measured_from + l->measure : l->start + l->warmup;
+  int64_t due = l->next_tick < look ? l->next_tick : look;
+  if (end < due)
+    due = end;
   if (l->period > 0 && l->next_send < due)
     due = l->next_send;
   int64_t wait = due - mono_ns();
@@ -1211,7 +1220,7 @@ static void run_ping_loop(struct pinger *p, struct ping_loop *l, const struct op
     pace(p, l, now);
     if (ping_step(p, l, o, now))
       break;
-    ping_wait(p, l, ws, cond, now);
+    ping_wait(p, l, ws, cond, o, now);
   }
 }
 

@@ -9,6 +9,18 @@
 //! the window (periodic traffic), watching only burns CPU: from the second miss in a row,
 //! each miss doubles how many waits go straight to sleep (up to [`MAX_SKIP`]), and the first
 //! hit brings watching back.
+//!
+//! Nor does watching pay where the sender shares the watcher's CPU. There a blocked
+//! receiver is woken on a busy CPU, with no halted vCPU to wake, and a yield is no hand-over:
+//! between processes of different scheduling groups (sessions, with the kernel's autogroups;
+//! services, with their cgroups) the scheduler often gives the CPU straight back to the
+//! yielding thread, which then keeps its sender from running for much of the window. Watching
+//! made a one-vCPU ping-pong's p99 1.1–1.8× and its p99.9 1.1–1.2× what blocking at once gave
+//! (2026-11-27, ping and pong each in its own session, as `bench/run.py` starts them). So a
+//! watcher notes whether each datagram it caught came only after a yield that ran another
+//! thread ([`Spin::caught`]): after [`SHARED_AFTER`] such catches in a row, waits go straight
+//! to sleep, all but one in [`MAX_SKIP`], which watches again to learn whether the sender
+//! moved to another CPU (a catch after a yield that ran nothing brings watching back).
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
@@ -19,6 +31,43 @@ pub const MAX_SKIP: u32 = 64;
 /// Looks at the doorbell between two yields of the CPU.
 const LOOKS: u32 = 32;
 
+/// Catches in a row, each only after a yield that ran another thread, from which the
+/// sender is taken to share the watcher's CPU.
+pub const SHARED_AFTER: u32 = 8;
+
+/// Looks this far apart had another thread run between them: a yield that finds nothing
+/// else to run and a receive that finds nothing take about a microsecond together, while a
+/// peer on the same CPU that gets the CPU handles a datagram and sends before it yields or
+/// blocks (several microseconds).
+pub const YIELD_RAN_OTHER: Duration = Duration::from_micros(3);
+
+/// How a watch caught its datagram ([`Spin::caught`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Catch {
+    /// At its first look, which came soon (nothing else ran): it was there already.
+    AtFirstLook,
+    /// At a look that came long after the one before ([`YIELD_RAN_OTHER`] or more): another
+    /// thread had the CPU meanwhile, the sender perhaps.
+    AfterOther,
+    /// At a later look that came soon after the one before: the datagram came while this
+    /// thread watched a CPU with nothing else to run, from another CPU.
+    WhileWatching,
+}
+
+impl Catch {
+    /// How a catch at look `look` (0: the first) came, `gap` after the look before it (or
+    /// after the watch began).
+    pub fn of(look: u32, gap: Duration) -> Catch {
+        if gap >= YIELD_RAN_OTHER {
+            Catch::AfterOther
+        } else if look == 0 {
+            Catch::AtFirstLook
+        } else {
+            Catch::WhileWatching
+        }
+    }
+}
+
 /// When a receive thread watches its source before sleeping.
 #[derive(Debug)]
 pub struct Spin {
@@ -27,6 +76,8 @@ pub struct Spin {
     misses: u32,
     /// Waits left that sleep at once.
     skip: u32,
+    /// Catches in a row that came only after a yield that ran another thread.
+    shared: u32,
 }
 
 impl Spin {
@@ -36,6 +87,7 @@ impl Spin {
             window,
             misses: 0,
             skip: 0,
+            shared: 0,
         }
     }
 
@@ -54,6 +106,7 @@ impl Spin {
 
     /// What the watch saw: a datagram (`hit`) or nothing.
     pub fn record(&mut self, hit: bool) {
+        self.shared = 0;
         if hit {
             self.misses = 0;
         } else {
@@ -65,27 +118,64 @@ impl Spin {
                 .map_or(MAX_SKIP, |n| (n - 1).min(MAX_SKIP));
         }
     }
+
+    /// The watch caught a datagram, as `how` says. From the [`SHARED_AFTER`]th catch in a
+    /// row after another thread ran ([`Catch::AfterOther`]; a catch at the first look counts
+    /// neither way) the sender is taken to share this CPU, and all but one in [`MAX_SKIP`]
+    /// waits go straight to sleep; a catch of a datagram that came while this thread
+    /// watched a CPU with nothing else to run ([`Catch::WhileWatching`]) brings watching
+    /// back.
+    pub fn caught(&mut self, how: Catch) {
+        self.misses = 0;
+        match how {
+            Catch::WhileWatching => {
+                self.shared = 0;
+                self.skip = 0;
+            }
+            Catch::AtFirstLook => {}
+            Catch::AfterOther => self.shared = self.shared.saturating_add(1),
+        }
+        if self.shared >= SHARED_AFTER {
+            self.skip = MAX_SKIP - 1;
+        }
+    }
+
+    /// Whether the sender is taken to share this CPU (waits go straight to sleep).
+    pub fn cpu_shared(&self) -> bool {
+        self.shared >= SHARED_AFTER
+    }
 }
 
-/// Watches a doorbell for up to `window`: `true` as soon as `seq` moves from `seen` (a
-/// writer rang), `false` when the window ends or the transport stops. It yields its CPU
-/// between looks, so a sender pinned to the same CPU gets to run.
-pub(crate) fn watch(seq: &AtomicU32, seen: u32, window: Duration, stopped: &AtomicBool) -> bool {
+/// Watches a doorbell for up to `window`: how it caught the ring as soon as `seq` moves from
+/// `seen` (a writer rang), `None` when the window ends or the transport stops. It yields its
+/// CPU between looks, so a sender pinned to the same CPU gets to run.
+pub(crate) fn watch(
+    seq: &AtomicU32,
+    seen: u32,
+    window: Duration,
+    stopped: &AtomicBool,
+) -> Option<Catch> {
     let start = Instant::now();
+    // When the last yield began, and how many were made.
+    let mut yielded = start;
+    let mut yields = 0u32;
     loop {
         for _ in 0..LOOKS {
             if seq.load(Ordering::Acquire) != seen {
-                return true;
+                return Some(Catch::of(yields, yielded.elapsed()));
             }
             if stopped.load(Ordering::Relaxed) {
-                return false;
+                return None;
             }
             std::hint::spin_loop();
         }
-        if start.elapsed() >= window {
-            return false;
+        let now = Instant::now();
+        if now.duration_since(start) >= window {
+            return None;
         }
         std::thread::yield_now();
+        yielded = now;
+        yields += 1;
     }
 }
 
@@ -121,13 +211,71 @@ mod tests {
     }
 
     #[test]
+    fn catches_after_other_threads_ran_send_waits_to_sleep_until_one_comes_while_watching() {
+        use Catch::*;
+        assert_eq!(Catch::of(0, Duration::from_nanos(500)), AtFirstLook);
+        assert_eq!(Catch::of(3, Duration::from_nanos(500)), WhileWatching);
+        assert_eq!(Catch::of(0, YIELD_RAN_OTHER), AfterOther);
+        assert_eq!(Catch::of(5, Duration::from_micros(40)), AfterOther);
+        let mut s = Spin::new(Duration::from_micros(20));
+        // Fewer than SHARED_AFTER in a row, or interrupted by one that came while watching:
+        // watching. Catches at the first look count neither way.
+        for _ in 0..SHARED_AFTER - 1 {
+            assert!(s.due().is_some());
+            s.caught(AfterOther);
+            s.caught(AtFirstLook);
+        }
+        s.caught(WhileWatching);
+        for _ in 0..SHARED_AFTER - 1 {
+            assert!(s.due().is_some());
+            s.caught(AfterOther);
+        }
+        assert!(!s.cpu_shared());
+        assert!(s.due().is_some());
+        // The SHARED_AFTER-th in a row: all but one in MAX_SKIP waits sleep at once.
+        s.caught(AfterOther);
+        assert!(s.cpu_shared());
+        assert_eq!(
+            (0..MAX_SKIP - 1).filter(|_| s.due().is_none()).count(),
+            (MAX_SKIP - 1) as usize
+        );
+        // The probe watches; caught after another thread ran again, or at its first look:
+        // sleeping goes on.
+        for how in [AfterOther, AtFirstLook] {
+            assert!(s.due().is_some());
+            s.caught(how);
+            for _ in 0..MAX_SKIP - 1 {
+                assert_eq!(s.due(), None);
+            }
+        }
+        // A probe that catches while watching (the sender moved away) brings watching back.
+        assert!(s.due().is_some());
+        s.caught(WhileWatching);
+        assert!(!s.cpu_shared());
+        assert!(s.due().is_some() && s.due().is_some());
+        // A probe that catches nothing: the miss rule, and catches count anew.
+        let mut s = Spin::new(Duration::from_micros(20));
+        for _ in 0..SHARED_AFTER {
+            s.caught(AfterOther);
+        }
+        s.record(false);
+        assert!(!s.cpu_shared());
+        s.caught(AfterOther);
+        assert!(!s.cpu_shared());
+        assert!(s.due().is_some());
+    }
+
+    #[test]
     fn a_watch_ends_when_the_bell_rings_or_the_window_closes() {
         let (seq, stopped) = (AtomicU32::new(7), AtomicBool::new(false));
         let start = Instant::now();
-        assert!(!watch(&seq, 7, Duration::from_millis(2), &stopped));
+        assert_eq!(watch(&seq, 7, Duration::from_millis(2), &stopped), None);
         assert!(start.elapsed() >= Duration::from_millis(2));
-        assert!(watch(&seq, 6, Duration::from_secs(60), &stopped));
+        assert_eq!(
+            watch(&seq, 6, Duration::from_secs(60), &stopped),
+            Some(Catch::AtFirstLook)
+        );
         stopped.store(true, Ordering::Relaxed);
-        assert!(!watch(&seq, 7, Duration::from_secs(60), &stopped));
+        assert_eq!(watch(&seq, 7, Duration::from_secs(60), &stopped), None);
     }
 }

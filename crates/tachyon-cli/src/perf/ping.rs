@@ -127,6 +127,9 @@ impl<T: PerfSample> DataReaderListener<T> for PongListener<T> {
     }
 }
 
+/// How often the pinging loop looks for a lost ping (at most) when nothing else is due.
+const LOOK_EVERY: Duration = Duration::from_millis(100);
+
 /// Waits until the ping writer and the pong reader each matched `n` peers.
 pub fn wait_matched<T: PerfSample>(node: &Node<T>, n: u32, timeout: f64) -> Result<u64, Failure> {
     let deadline = Instant::now() + Duration::from_secs_f64(timeout);
@@ -283,8 +286,19 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>, role: &str) -> Result<Ru
                 break;
             }
         }
-        // Wait for pongs (WaitSet) or sleep until something is due.
-        let mut due = next_tick.min(now + Duration::from_millis(10));
+        // Wait for pongs (WaitSet) or sleep until something is due: the next second's line,
+        // the warm-up's or the run's end, the next paced ping, a look for a lost ping or, with
+        // `--count`, for the count reached. Looking every 10 ms made 100 wake-ups a second, in
+        // a one-vCPU ping-pong's tail (the Cyclone DDS ping of `bench/peers` waits the same).
+        let look = match a.count {
+            Some(_) => Duration::from_millis(10),
+            None => LOOK_EVERY,
+        };
+        let mut due = next_tick.min(now + look);
+        due = due.min(match measured_from {
+            Some((from, _)) => from + measure,
+            None => start + warmup,
+        });
         if period.is_some() {
             due = due.min(next_send);
         }

@@ -896,8 +896,10 @@ impl Transport for ShmTransport {
                 return Ok(0);
             }
             let mut state = lock(rx);
-            if let Some(hit) = saw.take() {
-                state.spin.record(hit);
+            match saw.take() {
+                Some(Some(how)) => state.spin.caught(how),
+                Some(None) => state.spin.record(false),
+                None => {}
             }
             if map::coarse_now().saturating_sub(state.checked) >= IDLE_CHECK {
                 self.check_writers(&mut state);

@@ -20,7 +20,7 @@
 
 use std::time::Duration as StdDuration;
 
-use tachyon_transport::spin::Spin;
+use tachyon_transport::spin::{Catch, Spin};
 use tachyon_transport::{RecvBatch, RxSource, Transport, MAX_UDP_PAYLOAD};
 use tachyon_wire::Locator;
 
@@ -132,25 +132,32 @@ fn receive(
             std::hint::spin_loop();
         }
     } else if let Some(window) = watch.due() {
-        let until = std::time::Instant::now() + window;
+        let mut last = std::time::Instant::now();
+        let until = last + window;
+        let mut look = 0u32;
         loop {
             // The CPU first: what this thread waits for was just asked for (an answer is
             // not there yet), and on a CPU shared with its sender the sender runs now
-            // (asking first cost a one-vCPU round trip half a microsecond). Telling a yield
-            // that ran another thread (a CPU with work, which blocking would not have left
-            // idle) from one that did not, and counting it a miss, was tried: on one vCPU the
-            // round trip's p50 grew by 0.5 µs (2026-11-27).
+            // (asking first cost a one-vCPU round trip half a microsecond). Looks far apart
+            // had another thread run between them: catches right after such a gap say the
+            // sender shares this CPU, where blocking costs no wake-up of a halted vCPU and a
+            // yield is no sure hand-over (`Spin::caught`). Counting such a look a miss
+            // instead was tried: on one vCPU the round trip's p50 grew by 0.5 µs
+            // (2026-11-27).
             std::thread::yield_now();
+            let now = std::time::Instant::now();
             match t.receive(source, batch) {
                 Ok(0) => {}
                 other => {
-                    watch.record(true);
+                    watch.caught(Catch::of(look, now.duration_since(last)));
                     return other;
                 }
             }
-            if shared.stopped() || std::time::Instant::now() >= until {
+            if shared.stopped() || now >= until {
                 break;
             }
+            last = now;
+            look += 1;
         }
         watch.record(false);
     }
