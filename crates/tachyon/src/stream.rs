@@ -56,7 +56,11 @@ impl<T: Readable> DataReader<T> {
     /// The reader turned into its [`stream`](Self::stream) (the stream keeps it alive).
     pub fn into_stream(self) -> SampleStream<T> {
         let signal = Arc::new(Signal::default());
-        self.inner.runtime.shared.observers.add(&signal);
+        self.inner
+            .runtime
+            .shared
+            .observers
+            .add(&signal, Some(self.inner.id));
         SampleStream {
             reader: self,
             signal,
@@ -181,12 +185,13 @@ impl<T: Readable> FusedStream for SampleStream<T> {
 
 impl<T> Drop for SampleStream<T> {
     fn drop(&mut self) {
+        let id = Some(self.reader.inner.id);
         self.reader
             .inner
             .runtime
             .shared
             .observers
-            .remove(&self.signal);
+            .remove(&self.signal, id);
     }
 }
 
@@ -231,7 +236,7 @@ impl<T: Readable> Future for DataAvailable<T> {
         let observers = &this.reader.inner.runtime.shared.observers;
         let signal = this.signal.get_or_insert_with(|| {
             let s = Arc::new(Signal::default());
-            observers.add(&s);
+            observers.add(&s, Some(this.reader.inner.id));
             s
         });
         signal.register(cx.waker());
@@ -245,7 +250,8 @@ impl<T: Readable> Future for DataAvailable<T> {
 impl<T> Drop for DataAvailable<T> {
     fn drop(&mut self) {
         if let Some(s) = &self.signal {
-            self.reader.inner.runtime.shared.observers.remove(s);
+            let id = Some(self.reader.inner.id);
+            self.reader.inner.runtime.shared.observers.remove(s, id);
         }
     }
 }

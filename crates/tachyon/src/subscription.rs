@@ -26,6 +26,7 @@ use crate::error::Error;
 use crate::group::{set_group_qos, Group};
 use crate::listener::{subscriber_dispatch, SubscriberListener, SUBSCRIBER_STATUSES};
 use crate::listener::{DataReaderListener, READER_STATUSES};
+use crate::runtime::notify::{Signal, Touched};
 use crate::runtime::{lock, Arrivals, Dispatch, Runtime, SUBSCRIBER_KIND};
 use crate::status::{
     DeadlineMissedStatus, IncompatibleQosStatus, LivelinessChangedStatus, SampleLostStatus,
@@ -724,21 +725,24 @@ impl<T: Readable> DataReader<T> {
     /// whether one is there.
     pub fn wait_for_data(&self, timeout: StdDuration) -> bool {
         let sh = &self.inner.runtime.shared;
-        let deadline = StdInstant::now() + timeout;
-        let mut st = sh.lock_for(self.inner.id);
-        loop {
-            let unread = st
-                .reader_history(self.inner.id)
-                .is_some_and(|h| h.has_unread());
-            if unread {
-                return true;
+        let deadline = StdInstant::now().checked_add(timeout);
+        // Woken by this reader's changes only (and the runtime's end), not by every change
+        // of the participant: registered before the first look, so none is missed.
+        let signal = Arc::new(Signal::default());
+        let id = Some(self.inner.id);
+        sh.observers.add(&signal, id);
+        let unread = loop {
+            let seen = signal.generation();
+            if self.has_unread() {
+                break true;
             }
-            let left = deadline.saturating_duration_since(StdInstant::now());
-            if left.is_zero() || sh.stopped() {
-                return false;
+            if sh.stopped() || deadline.is_some_and(|d| StdInstant::now() >= d) {
+                break false;
             }
-            st = sh.wait(st, left);
-        }
+            signal.wait_past(seen, deadline);
+        };
+        sh.observers.remove(&signal, id);
+        unread
     }
 
     /// Whether the reader holds a sample (valid or not) not yet read.
@@ -924,7 +928,9 @@ impl<T: Readable> DataReader<T> {
             Ok::<_, Error>(())
         })();
         if !raw.is_empty() {
-            sh.observers.notify();
+            // The samples' states changed: this reader's conditions (and its group's and the
+            // participant's) may have.
+            sh.observers.notify_touched(&Touched::one(self.inner.id));
         } else if let (Ok(()), Some((now, empty_at))) = (&collected, seen) {
             // Empty at a time the count was at least `now`.
             empty_at.store(now, Ordering::Relaxed);

@@ -694,3 +694,116 @@ fn a_panicking_listener_does_not_stop_the_runtime() {
     }
     assert_eq!(total, 2, "both samples taken after the panic");
 }
+
+/// The voluntary context switches of the thread whose `/proc/thread-self` is `task` so far.
+fn voluntary_switches(task: &std::path::Path) -> u64 {
+    let status = std::fs::read_to_string(task.join("status")).expect("the thread's status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("voluntary_ctxt_switches")
+}
+
+/// Whether the thread of `task` is asleep (blocked).
+fn asleep(task: &std::path::Path) -> bool {
+    let stat = std::fs::read_to_string(task.join("stat")).unwrap_or_default();
+    // The state follows the command name's closing parenthesis.
+    stat.rsplit_once(") ")
+        .is_some_and(|(_, rest)| rest.starts_with('S'))
+}
+
+#[test]
+fn a_wait_on_a_quiet_reader_is_not_woken_by_the_samples_of_another() {
+    let (a, b) = participants(30);
+    let qos = || DataWriterQos::default().reliable().keep_all();
+    let rqos = || DataReaderQos::default().reliable().keep_all();
+    let (publisher, subscriber) = (
+        a.create_publisher().unwrap(),
+        b.create_subscriber().unwrap(),
+    );
+    let busy_w = publisher
+        .create_datawriter(&a.create_topic::<Reading>("busy").unwrap(), qos())
+        .unwrap();
+    let quiet_w = publisher
+        .create_datawriter(&a.create_topic::<Reading>("quiet").unwrap(), qos())
+        .unwrap();
+    let busy_r = subscriber
+        .create_datareader(&b.create_topic::<Reading>("busy").unwrap(), rqos())
+        .unwrap();
+    let quiet_r = subscriber
+        .create_datareader(&b.create_topic::<Reading>("quiet").unwrap(), rqos())
+        .unwrap();
+    common::wait_matched(&busy_w, &busy_r);
+    common::wait_matched(&quiet_w, &quiet_r);
+
+    // Two threads wait for the quiet reader's data: one in `wait_for_data`, one in a WaitSet
+    // on a ReadCondition of it. Each says where its /proc entry is, then blocks.
+    let (tx, rx) = mpsc::channel();
+    let waiters: Vec<_> = [false, true]
+        .into_iter()
+        .map(|waitset| {
+            let (r, tx) = (quiet_r.clone(), tx.clone());
+            std::thread::spawn(move || {
+                let me = std::path::Path::new("/proc")
+                    .join(std::fs::read_link("/proc/thread-self").expect("/proc/thread-self"));
+                tx.send(me).unwrap();
+                match waitset {
+                    false => r.wait_for_data(PATIENCE),
+                    true => {
+                        let cond = r.create_readcondition(
+                            SampleStateMask::NOT_READ,
+                            ViewStateMask::ANY,
+                            InstanceStateMask::ANY,
+                        );
+                        let mut ws = WaitSet::new();
+                        ws.attach_condition(&cond).unwrap();
+                        ws.wait(PATIENCE).is_ok()
+                    }
+                }
+            })
+        })
+        .collect();
+    let tasks: Vec<_> = (0..2).map(|_| rx.recv().unwrap()).collect();
+    common::wait_until("both waiters asleep", || tasks.iter().all(|t| asleep(t)));
+    let before: Vec<u64> = tasks.iter().map(|t| voluntary_switches(t)).collect();
+
+    // A thousand samples of the busy reader, in many datagrams and flushes.
+    for i in 0..1000u64 {
+        busy_w
+            .write(&Reading {
+                sensor: 1,
+                value: i,
+            })
+            .unwrap();
+        if i % 10 == 0 {
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+    }
+    let got = common::take_at_least(&busy_r, 1000);
+    assert_eq!(got.len(), 1000);
+    let woken: Vec<u64> = tasks
+        .iter()
+        .zip(&before)
+        .map(|(t, b)| voluntary_switches(t) - b)
+        .collect();
+
+    quiet_w
+        .write(&Reading {
+            sensor: 2,
+            value: 7,
+        })
+        .unwrap();
+    for w in waiters {
+        assert!(
+            w.join().unwrap(),
+            "the quiet reader's sample woke its waiter"
+        );
+    }
+    // Before, every flush of the busy reader's datagrams woke both (hundreds of times).
+    assert!(
+        woken.iter().all(|&n| n <= 5),
+        "waiters on the quiet reader woke {woken:?} times (wait_for_data, WaitSet) while \
+         another reader received 1000 samples"
+    );
+}

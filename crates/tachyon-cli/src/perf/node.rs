@@ -591,9 +591,9 @@ fn make_pong_writers<T: PerfSample>(
     bell: &Arc<Bell>,
 ) {
     let reader = participant.builtin_participants_reader();
-    // Woken by the reader's listener, not by polling: a wait for data wakes with every change
-    // of the participant (docs/hot-path.md), here every ping, and a poll every 10 ms put 200
-    // wake-ups a second of the two processes into a one-vCPU ping-pong's tail.
+    // Woken by the reader's listener, or at the node's end (its bell rings then), not by
+    // polling: a poll every 10 ms put 200 wake-ups a second of the two processes into a
+    // one-vCPU ping-pong's tail.
     reader.set_listener(
         Some(Arc::new(RingOnData(Arc::clone(bell)))),
         StatusMask::DATA_AVAILABLE,

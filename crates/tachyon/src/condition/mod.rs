@@ -48,6 +48,8 @@ pub use read_condition::ReadCondition;
 pub use status_condition::StatusCondition;
 pub use waitset::WaitSet;
 
+use tachyon_wire::EntityId;
+
 use crate::runtime::notify::Observers;
 
 /// Identifies a condition (all clones of one condition share it).
@@ -91,6 +93,17 @@ impl Condition {
             Condition::Guard(c) => c.id(),
             Condition::Status(c) => c.id(),
             Condition::Read(c) => c.id(),
+        }
+    }
+
+    /// The entity whose changes this condition follows, if one (a reader's ReadCondition,
+    /// an endpoint's StatusCondition; a group's or the participant's StatusCondition and a
+    /// guard condition follow any change of theirs).
+    fn interest(&self) -> Option<EntityId> {
+        match self {
+            Condition::Guard(_) => None,
+            Condition::Status(c) => c.interest(),
+            Condition::Read(c) => Some(c.reader()),
         }
     }
 

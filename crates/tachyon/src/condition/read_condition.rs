@@ -90,6 +90,11 @@ impl ReadCondition {
             .then_some(self.inner.query)
     }
 
+    /// The reader the condition belongs to.
+    pub(super) fn reader(&self) -> EntityId {
+        self.inner.reader
+    }
+
     pub(super) fn observers(&self) -> &Observers {
         &self.inner.runtime.shared.observers
     }

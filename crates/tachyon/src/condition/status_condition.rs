@@ -83,6 +83,14 @@ impl StatusCondition {
         self.inner.id
     }
 
+    /// The entity whose changes wake a waiter on this condition: a reader or writer is named
+    /// by the events of its own changes; a group's or the participant's statuses change with
+    /// those of their endpoints, so they follow every change (`None`).
+    pub(super) fn interest(&self) -> Option<EntityId> {
+        let kind = self.inner.entity.kind();
+        (kind.is_reader() || kind.is_writer()).then_some(self.inner.entity)
+    }
+
     pub(super) fn observers(&self) -> &Observers {
         &self.inner.runtime.shared.observers
     }

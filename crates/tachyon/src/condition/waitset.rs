@@ -29,7 +29,7 @@ impl WaitSet {
         if self.conditions.contains(&c) {
             return Ok(());
         }
-        c.observers().add(&self.signal);
+        c.observers().add(&self.signal, c.interest());
         self.conditions.push(c);
         Ok(())
     }
@@ -41,7 +41,7 @@ impl WaitSet {
             return Err(Error::PreconditionNotMet("the condition is not attached"));
         };
         let c = self.conditions.remove(i);
-        c.observers().remove(&self.signal);
+        c.observers().remove(&self.signal, c.interest());
         Ok(())
     }
 
@@ -78,7 +78,7 @@ impl WaitSet {
 impl Drop for WaitSet {
     fn drop(&mut self) {
         for c in &self.conditions {
-            c.observers().remove(&self.signal);
+            c.observers().remove(&self.signal, c.interest());
         }
     }
 }

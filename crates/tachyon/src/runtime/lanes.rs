@@ -35,6 +35,7 @@ use tachyon_proto::participant::lanes::is_lane_id;
 use tachyon_proto::{Event, Instant};
 use tachyon_wire::{EntityId, Locator};
 
+use super::notify::{self, Touched};
 use super::{Shared, State, StateGuard};
 
 /// The most datagrams an inbox holds for its lane's thread (at most 64 KiB each); beyond that
@@ -295,13 +296,13 @@ impl State {
             // Handed over from the other lane, which had it first.
             self.participant.take_forward();
         }
+        let mut touched = Touched::default();
         for e in &input.events {
+            touched.add(notify::endpoint_of(e));
             self.record(e);
         }
         self.flush(shared, now);
-        if !input.events.is_empty() {
-            shared.observers.notify();
-        }
+        shared.observers.notify_touched(&touched);
     }
 }
 

@@ -66,7 +66,7 @@ use crate::error::Error;
 use crate::status::StatusMask;
 use driver::Driver;
 use lanes::{Lane, CRITICAL, MAIN};
-use notify::Observers;
+use notify::{Observers, Touched};
 use outbox::{Outbox, Outgoing};
 pub(crate) use transports::Transports;
 
@@ -1021,9 +1021,14 @@ impl State {
     pub(crate) fn settle(&mut self, shared: &Shared, now: Instant) {
         let mut any = false;
         let mut forwarded = Vec::new();
+        // The endpoints the events concern: only the waiters on those (and on any change)
+        // are woken.
+        let mut touched = Touched::default();
         while let Some(e) = self.participant.poll_event() {
             any = true;
+            touched.add(notify::endpoint_of(&e));
             if let Some(reader) = self.builtin.apply(&self.participant, now, &e) {
+                touched.add(Some(reader));
                 self.record(&Event::DataAvailable { reader });
             }
             match lanes::lane_endpoint(&e) {
@@ -1038,7 +1043,7 @@ impl State {
         // a blocked KEEP_ALL writer (wait_for_acknowledgments, flow control).
         shared.notify_changed(self.lane);
         if any {
-            shared.observers.notify();
+            shared.observers.notify_touched(&touched);
             if !self.pending.is_empty() && !shared.on_runtime_thread() {
                 // Listeners run on the runtime's threads; this is a user thread.
                 shared.wake_listeners_of(self.lane);

@@ -2,6 +2,14 @@
 //! and registers it with the [`Observers`] of every runtime and guard condition its
 //! conditions depend on; those notify it whenever their state changes.
 //!
+//! A registration names the entity it waits on where there is one (a reader's
+//! ReadCondition, `wait_for_data`, its stream; an endpoint's StatusCondition): the events of
+//! one flush then wake only the signals of the endpoints they concern
+//! ([`Observers::notify_touched`]), and those registered for anything (a group's or the
+//! participant's StatusCondition). Before, every sample of every reader woke every waiting
+//! thread of the participant: a thread blocked in `wait_for_data` on a quiet reader woke with
+//! each sample of the others, and on a CPU shared with them took its turn in their latency.
+//!
 //! The async API (`DataReader::stream`, `wait_for_data_async`) uses the same signals: a
 //! [`Signal`] also holds at most one task [`Waker`], woken (and dropped) by the next
 //! notification, so a future re-registers each time it returns `Pending`. No thread is
@@ -18,6 +26,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::task::Waker;
 use std::time::{Duration, Instant};
+
+use tachyon_proto::Event;
+use tachyon_wire::EntityId;
 
 /// A generation counter and a condvar: a waiter reads the generation, evaluates its
 /// conditions, then sleeps until the generation moves on.
@@ -93,29 +104,34 @@ impl Signal {
     }
 }
 
-/// The signals to notify when a runtime or a guard condition changes.
+/// The signals to notify when a runtime or a guard condition changes, each with the entity
+/// it waits on (`None`: any change).
 #[derive(Debug, Default)]
 pub(crate) struct Observers {
-    list: Mutex<Vec<Weak<Signal>>>,
+    list: Mutex<Vec<(Weak<Signal>, Option<EntityId>)>>,
     /// The list's length, kept under its lock: a notify with nobody registered (a reader
     /// polled without a wait set, the usual hot path) takes no lock.
     registered: AtomicUsize,
 }
 
 impl Observers {
-    /// Registers `signal` (once per attached condition; [`remove`](Self::remove) undoes one).
-    pub(crate) fn add(&self, signal: &Arc<Signal>) {
+    /// Registers `signal` for changes of entity `interest` (`None`: any change), once per
+    /// attached condition; [`remove`](Self::remove) undoes one.
+    pub(crate) fn add(&self, signal: &Arc<Signal>, interest: Option<EntityId>) {
         let mut l = self.lock();
-        l.retain(|w| w.strong_count() > 0);
-        l.push(Arc::downgrade(signal));
+        l.retain(|(w, _)| w.strong_count() > 0);
+        l.push((Arc::downgrade(signal), interest));
         self.registered.store(l.len(), Ordering::SeqCst);
     }
 
-    /// Undoes one [`add`](Self::add) of `signal`.
-    pub(crate) fn remove(&self, signal: &Arc<Signal>) {
+    /// Undoes one [`add`](Self::add) of `signal` for `interest`.
+    pub(crate) fn remove(&self, signal: &Arc<Signal>, interest: Option<EntityId>) {
         let mut l = self.lock();
         let target = Arc::downgrade(signal);
-        if let Some(i) = l.iter().position(|w| w.ptr_eq(&target)) {
+        if let Some(i) = l
+            .iter()
+            .position(|(w, e)| w.ptr_eq(&target) && *e == interest)
+        {
             l.swap_remove(i);
         }
         self.registered.store(l.len(), Ordering::SeqCst);
@@ -127,16 +143,156 @@ impl Observers {
     /// before it looks at the state under that lock, so either it sees the change or this
     /// sees it registered (both orders go through the state lock).
     pub(crate) fn notify(&self) {
-        if self.registered.load(Ordering::SeqCst) == 0 {
+        self.notify_touched(&Touched::everything());
+    }
+
+    /// Wakes the signals registered for an entity `touched` names, or for any change.
+    pub(crate) fn notify_touched(&self, touched: &Touched) {
+        if self.registered.load(Ordering::SeqCst) == 0 || touched.is_empty() {
             return;
         }
         let l = self.lock();
-        for s in l.iter().filter_map(Weak::upgrade) {
-            s.notify();
+        for (w, interest) in l.iter() {
+            if interest.map_or(true, |e| touched.names(e)) {
+                if let Some(s) = w.upgrade() {
+                    s.notify();
+                }
+            }
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, Vec<Weak<Signal>>> {
+    fn lock(&self) -> MutexGuard<'_, Vec<(Weak<Signal>, Option<EntityId>)>> {
         self.list.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The endpoint of ours whose statuses or samples event `e` changed, if a single one
+/// (discovery's events and an inconsistent topic concern none: their waiters are woken with
+/// everyone's; a builtin reader's new sample is added apart).
+pub(crate) fn endpoint_of(e: &Event) -> Option<EntityId> {
+    match e {
+        Event::DataAvailable { reader }
+        | Event::SubscriptionMatched { reader, .. }
+        | Event::SampleLost { reader, .. }
+        | Event::SampleRejected { reader, .. }
+        | Event::RequestedDeadlineMissed { reader, .. }
+        | Event::LivelinessChanged { reader, .. }
+        | Event::RequestedIncompatibleQos { reader, .. } => Some(*reader),
+        Event::PublicationMatched { writer, .. }
+        | Event::OfferedDeadlineMissed { writer, .. }
+        | Event::LivelinessLost { writer }
+        | Event::OfferedIncompatibleQos { writer, .. } => Some(*writer),
+        _ => None,
+    }
+}
+
+/// The entities the events of one flush concerned: a few endpoints by id, or everything (an
+/// event of no single endpoint, such as discovery's, or more endpoints than it keeps).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Touched {
+    ids: [EntityId; TOUCHED_IDS],
+    len: usize,
+    everything: bool,
+}
+
+/// Endpoints a [`Touched`] names one by one before it stands for everything.
+const TOUCHED_IDS: usize = 4;
+
+impl Touched {
+    pub(crate) fn everything() -> Touched {
+        Touched {
+            everything: true,
+            ..Touched::default()
+        }
+    }
+
+    /// Endpoint `id` alone.
+    pub(crate) fn one(id: EntityId) -> Touched {
+        let mut t = Touched::default();
+        t.add(Some(id));
+        t
+    }
+
+    /// Adds endpoint `id` (`None`: a change of no single endpoint, so everything).
+    pub(crate) fn add(&mut self, id: Option<EntityId>) {
+        let Some(id) = id else {
+            self.everything = true;
+            return;
+        };
+        if self.everything || self.ids[..self.len].contains(&id) {
+            return;
+        }
+        match self.ids.get_mut(self.len) {
+            Some(slot) => {
+                *slot = id;
+                self.len += 1;
+            }
+            None => self.everything = true,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        !self.everything && self.len == 0
+    }
+
+    /// Whether a change of `id` is among those.
+    fn names(&self, id: EntityId) -> bool {
+        self.everything || self.ids[..self.len].contains(&id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(n: u8) -> EntityId {
+        EntityId([0, 0, n, 0x07])
+    }
+
+    #[test]
+    fn a_flush_wakes_the_signals_of_the_endpoints_it_touched_and_those_of_any_change() {
+        let obs = Observers::default();
+        let (a, b, any) = (
+            Arc::new(Signal::default()),
+            Arc::new(Signal::default()),
+            Arc::new(Signal::default()),
+        );
+        obs.add(&a, Some(id(1)));
+        obs.add(&b, Some(id(2)));
+        obs.add(&any, None);
+        let gens = || (a.generation(), b.generation(), any.generation());
+        let mut t = Touched::default();
+        obs.notify_touched(&t);
+        assert_eq!(gens(), (0, 0, 0), "nothing touched, nobody woken");
+        t.add(Some(id(1)));
+        t.add(Some(id(1)));
+        obs.notify_touched(&t);
+        assert_eq!(gens(), (1, 0, 1));
+        t.add(Some(id(3)));
+        obs.notify_touched(&t);
+        assert_eq!(gens(), (2, 0, 2));
+        // An event of no endpoint, or more endpoints than kept one by one: everything.
+        let mut t = Touched::default();
+        t.add(None);
+        obs.notify_touched(&t);
+        assert_eq!(gens(), (3, 1, 3));
+        let mut t = Touched::default();
+        for n in 10..10 + TOUCHED_IDS as u8 + 1 {
+            t.add(Some(id(n)));
+        }
+        obs.notify_touched(&t);
+        assert_eq!(gens(), (4, 2, 4));
+        obs.notify();
+        assert_eq!(gens(), (5, 3, 5));
+        // Removing undoes the registration of that interest only.
+        obs.add(&a, None);
+        obs.remove(&a, Some(id(1)));
+        let mut t = Touched::default();
+        t.add(Some(id(2)));
+        obs.notify_touched(&t);
+        assert_eq!(gens(), (6, 4, 6), "still registered for any change");
+        obs.remove(&a, None);
+        obs.notify_touched(&t);
+        assert_eq!(gens(), (6, 5, 7));
     }
 }
