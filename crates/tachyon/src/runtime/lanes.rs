@@ -302,7 +302,7 @@ impl State {
             self.record(e);
         }
         self.flush(shared, now);
-        shared.observers.notify_touched(&touched);
+        self.to_notify.merge(&touched);
     }
 }
 

@@ -152,6 +152,11 @@ pub(crate) struct State {
     /// Listeners with news: the entity whose listener is called, the entity whose statuses
     /// changed, and which statuses (merged per pair).
     pending: Vec<(EntityId, EntityId, StatusMask)>,
+    /// The endpoints whose waiters (WaitSets, `wait_for_data`, streams) the flushes made
+    /// news for: woken once the lock is released, so that a woken thread does not find it
+    /// held (on a shared CPU it preempted the notifier, blocked on the lock, and handed the
+    /// CPU back: three context switches instead of one).
+    to_notify: Touched,
     /// Whether `pending` may hold news, read without the lock (its lane's `listeners_due`):
     /// a delivery to readers without listeners does not lock the lane again to find none.
     listeners_due: Arc<AtomicBool>,
@@ -590,7 +595,7 @@ impl Shared {
         mut st: StateGuard<'a>,
         timeout: StdDuration,
     ) -> StateGuard<'a> {
-        if st.has_sends() {
+        if st.has_sends() || st.has_news() {
             let lane = st.lane;
             drop(st);
             return self.lock_lane(lane);
@@ -917,8 +922,11 @@ impl intra::Sink for Shared {
 
 impl Drop for StateGuard<'_> {
     fn drop(&mut self) {
-        let (mut held, mut retired) = (None, None);
+        let (mut held, mut retired, mut news) = (None, None, None);
         if let Some(g) = self.guard.as_mut() {
+            if g.has_news() {
+                news = Some(std::mem::take(&mut g.to_notify));
+            }
             // The datagrams flushed under the lock: handed to the outbox before it is
             // released (`outbox.rs`), the lanes this thread then holds sent after.
             if g.has_sends() {
@@ -934,6 +942,9 @@ impl Drop for StateGuard<'_> {
         LANES_HELD.with(|h| h.set(h.get().saturating_sub(1)));
         if let Some(held) = held {
             self.shared.send_held(held);
+        }
+        if let Some(news) = news {
+            self.shared.observers.notify_touched(&news);
         }
         // A retired listener's drop may lock this state again (the entities it owns).
         drop(retired);
@@ -955,6 +966,7 @@ impl State {
             listeners_due: Arc::default(),
             arrivals: HashMap::default(),
             pending: Vec::new(),
+            to_notify: Touched::default(),
             groups: HashMap::default(),
             routes: HashMap::default(),
             topics: HashMap::default(),
@@ -979,6 +991,11 @@ impl State {
     /// Whether datagrams wait to be sent when the lock is released.
     pub(crate) fn has_sends(&self) -> bool {
         self.out.iter().any(|o| !o.is_empty())
+    }
+
+    /// Whether waiters are to be woken when the lock is released.
+    pub(crate) fn has_news(&self) -> bool {
+        !self.to_notify.is_empty()
     }
 
     /// Writes everything the protocol has due into lent buffers, queued to be sent when the
@@ -1043,7 +1060,7 @@ impl State {
         // a blocked KEEP_ALL writer (wait_for_acknowledgments, flow control).
         shared.notify_changed(self.lane);
         if any {
-            shared.observers.notify_touched(&touched);
+            self.to_notify.merge(&touched);
             if !self.pending.is_empty() && !shared.on_runtime_thread() {
                 // Listeners run on the runtime's threads; this is a user thread.
                 shared.wake_listeners_of(self.lane);

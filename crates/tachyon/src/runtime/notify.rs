@@ -14,9 +14,10 @@
 //! [`Signal`] also holds at most one task [`Waker`], woken (and dropped) by the next
 //! notification, so a future re-registers each time it returns `Pending`. No thread is
 //! spawned and none blocks: the waker is called by whoever changed the state (the driver
-//! thread, or a user thread that wrote, read or closed). It may be called while that thread
-//! holds the runtime's state lock, so a waker must schedule its task, not poll it inline
-//! (what every executor's waker does).
+//! thread, or a user thread that wrote, read or closed). What a flush made news for is
+//! notified once the state lock is released (`State::to_notify`); other notifications may
+//! come while the notifier holds that lock, so a waker must schedule its task, not poll it
+//! inline (what every executor's waker does).
 //!
 //! Lock order: the runtime's state lock, then an `Observers` list, then a `Signal`. A waiter
 //! never holds its `Signal` while it evaluates conditions (which takes state locks), so the
@@ -34,23 +35,37 @@ use tachyon_wire::EntityId;
 /// conditions, then sleeps until the generation moves on.
 #[derive(Debug, Default)]
 pub(crate) struct Signal {
-    generation: Mutex<u64>,
+    generation: Mutex<Generation>,
     cv: Condvar,
     /// The task to wake at the next notification (async waiters).
     waker: Mutex<Option<Waker>>,
 }
 
+/// A [`Signal`]'s count, and how many threads sleep on it.
+#[derive(Debug, Default)]
+struct Generation {
+    count: u64,
+    sleeping: u32,
+}
+
 impl Signal {
     /// The current generation.
     pub(crate) fn generation(&self) -> u64 {
-        *self.lock()
+        self.lock().count
     }
 
     /// Moves the generation on and wakes every waiter, thread or task.
     pub(crate) fn notify(&self) {
-        {
+        let sleeping = {
             let mut g = self.lock();
-            *g = g.wrapping_add(1);
+            g.count = g.count.wrapping_add(1);
+            g.sleeping
+        };
+        // Woken after the lock is released: a waiter woken under it would find it held (on
+        // a shared CPU it preempts this thread, blocks on the lock and hands the CPU back).
+        // Only when a thread sleeps: a condvar's notification is a system call even when
+        // nobody waits (a reader's own take notifies the signal of its thread's WaitSet).
+        if sleeping > 0 {
             self.cv.notify_all();
         }
         // Woken outside the signal's own lock: a waker may register again at once.
@@ -79,7 +94,8 @@ impl Signal {
     /// deadline).
     pub(crate) fn wait_past(&self, seen: u64, deadline: Option<Instant>) {
         let mut g = self.lock();
-        while *g == seen {
+        while g.count == seen {
+            g.sleeping += 1;
             match deadline {
                 None => {
                     g = self.cv.wait(g).unwrap_or_else(|p| p.into_inner());
@@ -87,6 +103,7 @@ impl Signal {
                 Some(d) => {
                     let left = d.saturating_duration_since(Instant::now());
                     if left == Duration::ZERO {
+                        g.sleeping -= 1;
                         return;
                     }
                     g = match self.cv.wait_timeout(g, left) {
@@ -95,10 +112,11 @@ impl Signal {
                     };
                 }
             }
+            g.sleeping -= 1;
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, u64> {
+    fn lock(&self) -> MutexGuard<'_, Generation> {
         // A counter cannot be left inconsistent by a panic.
         self.generation.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -151,13 +169,29 @@ impl Observers {
         if self.registered.load(Ordering::SeqCst) == 0 || touched.is_empty() {
             return;
         }
-        let l = self.lock();
-        for (w, interest) in l.iter() {
-            if interest.map_or(true, |e| touched.names(e)) {
+        // Notified once the list's lock is released (a woken thread that notifies in turn,
+        // after its own take, would find it held), unless more are due than kept here.
+        let mut due: [Option<Arc<Signal>>; NOTIFIED_AFTER] = Default::default();
+        let mut n = 0;
+        {
+            let l = self.lock();
+            for (w, interest) in l.iter() {
+                if !interest.map_or(true, |e| touched.names(e)) {
+                    continue;
+                }
                 if let Some(s) = w.upgrade() {
-                    s.notify();
+                    match due.get_mut(n) {
+                        Some(slot) => {
+                            *slot = Some(s);
+                            n += 1;
+                        }
+                        None => s.notify(),
+                    }
                 }
             }
+        }
+        for s in due.iter().take(n).flatten() {
+            s.notify();
         }
     }
 
@@ -195,6 +229,9 @@ pub(crate) struct Touched {
     everything: bool,
 }
 
+/// Signals a notification wakes after it released the list's lock (more are woken under it).
+const NOTIFIED_AFTER: usize = 8;
+
 /// Endpoints a [`Touched`] names one by one before it stands for everything.
 const TOUCHED_IDS: usize = 4;
 
@@ -231,8 +268,18 @@ impl Touched {
         }
     }
 
-    fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         !self.everything && self.len == 0
+    }
+
+    /// Adds what `other` names.
+    pub(crate) fn merge(&mut self, other: &Touched) {
+        if other.everything {
+            self.everything = true;
+        }
+        for id in &other.ids[..other.len] {
+            self.add(Some(*id));
+        }
     }
 
     /// Whether a change of `id` is among those.
@@ -284,6 +331,13 @@ mod tests {
         assert_eq!(gens(), (4, 2, 4));
         obs.notify();
         assert_eq!(gens(), (5, 3, 5));
+        // Merged: what either names.
+        let mut t = Touched::one(id(1));
+        t.merge(&Touched::one(id(2)));
+        assert!(t.names(id(1)) && t.names(id(2)) && !t.names(id(3)));
+        t.merge(&Touched::everything());
+        assert!(t.names(id(3)));
+        assert!(Touched::default().is_empty() && !Touched::one(id(1)).is_empty());
         // Removing undoes the registration of that interest only.
         obs.add(&a, None);
         obs.remove(&a, Some(id(1)));

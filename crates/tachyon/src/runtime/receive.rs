@@ -20,7 +20,7 @@
 
 use std::time::Duration as StdDuration;
 
-use tachyon_transport::spin::{Catch, Spin};
+use tachyon_transport::spin::{Catch, Deadline, Spin};
 use tachyon_transport::{RecvBatch, RxSource, Transport, MAX_UDP_PAYLOAD};
 use tachyon_wire::Locator;
 
@@ -133,7 +133,7 @@ fn receive(
         }
     } else if let Some(window) = watch.due() {
         let mut last = std::time::Instant::now();
-        let until = last + window;
+        let mut deadline = Deadline::new(last, window);
         let mut look = 0u32;
         loop {
             // The CPU first: what this thread waits for was just asked for (an answer is
@@ -153,7 +153,8 @@ fn receive(
                     return other;
                 }
             }
-            if shared.stopped() || now >= until {
+            // Time another thread had the CPU is not watching (`Deadline`).
+            if shared.stopped() || deadline.over(now, now.duration_since(last)) {
                 break;
             }
             last = now;
