@@ -160,7 +160,16 @@ fn receive(
             last = now;
             look += 1;
         }
-        watch.record(false);
+        // Missed: how far behind the window the datagram came says whether the traffic is
+        // periodic (a miss) or an answer that came late (`Spin::missed_by`).
+        let ended = std::time::Instant::now();
+        let got = t.receive_wait(source, batch);
+        if matches!(got, Ok(n) if n > 0) {
+            watch.missed_by(ended.elapsed());
+        } else {
+            watch.record(false);
+        }
+        return got;
     }
     t.receive_wait(source, batch)
 }
