@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -24,10 +24,7 @@ use tachyon::config::ThreadMode;
 use tachyon::domain::ParticipantSettings;
 use tachyon::prelude::*;
 use tachyon::qos::{History, TopicQos};
-use tachyon::{
-    Config, InstanceState, MulticastMode, ParticipantBuiltinTopicData, Sample, XdpConfig,
-    XdpTraffic,
-};
+use tachyon::{Config, InstanceState, MulticastMode, Sample, XdpConfig, XdpTraffic};
 use tachyon_wire::{EntityId, Guid, GuidPrefix};
 
 use super::options::{Mode, PerfArgs, TransportKind};
@@ -308,8 +305,8 @@ pub struct Node<T: PerfSample> {
     pub critical: Option<Critical>,
     pub pongs: Arc<PongWriters<T>>,
     stop: Arc<AtomicBool>,
-    /// Wakes the discovery thread (a participant appeared or changed, or the node ends).
-    bell: Arc<Bell>,
+    /// Wakes the discovery thread at the node's end.
+    stopping: GuardCondition,
     discovery: Option<JoinHandle<()>>,
 }
 
@@ -437,17 +434,17 @@ impl<T: PerfSample> Node<T> {
             writers: Mutex::new(Vec::new()),
         });
         let stop = Arc::new(AtomicBool::new(false));
-        let bell = Arc::new(Bell::default());
+        let stopping = GuardCondition::new();
         let discovery = {
             let participant = Arc::clone(&participant);
             let pongs = Arc::clone(&pongs);
             let stop = Arc::clone(&stop);
-            let bell = Arc::clone(&bell);
+            let stopping = stopping.clone();
             let qos = qos.ping_writer;
             std::thread::Builder::new()
                 .name("perf-discovery".into())
                 .spawn(move || {
-                    make_pong_writers(&participant, &pong_topic, qos, &pongs, &stop, &bell)
+                    make_pong_writers(&participant, &pong_topic, qos, &pongs, &stop, &stopping)
                 })?
         };
         Ok(Node {
@@ -462,7 +459,7 @@ impl<T: PerfSample> Node<T> {
             critical,
             pongs,
             stop,
-            bell,
+            stopping,
             discovery: Some(discovery),
         })
     }
@@ -534,49 +531,10 @@ impl<T: PerfSample> DataNode<T> {
 impl<T: PerfSample> Drop for Node<T> {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        self.bell.ring();
+        self.stopping.set_trigger_value(true);
         if let Some(h) = self.discovery.take() {
             let _ = h.join();
         }
-    }
-}
-
-/// Wakes a thread that waits for it: rung by a listener, or to make it look at a stop flag.
-#[derive(Debug, Default)]
-struct Bell {
-    rung: Mutex<bool>,
-    cv: Condvar,
-}
-
-impl Bell {
-    fn ring(&self) {
-        if let Ok(mut r) = self.rung.lock() {
-            *r = true;
-            self.cv.notify_one();
-        }
-    }
-
-    /// Waits until rung (since the last wait) or for `timeout`.
-    fn wait(&self, timeout: Duration) {
-        let Ok(mut r) = self.rung.lock() else {
-            return;
-        };
-        if !*r {
-            r = match self.cv.wait_timeout(r, timeout) {
-                Ok((g, _)) => g,
-                Err(p) => p.into_inner().0,
-            };
-        }
-        *r = false;
-    }
-}
-
-/// Rings its bell when the builtin participants reader has data.
-struct RingOnData(Arc<Bell>);
-
-impl DataReaderListener<ParticipantBuiltinTopicData> for RingOnData {
-    fn on_data_available(&self, _: &DataReader<ParticipantBuiltinTopicData>) {
-        self.0.ring();
     }
 }
 
@@ -588,24 +546,29 @@ fn make_pong_writers<T: PerfSample>(
     qos: DataWriterQos,
     pongs: &PongWriters<T>,
     stop: &AtomicBool,
-    bell: &Arc<Bell>,
+    stopping: &GuardCondition,
 ) {
     let reader = participant.builtin_participants_reader();
-    // Woken by the reader's listener, or at the node's end (its bell rings then), not by
-    // polling: a poll every 10 ms put 200 wake-ups a second of the two processes into a
-    // one-vCPU ping-pong's tail.
-    reader.set_listener(
-        Some(Arc::new(RingOnData(Arc::clone(bell)))),
-        StatusMask::DATA_AVAILABLE,
+    // Waits for the reader's news or the node's end, not polled: a poll every 10 ms put 200
+    // wake-ups a second of the two processes into a one-vCPU ping-pong's tail (a WaitSet is
+    // woken by its own reader's events only, not by the pings).
+    let news = reader.create_readcondition(
+        SampleStateMask::NOT_READ,
+        ViewStateMask::ANY,
+        InstanceStateMask::ANY,
     );
+    let mut waitset = WaitSet::new();
+    if let Err(e) = waitset
+        .attach_condition(&news)
+        .and_then(|()| waitset.attach_condition(stopping))
+    {
+        eprintln!("perf: the discovery thread cannot wait: {e}");
+        return;
+    }
     let mut publishers = HashMap::new();
-    let mut first = true;
     while !stop.load(Ordering::Relaxed) {
-        // What came before the listener was set is there already: taken before the first
-        // wait.
-        if !std::mem::take(&mut first) {
-            bell.wait(Duration::from_secs(1));
-        }
+        // A timeout (or a failed wait) only means another look.
+        let _ = waitset.wait(Duration::from_secs(1));
         let samples = match reader.take(usize::MAX) {
             Ok(s) if !s.is_empty() => s,
             _ => continue,
