@@ -713,8 +713,13 @@ impl<T: Writable> DataWriter<T> {
                     st.transmit(sh, now);
                     if st.has_sends() {
                         // The datagrams leave as the lock is released; the write's events
-                        // and timers are settled under the lock again, after them, so the
-                        // reader on the other end starts on the sample sooner.
+                        // are settled under the lock again, after them, so the reader on
+                        // the other end starts on the sample sooner. A write with no event
+                        // (to remote readers only: the usual one) takes the lock once.
+                        if !st.participant.has_pending_events() {
+                            sh.wake_for_timers(&st, self.inner.id);
+                            return Ok(());
+                        }
                         drop(st);
                         st = sh.lock_for(self.inner.id);
                     }

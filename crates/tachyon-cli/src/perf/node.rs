@@ -94,20 +94,36 @@ pub struct PongWriters<T> {
 }
 
 impl<T: PerfSample> PongWriters<T> {
-    /// The pong writer for the participant of writer `publication`.
-    pub fn for_writer(&self, publication: Guid) -> Option<Arc<DataWriter<T>>> {
-        let writers = self.writers.lock().ok()?;
-        let (_, w) = writers.iter().find(|(p, _)| *p == publication.prefix)?;
-        Some(Arc::clone(w))
+    /// Sets (or, with `None`, removes) the pong writer for participant `prefix`; returns
+    /// the one it replaces, to be dropped once the list is unlocked (a writer's deletion
+    /// must not wait under the lock `answer` writes with).
+    fn replace(
+        &self,
+        prefix: GuidPrefix,
+        writer: Option<Arc<DataWriter<T>>>,
+    ) -> Option<Arc<DataWriter<T>>> {
+        let mut m = self.writers.lock().ok()?;
+        let old = m
+            .iter()
+            .position(|(p, _)| *p == prefix)
+            .map(|i| m.swap_remove(i).1);
+        m.extend(writer.map(|w| (prefix, w)));
+        old
     }
 
     /// Answers `pings`: each valid one goes back to its sender's participant with its
     /// source timestamp, lowest bit set. Returns how many were answered.
     pub fn answer(&self, pings: &[Sample<T>]) -> usize {
+        // Locked once for the batch, the writers borrowed, not cloned (a lock and a clone
+        // per sample are four atomic read-modify-writes of the tool's own per round trip).
+        let Ok(writers) = self.writers.lock() else {
+            return 0;
+        };
         let mut answered = 0;
         for s in pings {
             let Some(data) = &s.data else { continue };
-            let Some(w) = self.for_writer(s.info.publication_handle) else {
+            let prefix = s.info.publication_handle.prefix;
+            let Some((_, w)) = writers.iter().find(|(p, _)| *p == prefix) else {
                 continue;
             };
             let ts = &s.info.source_timestamp;
@@ -590,19 +606,16 @@ fn make_pong_writers<T: PerfSample>(
                     match made {
                         Ok((w, p)) => {
                             publishers.insert(prefix, p);
-                            if let Ok(mut m) = pongs.writers.lock() {
-                                m.retain(|(p, _)| *p != prefix);
-                                m.push((prefix, Arc::new(w)));
-                            }
+                            let old = pongs.replace(prefix, Some(Arc::new(w)));
+                            drop(old);
                         }
                         Err(e) => eprintln!("perf: no pong writer for {prefix}: {e}"),
                     }
                 }
                 (_, InstanceState::Alive) => {}
                 _ => {
-                    if let Ok(mut m) = pongs.writers.lock() {
-                        m.retain(|(p, _)| *p != prefix);
-                    }
+                    let old = pongs.replace(prefix, None);
+                    drop(old);
                     publishers.remove(&prefix);
                 }
             }

@@ -618,6 +618,13 @@ impl Participant {
         .min()
     }
 
+    /// Whether [`discovery_poll_event`](Self::discovery_poll_event) has one.
+    pub(crate) fn discovery_has_events(&self) -> bool {
+        self.discovery
+            .as_ref()
+            .is_some_and(|d| !d.events.is_empty())
+    }
+
     /// The next discovery event.
     pub(crate) fn discovery_poll_event(&mut self) -> Option<Event> {
         self.discovery.as_mut()?.events.pop_front()

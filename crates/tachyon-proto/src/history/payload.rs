@@ -6,6 +6,7 @@
 //! `tachyon_cdr::share`), for readers of the same type in this process: it is serialized
 //! only when someone asks for its bytes.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
@@ -22,6 +23,69 @@ const POOL_MAX_BUFFERS: usize = 65_536;
 /// memory, but a writer of 1 MiB samples reuses its buffers (a fresh one costs its pages'
 /// faults and zeroing, a tenth of such a writer's CPU).
 const POOL_MAX_BYTES: usize = 32 << 20;
+
+/// Most buffers a thread keeps aside for the next payloads of their pools made on it.
+const LOCAL_MAX_BUFFERS: usize = 16;
+/// Largest buffer (capacity, holder included) a thread keeps aside: larger ones go back to
+/// their pool at once (a thread must not pin what a bulk writer's pool budgets).
+const LOCAL_MAX_BUFFER_BYTES: usize = 16 << 10;
+
+thread_local! {
+    /// Buffers whose last payload was dropped on this thread, kept for the next payload of
+    /// their pool made on it ([`LocalCache`]).
+    static LOCAL: RefCell<LocalCache> = const { RefCell::new(LocalCache { buffers: Vec::new() }) };
+}
+
+/// A thread's cache of free payload buffers, in the order they were freed. A pool's lock
+/// and the `Weak` that reaches it cost four atomic read-modify-writes per buffer given back
+/// and two per buffer taken, on every sample: a thread that drops a buffer and makes the
+/// next one of its pool (a reader's receive thread, a writer's thread whose history lets
+/// go of the last sample) does neither, with none. Bounded: the oldest buffer goes back to
+/// its pool when a newer one comes; a buffer whose pool is gone is not kept.
+struct LocalCache {
+    buffers: Vec<Arc<Inner>>,
+}
+
+impl LocalCache {
+    /// Keeps `inner` (held alone, not shared bytes, small) if this thread's cache can;
+    /// gives it back otherwise. What it evicts goes back to its pool.
+    fn keep(inner: Arc<Inner>) -> Option<Arc<Inner>> {
+        // Moved in and out, not cloned: a clone and a drop are two atomic operations more.
+        let mut inner = Some(inner);
+        let evicted = LOCAL.try_with(|c| {
+            let mut c = c.try_borrow_mut().ok()?;
+            let evicted = (c.buffers.len() >= LOCAL_MAX_BUFFERS).then(|| c.buffers.remove(0));
+            c.buffers.extend(inner.take());
+            evicted
+        });
+        inner.or(evicted.ok().flatten())
+    }
+
+    /// The most recently freed buffer of `pool` this thread keeps, if any.
+    fn take(pool: &Arc<Mutex<FreeList>>) -> Option<Arc<Inner>> {
+        let ours = Arc::as_ptr(pool);
+        LOCAL
+            .try_with(|c| {
+                let mut c = c.try_borrow_mut().ok()?;
+                let i = c.buffers.iter().rposition(|b| b.pool.as_ptr() == ours)?;
+                Some(c.buffers.remove(i))
+            })
+            .ok()
+            .flatten()
+    }
+
+    /// How many buffers of `pool` this thread keeps.
+    fn count(pool: &Arc<Mutex<FreeList>>) -> usize {
+        let ours = Arc::as_ptr(pool);
+        LOCAL
+            .try_with(|c| {
+                c.try_borrow().map_or(0, |c| {
+                    c.buffers.iter().filter(|b| b.pool.as_ptr() == ours).count()
+                })
+            })
+            .unwrap_or(0)
+    }
+}
 
 /// The buffers a pool keeps for reuse, and their capacities added up.
 #[derive(Default)]
@@ -223,14 +287,28 @@ impl Drop for Payload {
                 }
                 i.serialized = OnceLock::new();
             }
-            if let Some(pool) = inner.pool.upgrade() {
-                let cap = inner.held();
-                if let Ok(mut free) = pool.lock() {
-                    if free.buffers.len() < POOL_MAX_BUFFERS && free.bytes + cap <= POOL_MAX_BYTES {
-                        free.bytes += cap;
-                        free.buffers.push(inner);
-                    }
-                }
+            let kept_here = inner.external.is_none()
+                && inner.held() <= LOCAL_MAX_BUFFER_BYTES
+                && inner.pool.strong_count() > 0;
+            let back = match kept_here {
+                true => LocalCache::keep(inner),
+                false => Some(inner),
+            };
+            if let Some(inner) = back {
+                give_back(inner);
+            }
+        }
+    }
+}
+
+/// Hands a free buffer back to its pool, if the pool still exists and has room.
+fn give_back(inner: Arc<Inner>) {
+    if let Some(pool) = inner.pool.upgrade() {
+        let cap = inner.held();
+        if let Ok(mut free) = pool.lock() {
+            if free.buffers.len() < POOL_MAX_BUFFERS && free.bytes + cap <= POOL_MAX_BYTES {
+                free.bytes += cap;
+                free.buffers.push(inner);
             }
         }
     }
@@ -373,6 +451,9 @@ impl PayloadPool {
     /// A free buffer of the pool, if one is (not checked to be held alone: see
     /// [`recycled_or`](Self::recycled_or)).
     fn recycled(&self) -> Option<Arc<Inner>> {
+        if let Some(local) = LocalCache::take(&self.free) {
+            return Some(local);
+        }
         self.free.lock().ok().and_then(|mut f| {
             let a = f.buffers.pop()?;
             f.bytes -= a.held();
@@ -380,9 +461,10 @@ impl PayloadPool {
         })
     }
 
-    /// Buffers waiting for reuse.
+    /// Buffers waiting for reuse (in the pool, and those the calling thread keeps aside
+    /// for it).
     pub fn free_buffers(&self) -> usize {
-        self.free.lock().map_or(0, |f| f.buffers.len())
+        self.free.lock().map_or(0, |f| f.buffers.len()) + LocalCache::count(&self.free)
     }
 
     /// How many of its payloads held as values were serialized after all (someone asked

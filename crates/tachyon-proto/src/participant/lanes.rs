@@ -112,6 +112,11 @@ pub(crate) struct Siblings {
 }
 
 impl Siblings {
+    /// Whether commands or activity wait to be polled.
+    pub(super) fn has_news(&self) -> bool {
+        !self.commands.is_empty() || !self.activity.is_empty()
+    }
+
     pub(super) fn is_sibling(&self, id: EntityId) -> bool {
         self.ids.contains(&id)
     }

@@ -1053,6 +1053,16 @@ impl Participant {
         d
     }
 
+    /// Whether [`poll_event`](Self::poll_event), [`poll_lane_command`](Self::poll_lane_command)
+    /// or [`poll_participant_activity`](Self::poll_participant_activity) may have something:
+    /// false means a flush would find nothing to settle (a write to remote readers only).
+    pub fn has_pending_events(&self) -> bool {
+        self.discovery_has_events()
+            || self.siblings.has_news()
+            || self.writers.any_touched(Writer::has_events)
+            || self.readers.any_touched(Reader::has_events)
+    }
+
     /// The next event.
     pub fn poll_event(&mut self) -> Option<Event> {
         if let Some(e) = self.discovery_poll_event() {

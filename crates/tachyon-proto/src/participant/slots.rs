@@ -174,6 +174,14 @@ impl<T> Slots<T> {
         Some((i, self.items.get_mut(i).and_then(Option::as_mut)))
     }
 
+    /// Whether a touched endpoint satisfies `f` (the touched are few: those reached since
+    /// the last flush).
+    pub(crate) fn any_touched(&self, f: impl Fn(&T) -> bool) -> bool {
+        self.touched
+            .iter()
+            .any(|&i| self.items.get(i).and_then(Option::as_ref).is_some_and(&f))
+    }
+
     /// The next event of a touched user endpoint, lowest index first; `next` gives an
     /// endpoint's next event, `builtin` whether it is a builtin endpoint. Builtin endpoints'
     /// events are discovery's business: taken and dropped. An endpoint without more events

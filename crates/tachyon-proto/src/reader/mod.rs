@@ -796,6 +796,11 @@ impl Reader {
         self.events.pop_front()
     }
 
+    /// Whether [`poll_event`](Self::poll_event) has one.
+    pub(crate) fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
+
     // ---- getters ---------------------------------------------------------------------------
 
     pub(crate) fn guid(&self) -> Guid {

@@ -1018,6 +1018,11 @@ impl Writer {
         self.events.pop_front()
     }
 
+    /// Whether [`poll_event`](Self::poll_event) has one.
+    pub(crate) fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
+
     // ---- getters ---------------------------------------------------------------------------
 
     /// The writer's GUID.

@@ -28,7 +28,7 @@
 //! main lane (their sets span the group's endpoints); so does everything without
 //! `threads.critical_priority`, when there is one lane only.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use tachyon_proto::participant::lanes::is_lane_id;
@@ -47,6 +47,13 @@ pub(crate) const MAIN: usize = 0;
 /// The critical lane (only with `threads.critical_priority`).
 pub(crate) const CRITICAL: usize = 1;
 
+/// [`Lane::calling`]: nobody calls the lane's listeners.
+pub(super) const IDLE: u8 = 0;
+/// [`Lane::calling`]: a thread calls them.
+pub(super) const CALLING: u8 = 1;
+/// [`Lane::calling`]: a thread calls them, and another left news meanwhile.
+pub(super) const NEWS_LEFT: u8 = 2;
+
 /// One lane: its state and what threads wait and call listeners with.
 pub(crate) struct Lane {
     pub(super) state: Mutex<State>,
@@ -56,11 +63,10 @@ pub(crate) struct Lane {
     /// Threads waiting on `changed` (counted under the state lock, so a notifier holding it
     /// skips the wake-up system call when there are none).
     pub(super) changed_waiters: AtomicU64,
-    /// Held while this lane's listeners are called: one thread at a time calls them, the
-    /// others leave their news to it.
-    pub(super) listening: Mutex<super::ListenerScratch>,
-    /// A thread found `listening` held and left its news to the holder.
-    pub(super) news_left: AtomicBool,
+    /// Who calls this lane's listeners: one thread at a time ([`CALLING`]); the others
+    /// leave their news to it ([`NEWS_LEFT`]), and it looks again before it stops
+    /// ([`IDLE`]). Two atomic operations per call, no lock.
+    pub(super) calling: AtomicU8,
     /// The state's `listeners_due`: listeners may have news.
     pub(super) listeners_due: Arc<AtomicBool>,
     /// What other threads hand to the thread serving this lane (threads mode).
@@ -75,8 +81,7 @@ impl Lane {
             state: Mutex::new(state),
             changed: Condvar::new(),
             changed_waiters: AtomicU64::new(0),
-            listening: Mutex::new(super::ListenerScratch::default()),
-            news_left: AtomicBool::new(false),
+            calling: AtomicU8::new(IDLE),
             inbox: Mutex::new(Inbox::default()),
         }
     }

@@ -47,6 +47,7 @@ mod receive;
 mod status;
 mod transports;
 
+use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -774,20 +775,45 @@ impl Shared {
         let Some(l) = self.lanes.get(lane) else {
             return;
         };
+        // Become the caller, or leave the news to the thread calling (which looks again
+        // before it stops).
         loop {
-            // Said before trying, so a holder that finishes after our failed try sees it.
-            l.news_left.store(true, Ordering::SeqCst);
-            let Ok(mut calling) = l.listening.try_lock() else {
-                return;
-            };
-            l.news_left.store(false, Ordering::SeqCst);
-            self.call_listeners(lane, &mut calling);
-            drop(calling);
-            // News another thread left to us while we called: call again.
-            if !l.news_left.load(Ordering::SeqCst) {
-                return;
+            match l.calling.compare_exchange(
+                lanes::IDLE,
+                lanes::CALLING,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => break,
+                Err(_) => match l.calling.compare_exchange(
+                    lanes::CALLING,
+                    lanes::NEWS_LEFT,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                ) {
+                    Ok(_) | Err(lanes::NEWS_LEFT) => return,
+                    // The caller stopped in between: try to become it.
+                    Err(_) => continue,
+                },
             }
         }
+        // This thread's vectors (a listener that makes another lane's listeners be called
+        // on this thread finds them taken, and works in new ones).
+        let mut scratch = LISTENER_SCRATCH.with(Cell::take).unwrap_or_default();
+        loop {
+            self.call_listeners(lane, &mut scratch);
+            // Stop, unless another thread left news while we called: then call again.
+            match l.calling.compare_exchange(
+                lanes::CALLING,
+                lanes::IDLE,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => break,
+                Err(_) => l.calling.store(lanes::CALLING, Ordering::Release),
+            }
+        }
+        LISTENER_SCRATCH.with(|s| s.set(Some(scratch)));
     }
 
     /// Calls the listeners `lane`'s state has queued; `scratch`'s vectors are reused from
@@ -849,8 +875,12 @@ enum Call {
     Group(GroupDispatch, GroupCall),
 }
 
-/// The vectors the thread calling a lane's listeners works in (kept in
-/// [`Lane::listening`](lanes::Lane), which that thread holds).
+thread_local! {
+    /// The vectors this thread calls listeners with, reused from call to call.
+    static LISTENER_SCRATCH: Cell<Option<ListenerScratch>> = const { Cell::new(None) };
+}
+
+/// The vectors the thread calling a lane's listeners works in ([`LISTENER_SCRATCH`]).
 #[derive(Default)]
 pub(crate) struct ListenerScratch {
     /// The state's queued listener calls, swapped out under its lock.

@@ -23,7 +23,7 @@
 //! never holds its `Signal` while it evaluates conditions (which takes state locks), so the
 //! order cannot invert.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::task::Waker;
 use std::time::{Duration, Instant};
@@ -130,6 +130,25 @@ pub(crate) struct Observers {
     /// The list's length, kept under its lock: a notify with nobody registered (a reader
     /// polled without a wait set, the usual hot path) takes no lock.
     registered: AtomicUsize,
+    /// What the registered wait on, kept under the list's lock: [`ANY_CHANGE`] if one
+    /// waits on any change, and a bit per entity waited on ([`interest_bit`], shared by
+    /// ids that hash alike). A notify that names none of them (the samples of a reader
+    /// nobody waits on, while a WaitSet elsewhere waits) takes no lock either.
+    interest: AtomicU64,
+}
+
+/// [`Observers::interest`]'s bit for a registration that waits on any change.
+const ANY_CHANGE: u64 = 1 << 63;
+
+/// The bit of [`Observers::interest`] for an entity (one of 63).
+fn interest_bit(id: EntityId) -> u64 {
+    let key = u32::from_be_bytes(id.0);
+    1 << ((key.wrapping_mul(0x9E37_79B9) >> 26) % 63)
+}
+
+/// The bits of `interest` for a list of registrations.
+fn interest_of<'a>(list: impl Iterator<Item = &'a Option<EntityId>>) -> u64 {
+    list.fold(0, |bits, e| bits | e.map_or(ANY_CHANGE, interest_bit))
 }
 
 impl Observers {
@@ -139,6 +158,8 @@ impl Observers {
         let mut l = self.lock();
         l.retain(|(w, _)| w.strong_count() > 0);
         l.push((Arc::downgrade(signal), interest));
+        self.interest
+            .store(interest_of(l.iter().map(|(_, e)| e)), Ordering::SeqCst);
         self.registered.store(l.len(), Ordering::SeqCst);
     }
 
@@ -152,6 +173,8 @@ impl Observers {
         {
             l.swap_remove(i);
         }
+        self.interest
+            .store(interest_of(l.iter().map(|(_, e)| e)), Ordering::SeqCst);
         self.registered.store(l.len(), Ordering::SeqCst);
     }
 
@@ -166,7 +189,7 @@ impl Observers {
 
     /// Wakes the signals registered for an entity `touched` names, or for any change.
     pub(crate) fn notify_touched(&self, touched: &Touched) {
-        if self.registered.load(Ordering::SeqCst) == 0 || touched.is_empty() {
+        if self.registered.load(Ordering::SeqCst) == 0 || !touched.may_name(&self.interest) {
             return;
         }
         // Notified once the list's lock is released (a woken thread that notifies in turn,
@@ -272,6 +295,19 @@ impl Touched {
         !self.everything && self.len == 0
     }
 
+    /// Whether a registration of `interest` ([`Observers::interest`]) may be concerned.
+    fn may_name(&self, interest: &AtomicU64) -> bool {
+        if self.is_empty() {
+            return false;
+        }
+        let bits = interest.load(Ordering::SeqCst);
+        self.everything
+            || bits & ANY_CHANGE != 0
+            || self.ids[..self.len]
+                .iter()
+                .any(|&id| bits & interest_bit(id) != 0)
+    }
+
     /// Adds what `other` names.
     pub(crate) fn merge(&mut self, other: &Touched) {
         if other.everything {
@@ -348,5 +384,32 @@ mod tests {
         obs.remove(&a, None);
         obs.notify_touched(&t);
         assert_eq!(gens(), (6, 5, 7));
+    }
+
+    #[test]
+    fn a_notify_that_names_no_registered_interest_is_ruled_out_without_the_list() {
+        let obs = Observers::default();
+        let a = Arc::new(Signal::default());
+        obs.add(&a, Some(id(1)));
+        // Ids whose bits differ from id(1)'s: ruled out by the bits alone.
+        let others: Vec<EntityId> = (2..=255u8)
+            .map(id)
+            .filter(|&o| interest_bit(o) != interest_bit(id(1)))
+            .collect();
+        assert!(others.len() > 200, "the ids spread over the bits");
+        assert!(others
+            .iter()
+            .all(|&o| !Touched::one(o).may_name(&obs.interest)));
+        assert!(Touched::one(id(1)).may_name(&obs.interest));
+        assert!(Touched::everything().may_name(&obs.interest));
+        assert!(!Touched::default().may_name(&obs.interest));
+        // One registration for any change: every notify may concern it.
+        let any = Arc::new(Signal::default());
+        obs.add(&any, None);
+        assert!(Touched::one(others[0]).may_name(&obs.interest));
+        obs.remove(&any, None);
+        assert!(!Touched::one(others[0]).may_name(&obs.interest));
+        obs.remove(&a, Some(id(1)));
+        assert_eq!(obs.interest.load(Ordering::SeqCst), 0);
     }
 }
