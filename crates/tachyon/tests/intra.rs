@@ -432,3 +432,68 @@ fn samples_by_reference_a_reader_handles_late_are_repaired() {
         "{missed} references expired (and were repaired)"
     );
 }
+
+/// Counts what a listener took, by sample.
+struct Collector {
+    taken: Mutex<std::collections::HashSet<u64>>,
+}
+
+impl DataReaderListener<Seq> for Collector {
+    fn on_data_available(&self, reader: &DataReader<Seq>) {
+        let samples = reader.take(usize::MAX).expect("take");
+        let mut taken = self.taken.lock().expect("taken");
+        taken.extend(samples.into_iter().filter_map(|s| s.data).map(|d| d.n));
+    }
+}
+
+/// Writers on four threads deliver to one reader at once: each writing thread calls the
+/// reader's listener itself, or leaves its news to the thread calling it, which looks again
+/// before it stops (`ListenerCaller`, whose interleavings its unit test walks through). The
+/// listener takes every sample.
+#[test]
+fn news_from_many_writing_threads_reaches_the_listener() {
+    let (a, b) = pair(9);
+    let topic = b.create_topic::<Seq>("many").expect("topic");
+    let r = b
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(&topic, DataReaderQos::default().reliable().keep_all())
+        .expect("reader");
+    let collector = Arc::new(Collector {
+        taken: Mutex::new(std::collections::HashSet::new()),
+    });
+    r.set_listener(
+        Some(Arc::clone(&collector) as Arc<dyn DataReaderListener<Seq>>),
+        StatusMask::DATA_AVAILABLE,
+    );
+    let (threads, each) = (4u64, 500u64);
+    let publisher = a.create_publisher().expect("publisher");
+    let topic = a.create_topic::<Seq>("many").expect("topic");
+    let writers: Vec<DataWriter<Seq>> = (0..threads)
+        .map(|_| {
+            publisher
+                .create_datawriter(&topic, DataWriterQos::default().reliable().keep_all())
+                .expect("writer")
+        })
+        .collect();
+    for w in &writers {
+        wait_matched(w, &r);
+    }
+    std::thread::scope(|s| {
+        for (t, w) in writers.iter().enumerate() {
+            s.spawn(move || {
+                for i in 0..each {
+                    w.write(&Seq {
+                        n: t as u64 * 1_000_000 + i,
+                    })
+                    .expect("write");
+                }
+            });
+        }
+    });
+    let taken = || collector.taken.lock().expect("taken").len() as u64;
+    wait_until("the listener took every sample", || {
+        taken() == threads * each
+    });
+    assert_eq!(taken(), threads * each);
+}

@@ -47,12 +47,49 @@ pub(crate) const MAIN: usize = 0;
 /// The critical lane (only with `threads.critical_priority`).
 pub(crate) const CRITICAL: usize = 1;
 
-/// [`Lane::calling`]: nobody calls the lane's listeners.
-pub(super) const IDLE: u8 = 0;
-/// [`Lane::calling`]: a thread calls them.
-pub(super) const CALLING: u8 = 1;
-/// [`Lane::calling`]: a thread calls them, and another left news meanwhile.
-pub(super) const NEWS_LEFT: u8 = 2;
+/// Who calls a lane's listeners: one thread at a time; a thread that finds another calling
+/// leaves its news to it, and the caller looks again before it stops. Two atomic operations
+/// per call, no lock.
+#[derive(Debug, Default)]
+pub(crate) struct ListenerCaller(AtomicU8);
+
+/// [`ListenerCaller`]: nobody calls the lane's listeners.
+const IDLE: u8 = 0;
+/// [`ListenerCaller`]: a thread calls them.
+const CALLING: u8 = 1;
+/// [`ListenerCaller`]: a thread calls them, and another left news meanwhile.
+const NEWS_LEFT: u8 = 2;
+
+impl ListenerCaller {
+    /// Whether the calling thread is now the caller (`false`: another thread calls, and
+    /// will look again for this thread's news).
+    pub(super) fn enter(&self) -> bool {
+        let (acq_rel, acq) = (Ordering::AcqRel, Ordering::Acquire);
+        loop {
+            match self.0.compare_exchange(IDLE, CALLING, acq_rel, acq) {
+                Ok(_) => return true,
+                Err(_) => match self.0.compare_exchange(CALLING, NEWS_LEFT, acq_rel, acq) {
+                    Ok(_) | Err(NEWS_LEFT) => return false,
+                    // The caller stopped in between: try to become it.
+                    Err(_) => continue,
+                },
+            }
+        }
+    }
+
+    /// The caller is done calling: whether it may stop (`false`: another thread left news
+    /// meanwhile, call again).
+    pub(super) fn leave(&self) -> bool {
+        let stopped = self
+            .0
+            .compare_exchange(CALLING, IDLE, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok();
+        if !stopped {
+            self.0.store(CALLING, Ordering::Release);
+        }
+        stopped
+    }
+}
 
 /// One lane: its state and what threads wait and call listeners with.
 pub(crate) struct Lane {
@@ -63,10 +100,8 @@ pub(crate) struct Lane {
     /// Threads waiting on `changed` (counted under the state lock, so a notifier holding it
     /// skips the wake-up system call when there are none).
     pub(super) changed_waiters: AtomicU64,
-    /// Who calls this lane's listeners: one thread at a time ([`CALLING`]); the others
-    /// leave their news to it ([`NEWS_LEFT`]), and it looks again before it stops
-    /// ([`IDLE`]). Two atomic operations per call, no lock.
-    pub(super) calling: AtomicU8,
+    /// Who calls this lane's listeners.
+    pub(super) calling: ListenerCaller,
     /// The state's `listeners_due`: listeners may have news.
     pub(super) listeners_due: Arc<AtomicBool>,
     /// What other threads hand to the thread serving this lane (threads mode).
@@ -81,7 +116,7 @@ impl Lane {
             state: Mutex::new(state),
             changed: Condvar::new(),
             changed_waiters: AtomicU64::new(0),
-            calling: AtomicU8::new(IDLE),
+            calling: ListenerCaller::default(),
             inbox: Mutex::new(Inbox::default()),
         }
     }
@@ -351,6 +386,63 @@ mod tests {
     use crate::prelude::*;
     use crate::qos::TopicQos;
     use crate::ParticipantSettings;
+
+    use super::ListenerCaller;
+
+    #[test]
+    fn one_thread_calls_listeners_and_looks_again_for_news_left_meanwhile() {
+        let c = ListenerCaller::default();
+        assert!(c.enter(), "nobody calls: this thread does");
+        assert!(!c.enter(), "another calls: the news is left to it");
+        assert!(!c.enter(), "more news, still left");
+        assert!(!c.leave(), "news was left: the caller calls again");
+        assert!(c.leave(), "nothing new since: it stops");
+        assert!(c.enter(), "stopped: the next thread calls");
+        assert!(c.leave());
+        // Threads entering at once: exactly one calls each time, and every thread's news is
+        // seen by a call that starts after it.
+        let c = Arc::new(ListenerCaller::default());
+        let calls = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let news = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let seen = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let threads: Vec<_> = (0..4)
+            .map(|_| {
+                let (c, calls, news, seen) = (
+                    Arc::clone(&c),
+                    Arc::clone(&calls),
+                    Arc::clone(&news),
+                    Arc::clone(&seen),
+                );
+                std::thread::spawn(move || {
+                    use std::sync::atomic::Ordering::SeqCst;
+                    for _ in 0..20_000 {
+                        news.fetch_add(1, SeqCst);
+                        if !c.enter() {
+                            continue;
+                        }
+                        loop {
+                            assert_eq!(calls.fetch_add(1, SeqCst), 0, "one caller at a time");
+                            seen.store(news.load(SeqCst), SeqCst);
+                            calls.fetch_sub(1, SeqCst);
+                            if c.leave() {
+                                break;
+                            }
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().expect("thread");
+        }
+        let all = news.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(all, 80_000);
+        assert_eq!(
+            seen.load(std::sync::atomic::Ordering::SeqCst),
+            all,
+            "the last news was seen by a call"
+        );
+    }
 
     #[derive(DdsType, Debug, Clone, PartialEq)]
     #[dds(name = "lanes::Crit")]

@@ -777,25 +777,8 @@ impl Shared {
         };
         // Become the caller, or leave the news to the thread calling (which looks again
         // before it stops).
-        loop {
-            match l.calling.compare_exchange(
-                lanes::IDLE,
-                lanes::CALLING,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => break,
-                Err(_) => match l.calling.compare_exchange(
-                    lanes::CALLING,
-                    lanes::NEWS_LEFT,
-                    Ordering::AcqRel,
-                    Ordering::Acquire,
-                ) {
-                    Ok(_) | Err(lanes::NEWS_LEFT) => return,
-                    // The caller stopped in between: try to become it.
-                    Err(_) => continue,
-                },
-            }
+        if !l.calling.enter() {
+            return;
         }
         // This thread's vectors (a listener that makes another lane's listeners be called
         // on this thread finds them taken, and works in new ones).
@@ -803,14 +786,8 @@ impl Shared {
         loop {
             self.call_listeners(lane, &mut scratch);
             // Stop, unless another thread left news while we called: then call again.
-            match l.calling.compare_exchange(
-                lanes::CALLING,
-                lanes::IDLE,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => break,
-                Err(_) => l.calling.store(lanes::CALLING, Ordering::Release),
+            if l.calling.leave() {
+                break;
             }
         }
         LISTENER_SCRATCH.with(|s| s.set(Some(scratch)));
