@@ -1,6 +1,8 @@
 //! What a state machine hands out to be sent: a [`Transmit`] describing where, with the bytes
 //! written into a caller-owned [`TxBuf`] so no datagram is allocated per send.
 
+use std::sync::Arc;
+
 use tachyon_wire::Locator;
 
 /// Where a datagram goes.
@@ -11,7 +13,9 @@ pub enum Destination {
     /// A multicast group locator (one send reaches every member).
     Multicast(Locator),
     /// The same datagram to each of these locators (readers without a shared multicast group).
-    Many(Vec<Locator>),
+    /// Shared: a writer hands the same list with every datagram (a clone is a reference
+    /// count, not an allocation).
+    Many(Arc<[Locator]>),
 }
 
 /// One datagram to send: its destination and its length in the [`TxBuf`] it was written into.

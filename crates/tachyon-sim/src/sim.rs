@@ -570,7 +570,7 @@ impl Sim {
         }
         let locators = match destination {
             Destination::Unicast(l) | Destination::Multicast(l) => vec![l],
-            Destination::Many(ls) => ls,
+            Destination::Many(ls) => ls.to_vec(),
         };
         for locator in locators {
             if let Some(&to) = self.unicast.get(&locator) {

@@ -262,7 +262,7 @@ fn multicast_copies_are_lost_independently() {
 #[test]
 fn many_destinations_and_unknown_locators() {
     let mut sim = Sim::new(13);
-    let to = Destination::Many(vec![host(2), host(3), host(42)]);
+    let to = Destination::Many([host(2), host(3), host(42)].into());
     let p = sim
         .add_node(Pinger::new(to, 2, 16, ms(1)), [host(1)])
         .expect("fresh");

@@ -294,7 +294,7 @@ impl Participant {
         let destination = match link.server.locators.as_slice() {
             [] => return None,
             [one] => Destination::Unicast(*one),
-            many => Destination::Many(many.to_vec()),
+            many => Destination::Many(many.into()),
         };
         d.stats.spdp_sent += 1;
         Some(Transmit {

@@ -536,7 +536,7 @@ impl Participant {
             0 => return None,
             1 if super::is_multicast(&dest[0]) => Destination::Multicast(dest[0]),
             1 => Destination::Unicast(dest[0]),
-            _ => Destination::Many(dest),
+            _ => Destination::Many(dest.into()),
         };
         self.stats.datagrams_sent += 1;
         Some(Transmit {

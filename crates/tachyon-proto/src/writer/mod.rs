@@ -791,7 +791,7 @@ impl Writer {
             (Some(Destination::Many(_)), None) => {}
             (Some(Destination::Many(locs)), Some(d)) => {
                 if !locs.contains(&d) {
-                    locs.push(d);
+                    *locs = locs.iter().copied().chain([d]).collect();
                     let shm = |l: &tachyon_wire::Locator| {
                         l.kind == tachyon_wire::Locator::KIND_TACHYON_SHM
                     };
@@ -799,9 +799,9 @@ impl Writer {
                         Some((others, shared)) => {
                             let side = if shm(&d) { shared } else { others };
                             match side {
-                                Destination::Many(v) => v.push(d),
+                                Destination::Many(v) => *v = v.iter().copied().chain([d]).collect(),
                                 Destination::Unicast(one) => {
-                                    *side = Destination::Many(vec![*one, d])
+                                    *side = Destination::Many([*one, d].into())
                                 }
                                 Destination::Multicast(_) => {
                                     self.fanout_split =

@@ -49,7 +49,7 @@ pub(super) fn fanout(all: &[ReaderProxy]) -> Option<Destination> {
     match locs.len() {
         0 => None,
         1 => Some(Destination::Unicast(locs[0])),
-        _ => Some(Destination::Many(locs)),
+        _ => Some(Destination::Many(locs.into())),
     }
 }
 
@@ -724,7 +724,7 @@ pub(super) fn split_shm(dest: &Destination) -> Option<(Destination, Destination)
         ls.iter().partition(|l| l.kind == Locator::KIND_TACHYON_SHM);
     let many = |mut v: Vec<Locator>| match v.len() {
         1 => v.pop().map(Destination::Unicast),
-        _ => Some(Destination::Many(v)),
+        _ => Some(Destination::Many(v.into())),
     };
     if shm.is_empty() || others.is_empty() {
         return None;

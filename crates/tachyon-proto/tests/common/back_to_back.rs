@@ -108,6 +108,28 @@ impl BackToBack {
         t
     }
 
+    /// The same, the writer matched with a second, unicast-only reader elsewhere (which
+    /// never answers: best effort only): every datagram goes to two locators.
+    pub fn with_second_reader(size: usize) -> BackToBack {
+        let mut t = BackToBack::new(false, size);
+        let guid = tachyon_wire::Guid::new(GuidPrefix([3; 12]), t.r);
+        let at = Locator::udp(([127, 0, 0, 1], 7415).into());
+        t.a.match_reader(
+            t.now,
+            t.w,
+            RemoteReader {
+                guid,
+                unicast_locators: vec![at],
+                multicast_locators: vec![],
+                reliability: Reliability::BestEffort,
+                durability: Durability::Volatile,
+            },
+        )
+        .expect("match");
+        t.pump();
+        t
+    }
+
     /// Moves datagrams both ways until both sides are quiet, firing due timers.
     fn pump(&mut self) {
         loop {
