@@ -782,7 +782,11 @@ impl Shared {
         }
         // This thread's vectors (a listener that makes another lane's listeners be called
         // on this thread finds them taken, and works in new ones).
-        let mut scratch = LISTENER_SCRATCH.with(Cell::take).unwrap_or_default();
+        let mut scratch = LISTENER_SCRATCH
+            .try_with(Cell::take)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
         loop {
             self.call_listeners(lane, &mut scratch);
             // Stop, unless another thread left news while we called: then call again.
@@ -790,7 +794,8 @@ impl Shared {
                 break;
             }
         }
-        LISTENER_SCRATCH.with(|s| s.set(Some(scratch)));
+        // Gone with its thread if that is ending (its thread-locals destroyed).
+        let _ = LISTENER_SCRATCH.try_with(|s| s.set(Some(scratch)));
     }
 
     /// Calls the listeners `lane`'s state has queued; `scratch`'s vectors are reused from
