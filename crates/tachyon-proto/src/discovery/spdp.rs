@@ -446,19 +446,25 @@ impl Participant {
         })
     }
 
+    /// Whether [`poll_spdp_transmit`](Self::poll_spdp_transmit) could send something at `now`.
+    pub(crate) fn spdp_due(&self, now: Instant) -> bool {
+        self.discovery.as_ref().is_some_and(|d| {
+            let a = &d.spdp;
+            d.client.is_some()
+                || a.dispose
+                || !a.directed.is_empty()
+                || a.next.is_some_and(|t| t <= now)
+        })
+    }
+
     /// The next SPDP datagram, if one is due.
     pub(crate) fn poll_spdp_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
-        let header = self.header;
-        let d = self.discovery.as_mut()?;
-        let a = &d.spdp;
-        if d.client.is_none()
-            && !a.dispose
-            && a.directed.is_empty()
-            && !a.next.is_some_and(|t| t <= now)
-        {
+        if !self.spdp_due(now) {
             // Nothing due (asked at every flush).
             return None;
         }
+        let header = self.header;
+        let d = self.discovery.as_mut()?;
         let time = Participant::discovery_time(d, now);
         let a = &mut d.spdp;
         if !a.dispose {

@@ -855,6 +855,17 @@ impl Participant {
         !(self.writers.is_quiet() && self.readers.is_quiet()) || self.spdp_pending()
     }
 
+    /// Whether [`poll_transmits`](Self::poll_transmits) at `now` could find a datagram: one
+    /// packed earlier, an SPDP announcement due, or a queued endpoint (or the time to queue
+    /// them all again). `false` lets a caller skip lending a buffer for nothing (a write to
+    /// readers of this participant only, a take).
+    pub fn may_transmit(&self, now: Instant) -> bool {
+        self.writers.queued() + self.readers.queued() > 0
+            || self.packer.has_ready()
+            || self.tx_recheck_at.is_some_and(|t| t <= now)
+            || self.spdp_due(now)
+    }
+
     // ---- outputs ---------------------------------------------------------------------------
 
     /// The next datagram to send, written into `buf`.

@@ -109,6 +109,11 @@ impl Packer {
 
     /// Writes the next ready datagram into `buf`; `None` when none is ready (or, which a
     /// participant's buffers exclude, it does not fit: it is dropped then).
+    /// Whether a packed datagram waits for [`pop_into`](Self::pop_into).
+    pub(crate) fn has_ready(&self) -> bool {
+        !self.ready.is_empty()
+    }
+
     pub(crate) fn pop_into(&mut self, buf: &mut [u8]) -> Option<Transmit> {
         while let Some(d) = self.ready.pop_front() {
             let len = d.bytes.len();

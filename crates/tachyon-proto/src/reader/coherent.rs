@@ -8,12 +8,11 @@
 //! never ends one. A set is complete when its first sample (sequence number = the set's
 //! name) and every later one up to its end arrived.
 
-use tachyon_wire::{ParameterListView, SequenceNumber};
+use tachyon_wire::SequenceNumber;
 
+use super::inline::InlineParams;
 use super::proxy::Received;
-use crate::history::coherent::{
-    decode_sequence_number, PID_COHERENT_SET, PID_TACHYON_COHERENT_GROUP,
-};
+use crate::history::coherent::decode_sequence_number;
 use crate::history::PublisherSet;
 
 /// Most samples one open set may hold back; a longer set is dropped (counted incomplete).
@@ -36,19 +35,15 @@ pub(crate) enum SetParam {
 
 /// The coherent-set parameters of an inline QoS list; the vendor-specific one is read only
 /// from Tachyon writers.
-pub(crate) fn set_param(qos: Option<ParameterListView<'_>>, from_tachyon: bool) -> SetParam {
-    let Some(q) = qos else {
+pub(crate) fn set_param(q: &InlineParams<'_>, from_tachyon: bool) -> SetParam {
+    let Some(v) = q.coherent_set else {
         return SetParam::None;
     };
-    let Some(v) = q.get(PID_COHERENT_SET) else {
-        return SetParam::None;
-    };
-    let big = q.endian() == tachyon_wire::Endian::Big;
+    let big = q.big_endian;
     match decode_sequence_number(v, big) {
         Some(sn) if sn == SequenceNumber::UNKNOWN => {
             let group = if from_tachyon {
-                q.get(PID_TACHYON_COHERENT_GROUP)
-                    .and_then(|v| PublisherSet::decode(v, big))
+                q.coherent_group.and_then(|v| PublisherSet::decode(v, big))
             } else {
                 None
             };

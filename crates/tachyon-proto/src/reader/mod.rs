@@ -9,6 +9,7 @@
 
 mod coherent;
 mod frag_asks;
+mod inline;
 mod proxy;
 mod send;
 
@@ -17,8 +18,7 @@ use std::collections::{BTreeSet, VecDeque};
 
 use tachyon_cdr::KeyHash;
 use tachyon_wire::{
-    DataFragView, DataView, Guid, GuidPrefix, ParameterListView, SequenceNumber, SequenceNumberSet,
-    Time,
+    DataFragView, DataView, Guid, GuidPrefix, SequenceNumber, SequenceNumberSet, Time,
 };
 
 use crate::deadline::Deadlines;
@@ -29,21 +29,17 @@ use crate::history::{
     CacheChange, ChangeKind, Durability, History, Payload, PayloadPool, QosError, Query, ReadError,
     ReaderHistory, Sample,
 };
-use crate::local::{LocalSamples, PID_TACHYON_LOCAL_SAMPLE};
-use crate::shared::{Resolved, Via, PID_TACHYON_SHM_SAMPLE};
+use crate::local::LocalSamples;
+use crate::shared::{Resolved, Via};
 use crate::time::Instant;
 
 use coherent::{Finished, SetParam};
+use inline::InlineParams;
 use proxy::{FragMeta, Pending, Received, WriterProxy, MAX_SN};
 
 pub(crate) use proxy::Received as ReceivedChange;
 
 use crate::ownership::Owners;
-
-/// PID_KEY_HASH.
-const PID_KEY_HASH: u16 = 0x0070;
-/// PID_STATUS_INFO.
-const PID_STATUS_INFO: u16 = 0x0071;
 
 /// Counters of a reader, for diagnostics and the simulator's tables.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -219,8 +215,9 @@ impl Reader {
         let Some(pi) = self.admit(now, &writer, sn) else {
             return;
         };
-        let (key_hash, status) = inline_info(d.inline_qos());
-        let set = match coherent::set_param(d.inline_qos(), from_tachyon) {
+        let params = InlineParams::of(d.inline_qos());
+        let (key_hash, status) = (params.key_hash(), params.status());
+        let set = match coherent::set_param(&params, from_tachyon) {
             SetParam::None => None,
             SetParam::Member(set) => Some(set),
             SetParam::End(group) if d.serialized_payload().is_none() && status == 0 => {
@@ -237,14 +234,8 @@ impl Reader {
             // Without coherent access the set parameters do not matter.
             SetParam::End(_) | SetParam::Malformed => None,
         };
-        let local_ref = from_tachyon
-            && d.inline_qos()
-                .is_some_and(|q| q.get(PID_TACHYON_LOCAL_SAMPLE).is_some());
-        let shared_ref = if from_tachyon {
-            d.inline_qos().and_then(|q| q.get(PID_TACHYON_SHM_SAMPLE))
-        } else {
-            None
-        };
+        let local_ref = from_tachyon && params.local_sample.is_some();
+        let shared_ref = params.shm_sample.filter(|_| from_tachyon);
         let missed = |me: &mut Reader, why: &str| {
             // Not received: a reliable reader asks for it again.
             me.stats.by_reference_missed += 1;
@@ -344,8 +335,9 @@ impl Reader {
             return;
         };
         if let Some(q) = d.inline_qos() {
-            let (key_hash, status) = inline_info(Some(q));
-            let set = match coherent::set_param(Some(q), false) {
+            let params = InlineParams::of(Some(q));
+            let (key_hash, status) = (params.key_hash(), params.status());
+            let set = match coherent::set_param(&params, false) {
                 SetParam::Member(set) => Some(set),
                 SetParam::None => None,
                 SetParam::End(_) | SetParam::Malformed
@@ -1497,24 +1489,6 @@ impl Reader {
         };
         Ok((kind, instance))
     }
-}
-
-/// Key hash and status-info flags of an inline QoS list (absent: `None`, 0).
-fn inline_info(qos: Option<ParameterListView<'_>>) -> (Option<KeyHash>, u32) {
-    let Some(q) = qos else {
-        return (None, 0);
-    };
-    let key_hash = q
-        .get(PID_KEY_HASH)
-        .and_then(|v| v.get(..16))
-        .and_then(|v| <[u8; 16]>::try_from(v).ok())
-        .map(KeyHash);
-    let status = q
-        .get(PID_STATUS_INFO)
-        .and_then(|v| v.get(..4))
-        .and_then(|v| <[u8; 4]>::try_from(v).ok())
-        .map_or(0, u32::from_be_bytes);
-    (key_hash, status)
 }
 
 /// `any` over a range of sequence numbers, bounded so a bogus announcement cannot make the

@@ -165,15 +165,29 @@ pub(crate) struct State {
     groups: HashMap<EntityId, EntityId>,
     /// Where a status change of an entity goes, by entity and kind (`route`).
     routes: HashMap<(EntityId, StatusMask), Route>,
+    /// Counts the times `routes` was forgotten: a reader's DATA_AVAILABLE route, kept with
+    /// its statuses (`DataWiring`), is good while this has not moved since.
+    routes_epoch: u64,
     /// The local topics: name and type name.
     topics: HashMap<EntityId, (String, String)>,
     /// The key of the next group or topic entity id.
     next_key: u32,
     /// The caches of the builtin-topic readers.
     builtin: builtin::BuiltinTopics,
-    /// Of each user reader, its subscriber's arrival count: bumped at every DATA_AVAILABLE
-    /// of a reader of that subscriber (see [`Arrivals`]).
-    arrivals: HashMap<EntityId, Arc<Arrivals>>,
+}
+
+/// Of a user reader, what its DATA_AVAILABLE touches besides its flag, kept with its
+/// statuses: a sample's DATA_AVAILABLE and the take that resets it each look the reader up
+/// once (and its group once), not in four maps.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct DataWiring {
+    /// Its subscriber's arrival count: bumped at every DATA_AVAILABLE of a reader of that
+    /// subscriber (see [`Arrivals`]).
+    arrivals: Option<Arc<Arrivals>>,
+    /// Its group, whose DATA_ON_READERS a take resets.
+    group: Option<EntityId>,
+    /// Where its DATA_AVAILABLE goes, as found at `State::routes_epoch` (the epoch, the route).
+    route: Option<(u64, Route)>,
 }
 
 /// A subscriber's arrival count, read without the state lock: a `take` or `read` of every
@@ -976,11 +990,11 @@ impl State {
             listeners: HashMap::default(),
             retired: Vec::new(),
             listeners_due: Arc::default(),
-            arrivals: HashMap::default(),
             pending: Vec::new(),
             to_notify: Touched::default(),
             groups: HashMap::default(),
             routes: HashMap::default(),
+            routes_epoch: 0,
             topics: HashMap::default(),
             next_key: 1,
             builtin,
@@ -1022,6 +1036,9 @@ impl State {
     /// after this half and settles its events under the lock again, after the send
     /// (`DataWriter::submit`): a peer waiting for the sample gets it sooner.
     pub(crate) fn transmit(&mut self, shared: &Shared, now: Instant) {
+        if !self.participant.may_transmit(now) {
+            return;
+        }
         // The buffer the last datagram was written into, when a small copy of it was queued
         // instead (or the one the last flush did not use): lent again before a new one.
         let spare = std::cell::Cell::new(self.spare.take());
@@ -1083,9 +1100,8 @@ impl State {
     /// Folds an event into the statuses and queues the listener it concerns.
     fn record(&mut self, e: &Event) {
         if let Event::DataAvailable { reader } = e {
-            if let Some(a) = self.arrivals.get(reader) {
-                a.bump();
-            }
+            self.data_available(*reader);
+            return;
         }
         if let Event::InconsistentTopic {
             topic, type_name, ..
@@ -1109,6 +1125,37 @@ impl State {
         self.route(id, kind);
     }
 
+    /// A DATA_AVAILABLE of `reader`: its flag set, its subscriber's arrival count bumped,
+    /// and routed as [`route`](Self::route) does, the way found once and kept with the
+    /// reader's statuses.
+    fn data_available(&mut self, reader: EntityId) {
+        let epoch = self.routes_epoch;
+        let Some(e) = self.statuses.get_mut(reader) else {
+            return;
+        };
+        e.changed |= StatusMask::DATA_AVAILABLE;
+        if let Some(a) = &e.data.arrivals {
+            a.bump();
+        }
+        let r = match e.data.route {
+            Some((at, r)) if at == epoch => r,
+            _ => {
+                let r = self.find_route(reader, StatusMask::DATA_AVAILABLE);
+                if let Some(e) = self.statuses.get_mut(reader) {
+                    e.data.route = Some((epoch, r));
+                }
+                r
+            }
+        };
+        self.follow(reader, StatusMask::DATA_AVAILABLE, r);
+    }
+
+    /// Forgets every route found (a listener or a group changed).
+    fn forget_routes(&mut self) {
+        self.routes.clear();
+        self.routes_epoch += 1;
+    }
+
     /// Queues the listener a status change of `source` goes to: DATA_ON_READERS of its
     /// group first for DATA_AVAILABLE, then the first entity from `source` up to the
     /// participant whose listener is enabled for it. The way is found once per source and
@@ -1123,6 +1170,11 @@ impl State {
                 r
             }
         };
+        self.follow(source, kind, r);
+    }
+
+    /// Marks and queues what route `r` of a status change of `source` says.
+    fn follow(&mut self, source: EntityId, kind: StatusMask, r: Route) {
         if let Some(group) = r.group {
             self.statuses.mark(group, StatusMask::DATA_ON_READERS);
         }
@@ -1256,16 +1308,20 @@ impl State {
     /// Places endpoint `id` in group `group` (its listener cascade and DATA_ON_READERS; in
     /// the critical lane the group's statuses are its endpoints' there).
     pub(crate) fn set_group(&mut self, id: EntityId, group: EntityId) {
-        self.routes.clear();
+        self.forget_routes();
         self.groups.insert(id, group);
+        self.statuses.get_or_insert(id).data.group = Some(group);
         self.statuses.insert(group);
     }
 
     /// Reader `id` was read or taken: resets its DATA_AVAILABLE and its group's
     /// DATA_ON_READERS.
     pub(crate) fn data_read(&mut self, id: EntityId) {
-        self.statuses.clear(id, StatusMask::DATA_AVAILABLE);
-        if let Some(&g) = self.groups.get(&id) {
+        let Some(e) = self.statuses.get_mut(id) else {
+            return;
+        };
+        e.changed = e.changed & !StatusMask::DATA_AVAILABLE;
+        if let Some(g) = e.data.group {
             self.statuses.clear(g, StatusMask::DATA_ON_READERS);
         }
     }
@@ -1278,7 +1334,7 @@ impl State {
     ) {
         match listener {
             Some((dispatch, mask)) if !mask.is_empty() => {
-                self.routes.clear();
+                self.forget_routes();
                 let call = ListenerCall::Group(dispatch);
                 let old = self.listeners.insert(id, Listener { mask, call });
                 self.retired.extend(old);
@@ -1326,7 +1382,7 @@ impl State {
     pub(crate) fn set_listener(&mut self, id: EntityId, listener: Option<(Dispatch, StatusMask)>) {
         match listener {
             Some((dispatch, mask)) if !mask.is_empty() => {
-                self.routes.clear();
+                self.forget_routes();
                 let call = ListenerCall::Own(dispatch);
                 let old = self.listeners.insert(id, Listener { mask, call });
                 self.retired.extend(old);
@@ -1337,7 +1393,7 @@ impl State {
 
     /// Removes entity `id`'s listener, to be dropped once the lock is released.
     fn retire_listener(&mut self, id: EntityId) {
-        self.routes.clear();
+        self.forget_routes();
         let old = self.listeners.remove(&id);
         self.retired.extend(old);
     }
@@ -1350,15 +1406,14 @@ impl State {
     /// Forgets a deleted endpoint's statuses, listener and group.
     /// User reader `id` belongs to the subscriber counting `arrivals`.
     pub(crate) fn set_arrivals(&mut self, id: EntityId, arrivals: Arc<Arrivals>) {
-        self.arrivals.insert(id, arrivals);
+        self.statuses.get_or_insert(id).data.arrivals = Some(arrivals);
     }
 
     pub(crate) fn remove_endpoint(&mut self, id: EntityId) {
-        self.arrivals.remove(&id);
         self.statuses.remove(id);
         self.retire_listener(id);
         self.groups.remove(&id);
-        self.routes.clear();
+        self.forget_routes();
         self.pending.retain(|(t, s, _)| *t != id && *s != id);
     }
 }

@@ -31,6 +31,9 @@ pub(crate) struct EndpointStatuses {
     pub inconsistent_topic: InconsistentTopicStatus,
     /// The statuses changed since they were last read (DDS StatusChangedFlag).
     pub changed: StatusMask,
+    /// Of a user reader: what its DATA_AVAILABLE touches besides its flag, found with it in
+    /// one look-up (`State::data_available`, `State::data_read`).
+    pub data: super::DataWiring,
 }
 
 /// The statuses of every local endpoint, group (Subscriber, Publisher), topic and of the
@@ -61,6 +64,16 @@ impl Statuses {
     /// Registers an endpoint (so its statuses exist before anything happens to it).
     pub(crate) fn insert(&mut self, id: EntityId) {
         self.map.entry(id).or_default();
+    }
+
+    /// The statuses of `id`, when registered.
+    pub(crate) fn get_mut(&mut self, id: EntityId) -> Option<&mut EndpointStatuses> {
+        self.map.get_mut(&id)
+    }
+
+    /// The statuses of `id`, registered now if they were not.
+    pub(crate) fn get_or_insert(&mut self, id: EntityId) -> &mut EndpointStatuses {
+        self.map.entry(id).or_default()
     }
 
     /// Forgets a deleted endpoint.
