@@ -95,10 +95,11 @@ impl<'de> Reader<'de> {
         self.endian
     }
 
-    /// An error of `kind` at the current position.
-    #[cold]
+    /// An error of `kind` at the current position. The out-of-line part takes the offset by
+    /// value, so a reader whose address never escapes stays in registers.
+    #[inline]
     pub fn error(&self, kind: DecodeErrorKind) -> DecodeError {
-        DecodeError::new(self.base + self.pos, kind)
+        decode_error(self.base + self.pos, kind)
     }
 
     /// Enters one level of nesting; fails past [`MAX_DEPTH`]. Pair with [`Self::leave`].
@@ -524,4 +525,11 @@ read_num! {
     read_i64 read_i64_vec i64;
     read_f32 read_f32_vec f32;
     read_f64 read_f64_vec f64;
+}
+
+/// A [`DecodeError`] of `kind` at `offset` (the error path of every read, out of line).
+#[cold]
+#[inline(never)]
+fn decode_error(offset: usize, kind: DecodeErrorKind) -> DecodeError {
+    DecodeError::new(offset, kind)
 }
