@@ -815,52 +815,92 @@ impl Shared {
     /// Calls the listeners `lane`'s state has queued; `scratch`'s vectors are reused from
     /// call to call (no allocation per sample).
     fn call_listeners(&self, lane: usize, scratch: &mut ListenerScratch) {
-        let ListenerScratch { pending, calls } = scratch;
-        {
-            if !self.lanes[lane].listeners_due.load(Ordering::Acquire) {
-                return;
-            }
-            let mut st = self.lock_lane(lane);
-            st.listeners_due.store(false, Ordering::Relaxed);
-            if st.pending.is_empty() {
-                return;
-            }
-            std::mem::swap(&mut st.pending, pending);
-            for (target, source, kinds) in pending.drain(..) {
-                let Some(l) = st.listeners.get(&target) else {
-                    continue;
+        if !self.lanes[lane].listeners_due.load(Ordering::Acquire) {
+            return;
+        }
+        collect_calls(&mut self.lock_lane(lane), scratch);
+        run_calls(scratch);
+    }
+
+    /// Under lane `lane`'s lock `st`, which a receive thread is about to release: becomes
+    /// the lane's listener caller (unless another thread is) and takes the calls queued, so
+    /// that calling them once the lock is released ([`dispatch_prepared`](Self::dispatch_prepared))
+    /// needs no second lock. `None`: no news, or another thread calls.
+    pub(crate) fn prepare_listeners(&self, st: &mut State, lane: usize) -> Option<ListenerScratch> {
+        let l = self.lanes.get(lane)?;
+        if !l.listeners_due.load(Ordering::Acquire) || !l.calling.enter() {
+            return None;
+        }
+        let mut scratch = LISTENER_SCRATCH
+            .try_with(Cell::take)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        collect_calls(st, &mut scratch);
+        Some(scratch)
+    }
+
+    /// After [`prepare_listeners`](Self::prepare_listeners), the lock released: makes the
+    /// calls taken, then goes on as [`dispatch_listeners_of`](Self::dispatch_listeners_of)
+    /// (news left meanwhile by other threads is called too). `None`: that alone.
+    pub(crate) fn dispatch_prepared(&self, lane: usize, prepared: Option<ListenerScratch>) {
+        let (Some(mut scratch), Some(l)) = (prepared, self.lanes.get(lane)) else {
+            self.dispatch_listeners_of(lane);
+            return;
+        };
+        run_calls(&mut scratch);
+        while !l.calling.leave() {
+            self.call_listeners(lane, &mut scratch);
+        }
+        let _ = LISTENER_SCRATCH.try_with(|s| s.set(Some(scratch)));
+    }
+}
+
+/// Under the state lock: the listener calls `st` queued, taken into `scratch`.
+fn collect_calls(st: &mut State, scratch: &mut ListenerScratch) {
+    let ListenerScratch { pending, calls } = scratch;
+    st.listeners_due.store(false, Ordering::Relaxed);
+    if st.pending.is_empty() {
+        return;
+    }
+    std::mem::swap(&mut st.pending, pending);
+    for (target, source, kinds) in pending.drain(..) {
+        let Some(l) = st.listeners.get(&target) else {
+            continue;
+        };
+        let kinds = kinds & l.mask;
+        if kinds.is_empty() {
+            continue;
+        }
+        match &l.call {
+            ListenerCall::Own(d) => calls.push(Call::Own(Arc::clone(d), kinds)),
+            ListenerCall::Group(g) => {
+                let g = Arc::clone(g);
+                let readers = if kinds.contains(StatusMask::DATA_ON_READERS) {
+                    st.take_data_on_readers(target)
+                } else {
+                    Vec::new()
                 };
-                let kinds = kinds & l.mask;
-                if kinds.is_empty() {
-                    continue;
-                }
-                match &l.call {
-                    ListenerCall::Own(d) => calls.push(Call::Own(Arc::clone(d), kinds)),
-                    ListenerCall::Group(g) => {
-                        let g = Arc::clone(g);
-                        let readers = if kinds.contains(StatusMask::DATA_ON_READERS) {
-                            st.take_data_on_readers(target)
-                        } else {
-                            Vec::new()
-                        };
-                        let call = GroupCall {
-                            source,
-                            kinds,
-                            readers,
-                        };
-                        calls.push(Call::Group(g, call));
-                    }
-                }
+                let call = GroupCall {
+                    source,
+                    kinds,
+                    readers,
+                };
+                calls.push(Call::Group(g, call));
             }
         }
-        for call in calls.drain(..) {
-            let (r, kinds) = match &call {
-                Call::Own(d, kinds) => (catch_unwind(AssertUnwindSafe(|| d(*kinds))), *kinds),
-                Call::Group(g, c) => (catch_unwind(AssertUnwindSafe(|| g(c))), c.kinds),
-            };
-            if r.is_err() {
-                tracing::error!(statuses = ?kinds, "a listener panicked; the runtime goes on");
-            }
+    }
+}
+
+/// Without the state lock: makes the calls in `scratch` (a panicking listener is logged).
+fn run_calls(scratch: &mut ListenerScratch) {
+    for call in scratch.calls.drain(..) {
+        let (r, kinds) = match &call {
+            Call::Own(d, kinds) => (catch_unwind(AssertUnwindSafe(|| d(*kinds))), *kinds),
+            Call::Group(g, c) => (catch_unwind(AssertUnwindSafe(|| g(c))), c.kinds),
+        };
+        if r.is_err() {
+            tracing::error!(statuses = ?kinds, "a listener panicked; the runtime goes on");
         }
     }
 }

@@ -26,7 +26,7 @@ use tachyon_wire::Locator;
 
 use super::driver::BATCH;
 use super::lanes::{CRITICAL, MAIN};
-use super::Shared;
+use super::{Shared, StateGuard};
 
 /// Serves `source` of transport `transport` until the runtime stops; with `busy_poll`,
 /// asks the source without blocking for up to that long before it blocks
@@ -68,7 +68,14 @@ pub(super) fn run(
                 }
             }
             Ok(_) => {
-                let wake = handle(shared, lane, batch.iter().enumerate(), Some(&mut forward));
+                // The listeners' calls are taken under the batch's lock (one lock for both),
+                // made once it is released and what the batch made due is sent.
+                let (wake, calls) = {
+                    let mut st = shared.lock_lane(lane);
+                    let datagrams = batch.iter().enumerate();
+                    let wake = handle_locked(shared, &mut st, datagrams, Some(&mut forward));
+                    (wake, shared.prepare_listeners(&mut st, lane))
+                };
                 t.handled(source.id);
                 // Datagrams that concern the other lane too (rare: multicast, a peer sending
                 // to a locator of the other lane) go to that lane's inbox, served by its own
@@ -80,7 +87,7 @@ pub(super) fn run(
                     forward.clear();
                 }
                 // Its own lane's listeners only: the other lane's threads call theirs.
-                shared.dispatch_listeners_of(lane);
+                shared.dispatch_prepared(lane, calls);
                 // Only now: a timers thread woken earlier would take the listener calls of
                 // this batch (whoever comes first calls them), away from this thread.
                 if wake {
@@ -182,9 +189,18 @@ pub(super) fn handle<'a>(
     shared: &Shared,
     lane: usize,
     datagrams: impl Iterator<Item = (usize, (&'a Locator, &'a [u8]))>,
+    forward: Option<&mut Vec<usize>>,
+) -> bool {
+    handle_locked(shared, &mut shared.lock_lane(lane), datagrams, forward)
+}
+
+/// [`handle`] under the lock `st` of the lane, which the caller releases.
+fn handle_locked<'a>(
+    shared: &Shared,
+    st: &mut StateGuard<'_>,
+    datagrams: impl Iterator<Item = (usize, (&'a Locator, &'a [u8]))>,
     mut forward: Option<&mut Vec<usize>>,
 ) -> bool {
-    let mut st = shared.lock_lane(lane);
     let now = shared.now();
     let builtin = st.participant.builtin_datagrams();
     for (i, (from, bytes)) in datagrams {
@@ -198,5 +214,5 @@ pub(super) fn handle<'a>(
     st.flush(shared, now);
     let only_user = st.participant.builtin_datagrams() == builtin;
     // Dropping the guard sends what the batch made due.
-    shared.timer_earlier(&mut st, only_user)
+    shared.timer_earlier(st, only_user)
 }
