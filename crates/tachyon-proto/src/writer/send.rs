@@ -2,8 +2,8 @@
 //! to one reader, heartbeats. Everything is written straight into the caller's buffer.
 
 use tachyon_wire::{
-    DataFragSpec, DataSpec, EntityId, FragmentNumber, Header, Locator, MessageBuilder, PayloadKind,
-    SequenceNumber, SequenceNumberSet,
+    DataFragSpec, DataSpec, EntityId, FragmentNumber, Guid, Header, Locator, MessageBuilder,
+    PayloadKind, SequenceNumber, SequenceNumberSet,
 };
 
 use super::proxy::{FragRun, ReaderProxy};
@@ -14,6 +14,7 @@ use crate::layout::ByRef;
 use crate::local::{LocalSamples, BY_REFERENCE_MIN};
 use crate::time::Instant;
 use crate::transmit::{Destination, Transmit};
+use crate::WriterStats;
 
 /// Where new data goes: the one unicast locator when every reader is reached there; else one
 /// multicast group every reader listens on; else each reader's first unicast locator (once
@@ -131,16 +132,19 @@ impl Writer {
         // A run of samples no reader's content filter wants, announced by one GAP.
         let mut gap_from: Option<SequenceNumber> = None;
         while self.next_new <= last {
-            let Some(change) = self.history.iter_from(self.next_new).next().cloned() else {
+            // Borrowed, not cloned (a clone was an `Arc` increment and decrement of its
+            // payload per sample): what it is written with takes the writer's fields apart.
+            let Some(change) = self.history.iter_from(self.next_new).next() else {
                 self.next_new = SequenceNumber(last.0 + 1);
                 break;
             };
+            let sn = change.sn;
             if change.sn != self.next_new {
                 // Replaced (KEEP_LAST) or expired before it was sent.
                 self.next_new = change.sn;
                 self.next_fragment = 0;
             }
-            if self.all_filtered && self.next_fragment == 0 && !self.wanted(&change) {
+            if self.all_filtered && self.next_fragment == 0 && !self.wanted(change) {
                 if gap_from.is_none() {
                     if mb.remaining() < GAP {
                         break;
@@ -154,7 +158,7 @@ impl Writer {
             }
             let echo = split
                 .as_ref()
-                .filter(|_| by_reference(Reach::Shm, &change).is_ref());
+                .filter(|_| by_reference(Reach::Shm, change).is_ref());
             if let Some((others, _)) = echo {
                 if wrote || gap_from.is_some() {
                     break; // alone in its datagram, which goes to the others only
@@ -162,15 +166,34 @@ impl Writer {
                 dest = others.clone();
             }
             if let Some(from) = gap_from.take() {
-                self.put_gap(&mut mb, from)?;
+                put_gap(
+                    &mut mb,
+                    self.guid.entity_id,
+                    from,
+                    self.next_new,
+                    &mut self.stats,
+                )?;
             }
-            let by_ref = by_reference(reach, &change);
-            let qos = layout::inline_qos_with(self.config.keyed, self.identity(), &change, by_ref);
+            let by_ref = by_reference(reach, change);
+            let qos = layout::inline_qos_with(self.config.keyed, self.identity(), change, by_ref);
             let qos_len = qos.as_ref().map_or(0, |q| q.as_bytes().len());
-            let whole = INFO_TS + layout::data(qos_len, on_wire(&change, by_ref));
+            let whole = INFO_TS + layout::data(qos_len, on_wire(change, by_ref));
             if self.next_fragment == 0 && whole <= mb.remaining() {
-                self.put_data(&mut mb, EntityId::UNKNOWN, &change, by_ref, qos.as_ref())
-                    .ok()?;
+                let to = DataTo {
+                    reader: EntityId::UNKNOWN,
+                    readers: self.fanout_readers(),
+                    writer: self.guid,
+                };
+                put_data(
+                    &mut mb,
+                    &to,
+                    change,
+                    by_ref,
+                    qos.as_ref(),
+                    &mut self.stats,
+                    &mut self.local,
+                )
+                .ok()?;
                 self.stats.data_sent += 1;
                 self.next_new = SequenceNumber(change.sn.0 + 1);
                 wrote = true;
@@ -185,10 +208,10 @@ impl Writer {
             }
             // Too large for a datagram of its own: the next fragments.
             let first = self.next_fragment.max(1);
-            let total = fragment_total(&change, self.config.fragment_size);
+            let total = fragment_total(change, self.config.fragment_size);
             let room = fragments_that_fit(mb.remaining(), qos_len, self.config.fragment_size);
             let count = room.min(total + 1 - first).max(1);
-            self.put_fragments(&mut mb, EntityId::UNKNOWN, &change, first, count)
+            self.put_fragments(&mut mb, EntityId::UNKNOWN, change, first, count)
                 .ok()?;
             self.stats.fragments_sent += u64::from(count);
             self.fragments_since_hbfrag += count;
@@ -206,11 +229,11 @@ impl Writer {
                 if every > 0 && self.fragments_since_hbfrag >= every && self.has_reliable() {
                     self.fragments_since_hbfrag = 0;
                     if mb.remaining() >= HEARTBEAT_FRAG {
-                        self.put_heartbeat_frag(&mut mb, change.sn, next - 1)?;
+                        self.put_heartbeat_frag(&mut mb, sn, next - 1)?;
                     } else {
                         // Fragments fill their datagrams (the fragment size is chosen so):
                         // it goes in one of its own, next.
-                        self.hbfrag_due = Some((change.sn, next - 1));
+                        self.hbfrag_due = Some((sn, next - 1));
                     }
                 }
             }
@@ -554,17 +577,16 @@ impl Writer {
 
     /// A GAP to every reader: `from` up to the next sample to send are irrelevant.
     fn put_gap(&mut self, mb: &mut MessageBuilder<'_>, from: SequenceNumber) -> Option<()> {
-        let list = SequenceNumberSet::empty(self.next_new);
-        mb.gap(EntityId::UNKNOWN, self.guid.entity_id, from, &list)
-            .ok()?;
-        self.stats.gaps_sent += 1;
-        Some(())
+        put_gap(
+            mb,
+            self.guid.entity_id,
+            from,
+            self.next_new,
+            &mut self.stats,
+        )
     }
 
-    /// A DATA of `change`; `by_ref`: the sample handed by reference (`crate::local`: kept
-    /// for the readers of this process to look up; `crate::shared`: in a shared-memory slot);
-    /// `qos`: its inline QoS (`layout::inline_qos_with` of the same, built once by the
-    /// caller, which measured it).
+    /// A DATA of `change` to `reader` ([`put_data`]).
     fn put_data(
         &mut self,
         mb: &mut MessageBuilder<'_>,
@@ -573,39 +595,30 @@ impl Writer {
         by_ref: ByRef<'_>,
         qos: Option<&tachyon_wire::builder::InlineQos>,
     ) -> Result<(), tachyon_wire::EmitError> {
-        mb.info_ts(Some(change.source_timestamp))?;
-        mb.data(&DataSpec {
-            reader_id: reader,
-            writer_id: self.guid.entity_id,
-            writer_sn: change.sn,
-            inline_qos: qos.map(|q| q.as_bytes()),
-            kind: if by_ref.is_ref() {
-                PayloadKind::None
-            } else {
-                layout::payload_kind(change)
-            },
-            payload: if by_ref.is_ref() {
-                &[]
-            } else {
-                &change.payload
-            },
-        })?;
-        if by_ref.is_ref() {
-            self.stats.data_by_reference += 1;
-        }
-        if by_ref == ByRef::Local {
-            // Who looks it up: the one reader it is addressed to, or the fan-out's.
-            let readers = match reader {
-                EntityId::UNKNOWN => self.proxies.len().saturating_sub(self.served_alone),
+        let to = DataTo {
+            reader,
+            readers: match reader {
+                EntityId::UNKNOWN => self.fanout_readers(),
                 _ => 1,
-            };
-            let readers = u32::try_from(readers).unwrap_or(u32::MAX);
-            let guid = self.guid;
-            self.local
-                .get_or_insert_with(|| LocalSamples::register(guid))
-                .keep(change.sn, &change.payload, readers);
-        }
-        Ok(())
+            },
+            writer: self.guid,
+        };
+        put_data(
+            mb,
+            &to,
+            change,
+            by_ref,
+            qos,
+            &mut self.stats,
+            &mut self.local,
+        )
+    }
+
+    /// How many readers a DATA to all (the fan-out's) reaches: every matched one but those
+    /// served alone.
+    fn fanout_readers(&self) -> u32 {
+        let n = self.proxies.len().saturating_sub(self.served_alone);
+        u32::try_from(n).unwrap_or(u32::MAX)
     }
 
     fn put_fragments(
@@ -687,6 +700,75 @@ impl Writer {
         self.stats.heartbeats_sent += 1;
         Ok(())
     }
+}
+
+/// A GAP from `writer` to every reader: `from` up to `next_new` are irrelevant. A function
+/// of the writer's fields, not a method: the sample being sent stays borrowed from its
+/// history meanwhile.
+fn put_gap(
+    mb: &mut MessageBuilder<'_>,
+    writer: EntityId,
+    from: SequenceNumber,
+    next_new: SequenceNumber,
+    stats: &mut WriterStats,
+) -> Option<()> {
+    let list = SequenceNumberSet::empty(next_new);
+    mb.gap(EntityId::UNKNOWN, writer, from, &list).ok()?;
+    stats.gaps_sent += 1;
+    Some(())
+}
+
+/// Whom a DATA goes to ([`put_data`]).
+struct DataTo {
+    /// The reader it addresses (ENTITYID_UNKNOWN: all of them).
+    reader: EntityId,
+    /// How many readers that is (who looks a sample kept for this process up).
+    readers: u32,
+    /// The writer.
+    writer: Guid,
+}
+
+/// A DATA of `change`; `by_ref`: the sample handed by reference (`crate::local`: kept in
+/// `local` for the readers of this process to look up; `crate::shared`: in a shared-memory
+/// slot); `qos`: its inline QoS (`layout::inline_qos_with` of the same, built once by the
+/// caller, which measured it). A function of the writer's fields, not a method: the change
+/// stays borrowed from its history meanwhile.
+fn put_data(
+    mb: &mut MessageBuilder<'_>,
+    to: &DataTo,
+    change: &CacheChange,
+    by_ref: ByRef<'_>,
+    qos: Option<&tachyon_wire::builder::InlineQos>,
+    stats: &mut WriterStats,
+    local: &mut Option<std::sync::Arc<LocalSamples>>,
+) -> Result<(), tachyon_wire::EmitError> {
+    mb.info_ts(Some(change.source_timestamp))?;
+    mb.data(&DataSpec {
+        reader_id: to.reader,
+        writer_id: to.writer.entity_id,
+        writer_sn: change.sn,
+        inline_qos: qos.map(|q| q.as_bytes()),
+        kind: if by_ref.is_ref() {
+            PayloadKind::None
+        } else {
+            layout::payload_kind(change)
+        },
+        payload: if by_ref.is_ref() {
+            &[]
+        } else {
+            &change.payload
+        },
+    })?;
+    if by_ref.is_ref() {
+        stats.data_by_reference += 1;
+    }
+    if by_ref == ByRef::Local {
+        let writer = to.writer;
+        local
+            .get_or_insert_with(|| LocalSamples::register(writer))
+            .keep(change.sn, &change.payload, to.readers);
+    }
+    Ok(())
 }
 
 /// Whether every locator of `dest` is in this process (the in-process transport's).
