@@ -83,28 +83,37 @@ impl Connected {
             .map_or(0, |e| e.iter().filter(|e| e.sock.is_some()).count())
     }
 
-    /// The way to `to` for a datagram that would leave from `from`: its connected socket,
-    /// opened now if it has none and there is room.
-    pub(super) fn route(&self, from: SocketId, to: SocketAddrV4) -> Route {
+    /// Runs `send` on the socket connected to `to` for datagrams from `from` (opened now if
+    /// it has none and there is room), under the table's read lock
+    /// rather than with a reference of its own: no reference count taken
+    /// and dropped per datagram (two atomic read-modify-writes). The send does not block
+    /// (`MSG_DONTWAIT`), and other senders share the read lock: only opening, refusing or
+    /// sweeping an entry (each rare) waits for it. `None`: the datagram goes unconnected.
+    pub(super) fn send_with<R>(
+        &self,
+        from: SocketId,
+        to: SocketAddrV4,
+        send: impl FnOnce(&Sock) -> R,
+    ) -> Option<R> {
         if self.limit == 0 || to.ip().is_multicast() || to.ip().is_broadcast() {
-            return Route::Unconnected;
+            return None;
         }
         if let Ok(entries) = self.entries.read() {
             if let Some(e) = entries.iter().find(|e| e.to == to && e.from == from) {
-                let Some(sock) = &e.sock else {
-                    return Route::Unconnected;
-                };
-                // Read before written: a destination in steady use costs no store.
+                let sock = e.sock.as_deref()?;
                 if !e.used.load(Ordering::Relaxed) {
                     e.used.store(true, Ordering::Relaxed);
                 }
-                return Route::Connected(Arc::clone(sock));
+                return Some(send(sock));
             }
             if entries.len() >= self.limit && !self.may_sweep() {
-                return Route::Unconnected;
+                return None;
             }
         }
-        self.open(from, to)
+        match self.open(from, to) {
+            Route::Connected(sock) => Some(send(&sock)),
+            Route::Unconnected => None,
+        }
     }
 
     /// Whether a full table may be swept now (none was in the last second).
@@ -194,8 +203,14 @@ mod tests {
     use super::*;
     use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
 
-    fn connected(r: Route) -> bool {
-        matches!(r, Route::Connected(_))
+    /// The socket a datagram from `from` to `to` would leave through (its address, to tell
+    /// sockets apart, and its port), when connected.
+    fn via(c: &Connected, from: SocketId, to: SocketAddrV4) -> Option<(usize, u16)> {
+        c.send_with(from, to, |s| (s as *const Sock as usize, s.port))
+    }
+
+    fn connected(c: &Connected, to: SocketAddrV4) -> bool {
+        via(c, SocketId::UserUnicast, to).is_some()
     }
 
     fn local() -> (UdpSocket, SocketAddrV4) {
@@ -210,21 +225,15 @@ mod tests {
     fn a_destination_gets_one_socket_and_multicast_none() {
         let c = Connected::new(4, None);
         let (_r, to) = local();
-        let Route::Connected(a) = c.route(SocketId::UserUnicast, to) else {
-            panic!("not connected")
-        };
-        let Route::Connected(b) = c.route(SocketId::UserUnicast, to) else {
-            panic!("not connected")
-        };
-        assert!(Arc::ptr_eq(&a, &b));
-        assert_ne!(a.port, 0);
+        let a = via(&c, SocketId::UserUnicast, to).expect("connected");
+        let b = via(&c, SocketId::UserUnicast, to).expect("connected");
+        assert_eq!(a, b);
+        assert_ne!(a.1, 0);
         // Another class of traffic to the same destination has its own.
-        let Route::Connected(crit) = c.route(SocketId::CriticalUnicast, to) else {
-            panic!("not connected")
-        };
-        assert!(!Arc::ptr_eq(&a, &crit));
+        let crit = via(&c, SocketId::CriticalUnicast, to).expect("connected");
+        assert_ne!(a.0, crit.0);
         let group = SocketAddrV4::new(Ipv4Addr::new(239, 255, 0, 1), 7401);
-        assert!(!connected(c.route(SocketId::UserUnicast, group)));
+        assert!(!connected(&c, group));
         assert_eq!(c.open_count(), 2);
     }
 
@@ -232,23 +241,23 @@ mod tests {
     fn none_when_disabled_and_the_unused_ones_make_room_when_full() {
         let off = Connected::new(0, None);
         let (_r, to) = local();
-        assert!(!connected(off.route(SocketId::UserUnicast, to)));
+        assert!(!connected(&off, to));
 
         let c = Connected::new(2, None);
         let (_r1, a) = local();
         let (_r2, b) = local();
         let (_r3, d) = local();
-        assert!(connected(c.route(SocketId::UserUnicast, a)));
-        assert!(connected(c.route(SocketId::UserUnicast, b)));
+        assert!(connected(&c, a));
+        assert!(connected(&c, b));
         // Full, and both used since the last sweep: the first sweep spares them.
-        assert!(!connected(c.route(SocketId::UserUnicast, d)));
+        assert!(!connected(&c, d));
         // `a` used again, `b` not; within the second no sweep runs again.
-        assert!(connected(c.route(SocketId::UserUnicast, a)));
-        assert!(!connected(c.route(SocketId::UserUnicast, d)));
+        assert!(connected(&c, a));
+        assert!(!connected(&c, d));
         // A second later, the next sweep reclaims `b` for `d`.
         let earlier = crate::clock::coarse_nanos().saturating_sub(SWEEP_INTERVAL_NANOS);
         c.swept_at.store(earlier.max(1), Ordering::Relaxed);
-        assert!(connected(c.route(SocketId::UserUnicast, d)));
+        assert!(connected(&c, d));
         assert_eq!(c.open_count(), 2);
     }
 
@@ -256,9 +265,20 @@ mod tests {
     fn a_refused_destination_is_sent_unconnected() {
         let c = Connected::new(4, None);
         let (_r, to) = local();
-        assert!(connected(c.route(SocketId::UserUnicast, to)));
+        assert!(connected(&c, to));
         c.refused(SocketId::UserUnicast, to);
-        assert!(!connected(c.route(SocketId::UserUnicast, to)));
+        assert!(!connected(&c, to));
         assert_eq!(c.open_count(), 0);
+    }
+
+    #[test]
+    fn a_send_reaches_the_destination_through_its_socket() {
+        let c = Connected::new(4, None);
+        let (r, to) = local();
+        let sent = c.send_with(SocketId::UserUnicast, to, |s| s.socket.send(b"ping"));
+        assert_eq!(sent.expect("connected").expect("sent"), 4);
+        let mut buf = [0u8; 8];
+        assert_eq!(r.recv(&mut buf).expect("received"), 4);
+        assert_eq!(&buf[..4], b"ping");
     }
 }

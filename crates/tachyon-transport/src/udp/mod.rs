@@ -393,15 +393,17 @@ impl UdpTransport {
             return Ok(());
         };
         if connect {
-            if let connected::Route::Connected(sock) = self.connected.route(from, addr) {
-                apply_priority(&sock, prio);
-                match retrying(|| sock.socket.send_with_flags(data, libc::MSG_DONTWAIT)) {
-                    Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
-                        // Nothing was sent: it goes unconnected, as it would have without.
-                        self.connected.refused(from, addr);
-                    }
-                    sent => return self.count_sent(data, sent),
+            let sent = self.connected.send_with(from, addr, |sock| {
+                apply_priority(sock, prio);
+                retrying(|| sock.socket.send_with_flags(data, libc::MSG_DONTWAIT))
+            });
+            match sent {
+                None => {}
+                Some(Err(e)) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                    // Nothing was sent: it goes unconnected, as it would have without.
+                    self.connected.refused(from, addr);
                 }
+                Some(sent) => return self.count_sent(data, sent),
             }
         }
         let sock = self.sock(from)?;
