@@ -986,8 +986,8 @@ impl<T: Readable> DataReader<T> {
             if kinds.contains(StatusMask::SAMPLE_REJECTED) {
                 l.on_sample_rejected(&reader, reader.get_sample_rejected_status());
             }
+            // DATA_AVAILABLE was reset as the call was taken (`runtime::collect_calls`).
             if kinds.contains(StatusMask::DATA_AVAILABLE) {
-                reader.statuses(|s, id| s.clear(id, StatusMask::DATA_AVAILABLE));
                 l.on_data_available(&reader);
             }
         })

@@ -497,3 +497,66 @@ fn news_from_many_writing_threads_reaches_the_listener() {
     });
     assert_eq!(taken(), threads * each);
 }
+
+/// What a listener saw of its reader's statuses when it was called.
+struct StatusSeen {
+    /// DATA_AVAILABLE was still set in the call (it must have been reset: DCPS 2.2.4.1).
+    set_in_call: Mutex<Vec<bool>>,
+    /// Samples the listener took.
+    taken: std::sync::atomic::AtomicUsize,
+}
+
+impl DataReaderListener<Seq> for StatusSeen {
+    fn on_data_available(&self, reader: &DataReader<Seq>) {
+        let set = reader
+            .get_status_changes()
+            .contains(StatusMask::DATA_AVAILABLE);
+        self.set_in_call.lock().expect("seen").push(set);
+        let n = reader.take(usize::MAX).map_or(0, |s| s.len());
+        self.taken.fetch_add(n, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Calling on_data_available resets the reader's DATA_AVAILABLE (taken with the call, under
+/// the lock the call is taken under): the listener never finds it set, and a reader whose
+/// listener took everything shows no DATA_AVAILABLE afterwards.
+#[test]
+fn on_data_available_finds_data_available_reset() {
+    let (a, b) = pair(8);
+    let r = b
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(
+            &b.create_topic::<Seq>("reset").expect("topic"),
+            DataReaderQos::default().reliable().keep_all(),
+        )
+        .expect("reader");
+    let seen = Arc::new(StatusSeen {
+        set_in_call: Mutex::new(Vec::new()),
+        taken: Default::default(),
+    });
+    r.set_listener(
+        Some(Arc::clone(&seen) as Arc<dyn DataReaderListener<Seq>>),
+        StatusMask::DATA_AVAILABLE,
+    );
+    let w = a
+        .create_publisher()
+        .expect("publisher")
+        .create_datawriter(
+            &a.create_topic::<Seq>("reset").expect("topic"),
+            DataWriterQos::default().reliable().keep_all(),
+        )
+        .expect("writer");
+    wait_matched(&w, &r);
+    for n in 0..20 {
+        w.write(&Seq { n }).expect("write");
+    }
+    let taken = || seen.taken.load(std::sync::atomic::Ordering::SeqCst);
+    wait_until("the listener took every sample", || taken() == 20);
+    let set_in_call = seen.set_in_call.lock().expect("seen").clone();
+    assert!(
+        set_in_call.iter().all(|set| !set),
+        "DATA_AVAILABLE set during on_data_available: {set_in_call:?}"
+    );
+    assert!(!r.get_status_changes().contains(StatusMask::DATA_AVAILABLE));
+}

@@ -873,7 +873,14 @@ fn collect_calls(st: &mut State, scratch: &mut ListenerScratch) {
             continue;
         }
         match &l.call {
-            ListenerCall::Own(d) => calls.push(Call::Own(Arc::clone(d), kinds)),
+            ListenerCall::Own(d) => {
+                // Calling on_data_available resets DATA_AVAILABLE: done here, under the lock
+                // the call is taken under, not by the call taking the lock again.
+                if kinds.contains(StatusMask::DATA_AVAILABLE) {
+                    st.statuses.clear(target, StatusMask::DATA_AVAILABLE);
+                }
+                calls.push(Call::Own(Arc::clone(d), kinds));
+            }
             ListenerCall::Group(g) => {
                 let g = Arc::clone(g);
                 let readers = if kinds.contains(StatusMask::DATA_ON_READERS) {
