@@ -303,6 +303,18 @@ impl<'b> MessageBuilder<'b> {
         b: &[u8],
     ) -> Result<(), EmitError> {
         let body_len = N + a.len() + b.len();
+        let (padded, octets) = self.room(body_len)?;
+        let [lo, hi] = octets.to_le_bytes();
+        self.w.put(&[id, flags | FLAG_LITTLE, lo, hi])?;
+        self.w.put(&fields)?;
+        self.w.put(a)?;
+        self.w.put(b)?;
+        self.w.put(&[0u8; 3][..(padded - body_len).min(3)])
+    }
+
+    /// A body of `body_len` bytes padded to 4, and its octetsToNextHeader, when the
+    /// submessage fits (its header included); otherwise why not, with nothing written.
+    fn room(&self, body_len: usize) -> Result<(usize, u16), EmitError> {
         let padded = body_len.div_ceil(4) * 4;
         let octets = u16::try_from(padded).map_err(|_| EmitError::BufferTooSmall {
             needed: padded,
@@ -315,12 +327,7 @@ impl<'b> MessageBuilder<'b> {
                 available: self.w.pos() + self.w.remaining(),
             });
         }
-        let [lo, hi] = octets.to_le_bytes();
-        self.w.put(&[id, flags | FLAG_LITTLE, lo, hi])?;
-        self.w.put(&fields)?;
-        self.w.put(a)?;
-        self.w.put(b)?;
-        self.w.put(&[0u8; 3][..(padded - body_len).min(3)])
+        Ok((padded, octets))
     }
 
     /// Writes one submessage of `body_len` bytes (padded to 4) or nothing at all.
@@ -331,18 +338,7 @@ impl<'b> MessageBuilder<'b> {
         body_len: usize,
         body: impl FnOnce(&mut Writer<'_>) -> Result<(), EmitError>,
     ) -> Result<(), EmitError> {
-        let padded = body_len.div_ceil(4) * 4;
-        let octets = u16::try_from(padded).map_err(|_| EmitError::BufferTooSmall {
-            needed: padded,
-            available: usize::from(u16::MAX),
-        })?;
-        let needed = 4 + padded;
-        if needed > self.w.remaining() {
-            return Err(EmitError::BufferTooSmall {
-                needed: self.w.pos() + needed,
-                available: self.w.pos() + self.w.remaining(),
-            });
-        }
+        let (padded, octets) = self.room(body_len)?;
         let start = self.w.pos();
         self.w.u8(id)?;
         self.w.u8(flags | FLAG_LITTLE)?;
