@@ -127,9 +127,9 @@ pub mod prelude {
         DataReaderListener, DataWriter, DataWriterListener, DdsType, DomainParticipant,
         DomainParticipantListener, Error, GuardCondition, InstanceState, InstanceStateMask,
         ParticipantBuiltinTopicData, PublicationBuiltinTopicData, Publisher, PublisherListener,
-        Query, ReadCondition, Sample, SampleStateMask, StatusCondition, StatusMask, Subscriber,
-        SubscriberListener, SubscriptionBuiltinTopicData, Topic, TopicDescription, TopicListener,
-        ViewStateMask, WaitSet,
+        Query, ReadCondition, Sample, SampleInfo, SampleState, SampleStateMask, StatusCondition,
+        StatusMask, Subscriber, SubscriberListener, SubscriptionBuiltinTopicData, Topic,
+        TopicDescription, TopicListener, ViewStateMask, WaitSet,
     };
     pub use std::time::Duration;
 }

@@ -568,6 +568,75 @@ impl<T: Readable> DataReader<T> {
         Ok(samples.len())
     }
 
+    /// DDS `take_next_sample`: takes the next sample not read before (oldest first, in the
+    /// order [`take`](Self::take) returns them; any view and instance state), its value
+    /// copied or decoded into `value`, reusing what `value` owns. Returns its
+    /// [`SampleInfo`], or `None` when there is no such sample (DDS `NO_DATA`).
+    ///
+    /// When the sample carries no value (`info.valid_data` false: a dispose or unregister)
+    /// `value` is left as it was. A sample that does not decode is counted
+    /// ([`decode_errors`](Self::decode_errors)) and passed over, as `take` drops it, and the
+    /// next one is taken; `value` may then hold part of what was decoded. No vector of
+    /// samples is built: the cheapest way to take one sample at a time (a loop with one
+    /// writer, a `WaitSet` woken per sample).
+    pub fn take_next_sample(&self, value: &mut T) -> Result<Option<SampleInfo>, Error> {
+        self.next_sample(value, true)
+    }
+
+    /// DDS `read_next_sample`: as [`take_next_sample`](Self::take_next_sample), but the
+    /// sample stays in the reader, marked READ (so the next call returns the one after it).
+    pub fn read_next_sample(&self, value: &mut T) -> Result<Option<SampleInfo>, Error> {
+        self.next_sample(value, false)
+    }
+
+    /// Shared body of `take_next_sample` and `read_next_sample`.
+    fn next_sample(&self, value: &mut T, take: bool) -> Result<Option<SampleInfo>, Error> {
+        let query = Query::ANY
+            .sample_states(SampleStateMask::NOT_READ)
+            .max_samples(1);
+        let mut raw = RAW_SAMPLES.with(|r| std::mem::take(&mut *r.borrow_mut()));
+        // Each pass marks or removes the sample it finds: a sample that does not decode is
+        // not found again, and the loop ends when the reader has no sample left to give.
+        let result = loop {
+            if let Err(e) = self.collect_raw(&query, take, &mut raw) {
+                break Err(e);
+            }
+            let Some(mut s) = raw.pop() else {
+                break Ok(None);
+            };
+            let Some(p) = s.data.take().filter(|_| s.info.valid_data) else {
+                break Ok(Some(s.info));
+            };
+            match self.decode_one(p, value) {
+                Ok(()) => break Ok(Some(s.info)),
+                Err(e) => {
+                    self.inner.decode_errors.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(error = %e, "a received sample does not decode; dropped");
+                }
+            }
+        };
+        RAW_SAMPLES.with(|r| *r.borrow_mut() = raw);
+        result
+    }
+
+    /// The value of payload `p` into `value`: copied from the writer's value when `p` holds
+    /// a `T` (in process), else decoded.
+    fn decode_one(&self, p: Payload, value: &mut T) -> Result<(), String> {
+        if let (Some(sharing), Some(shared)) = (self.inner.sharing, p.shared_sample()) {
+            if sharing.clone_into(shared, value) {
+                self.inner.shared_taken.fetch_add(1, Ordering::Relaxed);
+                return Ok(());
+            }
+        }
+        match self.inner.dynamic.as_ref() {
+            None => value.decode_payload_into(p.as_bytes()),
+            ty => {
+                *value = T::decode_described(ty, p.as_bytes())?;
+                Ok(())
+            }
+        }
+    }
+
     /// Reads the samples `query` selects.
     pub fn read_with(&self, query: &Query) -> Result<Vec<Sample<T>>, Error> {
         self.collect(query, false)
@@ -901,10 +970,12 @@ impl<T: Readable> DataReader<T> {
     ) -> Result<(), Error> {
         raw.clear();
         let sh = &self.inner.runtime.shared;
-        // A query of every sample (any states, any instance) of a reader found empty, with
-        // nothing arrived since: empty still, without the lock (a polling loop).
+        // A query of any instance on a reader found empty, with nothing arrived since: it
+        // finds nothing, without the lock (a polling loop). Only a query of every sample
+        // (any states) finding nothing shows the reader empty.
         let every = is_every_sample(query);
-        let arrivals = self.inner.arrivals.as_ref().filter(|_| every);
+        let any_instance = query.instance == InstanceSelector::Any && query.max_samples > 0;
+        let arrivals = self.inner.arrivals.as_ref().filter(|_| any_instance);
         let seen = arrivals.map(|(a, empty_at)| (a.now(), empty_at));
         if let Some((now, empty_at)) = seen {
             if empty_at.load(Ordering::Relaxed) == now {
@@ -931,7 +1002,7 @@ impl<T: Readable> DataReader<T> {
             // The samples' states changed: this reader's conditions (and its group's and the
             // participant's) may have.
             sh.observers.notify_touched(&Touched::one(self.inner.id));
-        } else if let (Ok(()), Some((now, empty_at))) = (&collected, seen) {
+        } else if let (Ok(()), Some((now, empty_at)), true) = (&collected, seen, every) {
             // Empty at a time the count was at least `now`.
             empty_at.store(now, Ordering::Relaxed);
         }

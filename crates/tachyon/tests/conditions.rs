@@ -807,3 +807,136 @@ fn a_wait_on_a_quiet_reader_is_not_woken_by_the_samples_of_another() {
          another reader received 1000 samples"
     );
 }
+
+#[test]
+fn samples_are_read_and_taken_one_at_a_time() {
+    let p = pair(31);
+    wait_matched(&p.writer, &p.reader);
+    let written = [(7u32, 0u64), (1, 1), (7, 2), (1, 3)];
+    for (sensor, value) in written {
+        p.writer.write(&Reading { sensor, value }).expect("write");
+    }
+    p.writer
+        .wait_for_acknowledgments(PATIENCE)
+        .expect("acknowledged, so all four are in the reader");
+    // In the order `take` returns them: by instance, then oldest first.
+    let handle = |sensor| {
+        p.reader
+            .lookup_instance(&Reading { sensor, value: 0 })
+            .expect("key hash")
+            .expect("known instance")
+    };
+    let mut expected: Vec<Reading> = written
+        .iter()
+        .map(|&(sensor, value)| Reading { sensor, value })
+        .collect();
+    expected.sort_by_key(|r| (handle(r.sensor), r.value));
+
+    // read_next_sample: one at a time, each marked READ so the next call returns the next.
+    let mut value = Reading {
+        sensor: 0,
+        value: 99,
+    };
+    let mut read = Vec::new();
+    while let Some(info) = p.reader.read_next_sample(&mut value).expect("read") {
+        assert!(info.valid_data);
+        assert_eq!(info.sample_state, SampleState::NotRead);
+        assert_eq!(info.instance_handle, handle(value.sensor));
+        assert_eq!(info.publication_handle, p.writer.guid());
+        read.push(value.clone());
+    }
+    assert_eq!(read, expected);
+    // Still held, all READ: take_next_sample (NOT_READ only) finds none of them.
+    let held = p.reader.read(10).expect("read");
+    assert_eq!(held.len(), 4);
+    assert!(held
+        .iter()
+        .all(|s| s.info.sample_state == SampleState::Read));
+    assert!(p
+        .reader
+        .take_next_sample(&mut value)
+        .expect("take")
+        .is_none());
+    assert_eq!(p.reader.take(10).expect("take").len(), 4);
+
+    // take_next_sample: a sample, and the dispose that followed it in its info.
+    p.writer
+        .write(&Reading {
+            sensor: 4,
+            value: 5,
+        })
+        .expect("write");
+    p.writer
+        .dispose(&Reading {
+            sensor: 4,
+            value: 0,
+        })
+        .expect("dispose");
+    p.writer
+        .wait_for_acknowledgments(PATIENCE)
+        .expect("acknowledged");
+    let h4 = handle(4);
+    let info = p
+        .reader
+        .take_next_sample(&mut value)
+        .expect("take")
+        .expect("the sample");
+    assert!(info.valid_data);
+    assert_eq!(info.instance_handle, h4);
+    assert_eq!(info.instance_state, InstanceState::NotAliveDisposed);
+    assert_eq!(
+        value,
+        Reading {
+            sensor: 4,
+            value: 5
+        }
+    );
+    assert!(p
+        .reader
+        .take_next_sample(&mut value)
+        .expect("take")
+        .is_none());
+
+    // A dispose with no sample left to carry it: a sample without value, which leaves the
+    // caller's value as it was.
+    p.writer
+        .write(&Reading {
+            sensor: 6,
+            value: 8,
+        })
+        .expect("write");
+    p.writer
+        .wait_for_acknowledgments(PATIENCE)
+        .expect("acknowledged");
+    let h6 = handle(6);
+    assert!(p
+        .reader
+        .take_next_sample(&mut value)
+        .expect("take")
+        .is_some_and(|i| i.valid_data && i.instance_state == InstanceState::Alive));
+    p.writer
+        .dispose(&Reading {
+            sensor: 6,
+            value: 0,
+        })
+        .expect("dispose");
+    p.writer
+        .wait_for_acknowledgments(PATIENCE)
+        .expect("acknowledged");
+    let info = p
+        .reader
+        .take_next_sample(&mut value)
+        .expect("take")
+        .expect("the dispose");
+    assert!(!info.valid_data);
+    assert_eq!(info.instance_state, InstanceState::NotAliveDisposed);
+    assert_eq!(info.instance_handle, h6);
+    assert_eq!(value.value, 8, "no value: the caller's left as it was");
+    assert!(p
+        .reader
+        .take_next_sample(&mut value)
+        .expect("take")
+        .is_none());
+    assert!(p.reader.take(10).expect("take").is_empty());
+    assert_eq!(p.reader.decode_errors(), 0);
+}

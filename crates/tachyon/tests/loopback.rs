@@ -223,3 +223,102 @@ fn a_listener_owning_a_writer_of_its_participant_can_be_dropped() {
     })
     .expect("write");
 }
+
+#[derive(DdsType, Debug, Clone, PartialEq)]
+#[dds(name = "test::Counted")]
+struct Counted {
+    seq: u64,
+    text: String,
+}
+
+/// Samples whose data does not decode as the reader's type (here: DATA sent in the name of
+/// the matched writer, carrying a CDR header and one byte where a `Counted` needs at least
+/// twelve) are counted and passed over: `take_next_sample` returns the next sample that
+/// decodes, and a take of every sample returns only those.
+#[test]
+fn samples_that_do_not_decode_are_counted_and_passed_over() {
+    use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
+    use tachyon_transport::PortMapping;
+    use tachyon_wire::{
+        DataSpec, EntityId, Header, MessageBuilder, PayloadKind, ProtocolVersion, SequenceNumber,
+        VendorId,
+    };
+
+    const DOMAIN: u32 = 14;
+    let (a, b) = participants(DOMAIN);
+    let w = a
+        .create_publisher()
+        .expect("publisher")
+        .create_datawriter(
+            &a.create_topic::<Counted>("counted").expect("topic"),
+            DataWriterQos::default().best_effort().keep_all(),
+        )
+        .expect("writer");
+    let r = b
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(
+            &b.create_topic::<Counted>("counted").expect("topic"),
+            DataReaderQos::default().best_effort().keep_all(),
+        )
+        .expect("reader");
+    wait_matched(&w, &r);
+
+    // Sequence numbers 1 and 2 of the writer, before it writes: its own 1 and 2 then come
+    // too late for a best-effort reader, its 3 and on are taken.
+    let writer = w.guid();
+    let mut buf = vec![0u8; 1024];
+    let header = Header {
+        protocol_version: ProtocolVersion::V2_5,
+        vendor_id: VendorId([0x01, 0x99]),
+        guid_prefix: writer.prefix,
+    };
+    let mut mb = MessageBuilder::new(&mut buf, &header).expect("header fits");
+    for sn in [1, 2] {
+        mb.data(&DataSpec {
+            reader_id: EntityId::UNKNOWN,
+            writer_id: writer.entity_id,
+            writer_sn: SequenceNumber(sn),
+            inline_qos: None,
+            kind: PayloadKind::Data,
+            payload: &[0x00, 0x01, 0x00, 0x00, 0x2a],
+        })
+        .expect("DATA fits");
+    }
+    let n = mb.finish();
+    let index = b.participant_index().expect("an indexed participant");
+    let port = PortMapping::default()
+        .user_unicast(DOMAIN, index)
+        .expect("port");
+    let socket = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).expect("socket");
+    socket
+        .send_to(&buf[..n], SocketAddr::from((Ipv4Addr::LOCALHOST, port)))
+        .expect("sent");
+    wait_until("the undecodable samples arrived", || {
+        r.get_status_changes().contains(StatusMask::DATA_AVAILABLE)
+    });
+
+    for seq in 0..5 {
+        w.write(&Counted {
+            seq,
+            text: format!("sample {seq}"),
+        })
+        .expect("write");
+    }
+    let mut value = Counted {
+        seq: 99,
+        text: String::new(),
+    };
+    let mut taken = Vec::new();
+    wait_until("the writer's last three samples", || {
+        while let Some(info) = r.take_next_sample(&mut value).expect("take") {
+            assert!(info.valid_data);
+            taken.push(value.seq);
+        }
+        taken.len() >= 3
+    });
+    assert_eq!(taken, [2, 3, 4]);
+    assert_eq!(value.text, "sample 4");
+    assert_eq!(r.decode_errors(), 2, "both undecodable samples counted");
+    assert!(r.take(10).expect("take").is_empty());
+}
