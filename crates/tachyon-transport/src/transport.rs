@@ -468,6 +468,18 @@ mod tests {
         let udp = Reach::kind(Locator::KIND_UDPV4);
         assert!(!udp.covers(&l));
         assert!(udp.covers(&Locator::udp("127.0.0.1:7400".parse().expect("addr"))));
+        // A whole address is a prefix of itself; a longer "prefix" covers nothing.
+        let whole = Reach {
+            kind: Locator::KIND_TACHYON_MEM,
+            address_prefix: l.address.to_vec(),
+            multicast: false,
+        };
+        assert!(whole.covers(&l));
+        let longer = Reach {
+            address_prefix: [&l.address[..], &[0]].concat(),
+            ..whole
+        };
+        assert!(!longer.covers(&l));
     }
 
     #[test]

@@ -33,9 +33,18 @@ impl Reach {
     /// Whether `locator` is reachable by this rule.
     pub fn covers(&self, locator: &Locator) -> bool {
         locator.kind == self.kind
-            && (locator.address.starts_with(&self.address_prefix)
+            && (has_prefix(&locator.address, &self.address_prefix)
                 || (self.multicast && locator.is_ipv4_multicast()))
     }
+}
+
+/// Whether `address` starts with `prefix`, compared byte by byte. Not `starts_with`: that
+/// calls `memcmp`, whose AVX-512 form loads the prefix with a masked load even when it is
+/// empty, and an empty `Vec`'s dangling pointer makes that load a microcode assist: about
+/// 1 % of a 32 B round trip's time in each process, measured with `perf record` (every UDP
+/// datagram sent asks which transport reaches its destination).
+fn has_prefix(address: &[u8; 16], prefix: &[u8]) -> bool {
+    prefix.len() <= address.len() && address.iter().zip(prefix).all(|(a, p)| a == p)
 }
 
 /// Where an endpoint can be reached: kind, port and a 16-byte address.
