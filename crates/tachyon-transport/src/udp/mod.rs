@@ -53,7 +53,6 @@ use setup::{
     allocate_index, bound_port, configure_unicast, open_critical, open_multicast, use_multicast,
 };
 use socket::{apply_priority, Sock};
-use socket2::SockAddr;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
@@ -395,7 +394,7 @@ impl UdpTransport {
         if connect {
             let sent = self.connected.send_with(from, addr, |sock| {
                 apply_priority(sock, prio);
-                retrying(|| sock.socket.send_with_flags(data, libc::MSG_DONTWAIT))
+                retrying(|| sys::send(sock.socket.as_raw_fd(), data, libc::MSG_DONTWAIT))
             });
             match sent {
                 None => {}
@@ -408,11 +407,8 @@ impl UdpTransport {
         }
         let sock = self.sock(from)?;
         apply_priority(sock, prio);
-        let to = SockAddr::from(addr);
-        let sent = retrying(|| {
-            sock.socket
-                .send_to_with_flags(data, &to, libc::MSG_DONTWAIT)
-        });
+        let fd = sock.socket.as_raw_fd();
+        let sent = retrying(|| sys::send_to(fd, data, libc::MSG_DONTWAIT, addr));
         self.count_sent(data, sent)
     }
 
