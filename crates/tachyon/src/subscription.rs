@@ -985,12 +985,13 @@ impl<T: Readable> DataReader<T> {
         let collected = (|| {
             let mut st = sh.lock_for(self.inner.id);
             if take {
-                let now = sh.now();
-                st.take(now, self.inner.id, query, raw)?;
+                // The clock is read only if the take depends on the time (lifespans, a full
+                // cache reopened: `Participant::take_timed`).
+                st.take(|| sh.now(), self.inner.id, query, raw)?;
                 // Taking may reopen a full cache: acknowledgements become due. Usually it
                 // leaves nothing to send and no event, and the flush is skipped.
                 if st.participant.has_output() {
-                    st.flush(sh, now);
+                    st.flush(sh, sh.now());
                 }
             } else {
                 st.read(self.inner.id, query, raw)?;

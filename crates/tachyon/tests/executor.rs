@@ -413,3 +413,48 @@ fn watching_receive_threads_deliver_and_close() {
     drop((w, r, back_w, back_r));
     close_promptly(a, b, "watching");
 }
+
+/// With no thread of the runtime to run the reader's timers (single-thread mode, `run_once`
+/// never called after the match), a sample whose writer's lifespan ended is expired by the
+/// take itself: a take reads the clock when the reader holds samples with a lifespan.
+#[test]
+fn a_take_expires_samples_whose_lifespan_ended() {
+    tachyon_transport::testing::require_isolated_network();
+    let p = DomainParticipant::with_settings(48, &single()).expect("participant");
+    let t = p.create_topic::<Counter>("lifespan").expect("topic");
+    let w = p
+        .create_publisher()
+        .expect("publisher")
+        .create_datawriter(
+            &t,
+            DataWriterQos::default()
+                .reliable()
+                .keep_all()
+                .lifespan(Duration::from_millis(50)),
+        )
+        .expect("writer");
+    let r = p
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(&t, DataReaderQos::default().reliable().keep_all())
+        .expect("reader");
+    let end = Instant::now() + PATIENCE;
+    while w.matched_subscriptions().is_empty() || r.matched_publications().is_empty() {
+        assert!(Instant::now() < end, "timed out matching");
+        p.run_once(Duration::from_millis(1)).expect("run");
+    }
+    for seq in 0..2 {
+        w.write(&Counter { id: 1, seq }).expect("write");
+    }
+    std::thread::sleep(Duration::from_millis(120));
+    assert!(r.take(10).expect("take").is_empty(), "expired at the take");
+    let mut value = Counter { id: 0, seq: 99 };
+    assert!(r.take_next_sample(&mut value).expect("take").is_none());
+    w.write(&Counter { id: 1, seq: 2 }).expect("write");
+    let info = r
+        .take_next_sample(&mut value)
+        .expect("take")
+        .expect("within its lifespan");
+    assert!(info.valid_data);
+    assert_eq!(value.seq, 2);
+}

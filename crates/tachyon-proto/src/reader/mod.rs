@@ -736,13 +736,18 @@ impl Reader {
 
     pub(crate) fn take(
         &mut self,
-        now: Instant,
+        clock: impl FnOnce() -> Instant,
         query: &Query,
         out: &mut Vec<Sample>,
     ) -> Result<usize, ReadError> {
-        self.history.expire(now);
+        // The time matters only to expire samples by their lifespan and to resume what a
+        // full cache held back.
+        let now = (self.history.next_expiry().is_some() || self.blocked).then(clock);
+        if let Some(now) = now {
+            self.history.expire(now);
+        }
         let n = self.history.take(query, out)?;
-        if self.blocked && n > 0 {
+        if let (true, true, Some(now)) = (self.blocked, n > 0, now) {
             self.blocked = false;
             for i in 0..self.proxies.len() {
                 self.drain(now, i);

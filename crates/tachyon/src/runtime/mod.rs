@@ -1414,14 +1414,14 @@ impl State {
     /// Takes what `query` selects from reader `id` into `out`.
     pub(crate) fn take(
         &mut self,
-        now: Instant,
+        clock: impl FnOnce() -> Instant,
         id: EntityId,
         query: &Query,
         out: &mut Vec<Sample>,
     ) -> Result<usize, Error> {
         match self.builtin.history_mut(id) {
             Some(h) => Ok(h.take(query, out).map_err(tachyon_proto::Error::Read)?),
-            None => Ok(self.participant.take(now, id, query, out)?),
+            None => Ok(self.participant.take_timed(clock, id, query, out)?),
         }
     }
 
