@@ -522,11 +522,18 @@ impl ShmTransport {
             self.reader_gone(tx, c);
             return false;
         }
-        if tx.reclaim(&self.own, c) == Reclaim::Corrupt {
+        let ring = self.own.layout.p.ring;
+        // The reader's head is a word it writes at every datagram it takes: reading it is a
+        // cache miss on another core's line. It is read (and what the reader released freed)
+        // only once the ring looks half full from here; a pool that runs dry sweeps every
+        // channel (`sweep_channels`) and the periodic sweep finds the rest.
+        let half_full = tx.channels[c as usize]
+            .as_ref()
+            .is_some_and(|ch| ch.tail.wrapping_sub(ch.head) >= (ring / 2).max(1));
+        if half_full && tx.reclaim(&self.own, c) == Reclaim::Corrupt {
             self.corrupt_reader(tx, c);
             return false;
         }
-        let ring = self.own.layout.p.ring;
         let full = tx.channels[c as usize]
             .as_ref()
             .is_some_and(|ch| ch.tail.wrapping_sub(ch.head) >= ring);

@@ -382,11 +382,14 @@ fn a_hostile_reader_loses_its_channel_not_the_writers_slots() {
         .expect("head")
         .store(1_000_000, Ordering::Release);
     let free = lock(&w.tx).free_small.len();
-    send(&w, &[&bad, &good], USER_PORT, b"y");
+    // The writer reads a reader's head when that reader's ring looks half full, when its
+    // slots run out, and at its periodic sweep (`IDLE_CHECK`): here the sweep, at once.
+    w.sweep_channels(&mut lock(&w.tx));
     assert!(w.stats().malformed >= 1);
     assert!(!lock(&w.tx)
         .by_dest
         .contains_key(&(bad.own.token, USER_PORT)));
+    send(&w, &[&good], USER_PORT, b"y");
     assert_eq!(receive_all(&good, USER_PORT)[0].1, b"y");
     w.sweep_channels(&mut lock(&w.tx));
     assert_eq!(
@@ -394,6 +397,54 @@ fn a_hostile_reader_loses_its_channel_not_the_writers_slots() {
         free + 1,
         "no slot leaked or freed twice"
     );
+}
+
+/// Without a sweep, the writer reads a reader's head once the ring looks half full: a head
+/// scribbled there is found by the send that gets that far, and slots a reader released
+/// come back to the writer's pool as it sends.
+#[test]
+fn a_readers_head_is_read_once_its_ring_looks_half_full() {
+    let dir = Dir::new();
+    let (w, bad, good) = (open(&dir), open(&dir), open(&dir));
+    let free = lock(&w.tx).free_small.len();
+    // Ring of 8: the first four leave the heads unread.
+    for i in 0..4u8 {
+        send(&w, &[&good], USER_PORT, &[i]);
+        assert_eq!(receive_all(&good, USER_PORT).len(), 1);
+    }
+    assert_eq!(
+        lock(&w.tx).free_small.len(),
+        free - 4,
+        "held until the head is read"
+    );
+    send(&w, &[&good], USER_PORT, b"4");
+    assert_eq!(receive_all(&good, USER_PORT).len(), 1);
+    assert_eq!(
+        lock(&w.tx).free_small.len(),
+        free - 1,
+        "the four released, the fifth held"
+    );
+
+    send(&w, &[&bad], USER_PORT, b"x");
+    let c = *lock(&w.tx)
+        .by_dest
+        .get(&(bad.own.token, USER_PORT))
+        .expect("channel");
+    let scribbler = map::Mapping::open(w.segment_path()).expect("map");
+    let head = w.own.layout.channel(c).expect("channel") + channel::HEAD;
+    scribbler
+        .u32_at(head)
+        .expect("head")
+        .store(1_000_000, Ordering::Release);
+    for _ in 0..3 {
+        send(&w, &[&bad], USER_PORT, b"y");
+        assert_eq!(w.stats().malformed, 0, "the head not read yet");
+    }
+    send(&w, &[&bad], USER_PORT, b"z");
+    assert_eq!(w.stats().malformed, 1, "read at half full, and refused");
+    assert!(!lock(&w.tx)
+        .by_dest
+        .contains_key(&(bad.own.token, USER_PORT)));
 }
 
 #[test]
