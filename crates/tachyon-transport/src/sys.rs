@@ -302,20 +302,7 @@ pub(crate) fn sendmmsg(fd: RawFd, data: &[u8], dests: &[SocketAddrV4]) -> io::Re
 
 /// One datagram of `data` on the connected socket `fd` (`send`), with `flags`.
 pub(crate) fn send(fd: RawFd, data: &[u8], flags: libc::c_int) -> io::Result<usize> {
-    // SAFETY: `data` is live and readable for its whole length for the whole call; the
-    // kernel only reads it. No address is passed (the socket's peer is the destination).
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_sendto,
-            libc::c_long::from(fd),
-            data.as_ptr(),
-            data.len(),
-            libc::c_long::from(flags),
-            ptr::null::<libc::sockaddr>(),
-            0 as libc::c_long,
-        )
-    };
-    raw_result(rc)
+    sendto_raw(fd, data, flags, None)
 }
 
 /// One datagram of `data` from socket `fd` to `to` (`sendto`), with `flags`.
@@ -330,8 +317,22 @@ pub(crate) fn send_to(
     addr.sin_family = libc::AF_INET as libc::sa_family_t;
     addr.sin_port = to.port().to_be();
     addr.sin_addr.s_addr = u32::from(*to.ip()).to_be();
-    // SAFETY: `data` is live and readable for its whole length, `addr` a live `sockaddr_in`
-    // of the size passed; the kernel only reads both, during the call.
+    sendto_raw(fd, data, flags, Some(&addr))
+}
+
+/// `sendto(fd, data, flags, to)` as a raw system call; no address on a connected socket.
+fn sendto_raw(
+    fd: RawFd,
+    data: &[u8],
+    flags: libc::c_int,
+    to: Option<&libc::sockaddr_in>,
+) -> io::Result<usize> {
+    let (addr, len) = match to {
+        Some(a) => (ptr::from_ref(a), mem::size_of::<libc::sockaddr_in>()),
+        None => (ptr::null(), 0),
+    };
+    // SAFETY: `data` is live and readable for its whole length, `addr` null or a live
+    // `sockaddr_in` of the size passed; the kernel only reads both, during the call.
     let rc = unsafe {
         libc::syscall(
             libc::SYS_sendto,
@@ -339,8 +340,8 @@ pub(crate) fn send_to(
             data.as_ptr(),
             data.len(),
             libc::c_long::from(flags),
-            ptr::addr_of!(addr),
-            mem::size_of::<libc::sockaddr_in>() as libc::c_long,
+            addr,
+            len as libc::c_long,
         )
     };
     raw_result(rc)

@@ -364,23 +364,29 @@ fn a_hostile_writer_cannot_crash_or_hang_its_reader() {
     assert_eq!(got, vec![b"still here".to_vec()]);
 }
 
-#[test]
-fn a_hostile_reader_loses_its_channel_not_the_writers_slots() {
-    let dir = Dir::new();
-    let (w, bad, good) = (open(&dir), open(&dir), open(&dir));
-    send(&w, &[&bad, &good], USER_PORT, b"x");
-    assert_eq!(receive_all(&good, USER_PORT).len(), 1);
+/// What a hostile `reader` can do: write into `w`'s segment, on its channel, a head it was
+/// never given.
+fn scribble_head(w: &ShmTransport, reader: &ShmTransport) {
     let c = *lock(&w.tx)
         .by_dest
-        .get(&(bad.own.token, USER_PORT))
+        .get(&(reader.own.token, USER_PORT))
         .expect("channel");
-    // The reader writes a head it was never given.
     let scribbler = map::Mapping::open(w.segment_path()).expect("map");
     let head = w.own.layout.channel(c).expect("channel") + channel::HEAD;
     scribbler
         .u32_at(head)
         .expect("head")
         .store(1_000_000, Ordering::Release);
+}
+
+#[test]
+fn a_hostile_reader_loses_its_channel_not_the_writers_slots() {
+    let dir = Dir::new();
+    let (w, bad, good) = (open(&dir), open(&dir), open(&dir));
+    send(&w, &[&bad, &good], USER_PORT, b"x");
+    assert_eq!(receive_all(&good, USER_PORT).len(), 1);
+    // The reader writes a head it was never given.
+    scribble_head(&w, &bad);
     let free = lock(&w.tx).free_small.len();
     // The writer reads a reader's head when that reader's ring looks half full, when its
     // slots run out, and at its periodic sweep (`IDLE_CHECK`): here the sweep, at once.
@@ -426,16 +432,7 @@ fn a_readers_head_is_read_once_its_ring_looks_half_full() {
     );
 
     send(&w, &[&bad], USER_PORT, b"x");
-    let c = *lock(&w.tx)
-        .by_dest
-        .get(&(bad.own.token, USER_PORT))
-        .expect("channel");
-    let scribbler = map::Mapping::open(w.segment_path()).expect("map");
-    let head = w.own.layout.channel(c).expect("channel") + channel::HEAD;
-    scribbler
-        .u32_at(head)
-        .expect("head")
-        .store(1_000_000, Ordering::Release);
+    scribble_head(&w, &bad);
     for _ in 0..3 {
         send(&w, &[&bad], USER_PORT, b"y");
         assert_eq!(w.stats().malformed, 0, "the head not read yet");
