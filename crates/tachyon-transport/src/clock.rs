@@ -5,6 +5,7 @@
 //! the runtime reads the clock a few times per sample (callgrind, `docs/hot-path.md`). These
 //! give the clocks as nanoseconds, to subtract as integers.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -26,6 +27,62 @@ pub fn realtime_nanos() -> u64 {
         let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
         since.map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
     })
+}
+
+/// The wall clock, derived from a reading of the monotonic clock: one clock read where a
+/// write needs both (the protocol's timers run on the monotonic clock; a sample's source
+/// timestamp is the wall clock's).
+///
+/// Linux keeps `CLOCK_REALTIME` as `CLOCK_MONOTONIC` plus an offset that only a step of the
+/// wall clock changes (`settimeofday`, `clock_settime`, a leap second): NTP's slewing
+/// adjusts both clocks' rate alike. The offset is read again once [`WallClock::REFRESH`] has
+/// passed, so a step is followed within that time.
+#[derive(Debug)]
+pub struct WallClock {
+    /// `CLOCK_REALTIME - CLOCK_MONOTONIC`, in nanoseconds (wrapping).
+    offset: AtomicU64,
+    /// The monotonic clock when the offset was read.
+    read_at: AtomicU64,
+}
+
+impl WallClock {
+    /// How long an offset is used before it is read again.
+    pub const REFRESH: u64 = 10_000_000;
+
+    /// A wall clock, its offset read now.
+    pub fn new() -> WallClock {
+        let (offset, at) = Self::read_offset();
+        WallClock {
+            offset: AtomicU64::new(offset),
+            read_at: AtomicU64::new(at),
+        }
+    }
+
+    /// `CLOCK_REALTIME` nanoseconds at the moment `CLOCK_MONOTONIC` read `monotonic`.
+    pub fn at(&self, monotonic: u64) -> u64 {
+        if monotonic.saturating_sub(self.read_at.load(Ordering::Relaxed)) >= Self::REFRESH {
+            let (offset, at) = Self::read_offset();
+            self.offset.store(offset, Ordering::Relaxed);
+            self.read_at.store(at, Ordering::Relaxed);
+        }
+        monotonic.wrapping_add(self.offset.load(Ordering::Relaxed))
+    }
+
+    /// The offset (the wall clock read between two monotonic readings, set against their
+    /// middle), and when it was read.
+    fn read_offset() -> (u64, u64) {
+        let before = monotonic_nanos();
+        let wall = realtime_nanos();
+        let after = monotonic_nanos();
+        let middle = before + after.saturating_sub(before) / 2;
+        (wall.wrapping_sub(middle), after)
+    }
+}
+
+impl Default for WallClock {
+    fn default() -> WallClock {
+        WallClock::new()
+    }
 }
 
 /// Not expected on Linux: a clock that keeps counting from the first call, so that what
@@ -50,6 +107,26 @@ mod tests {
         assert!(d > c, "{c} then {d}");
         // The coarse clock is the monotonic one as of the last tick.
         assert!(d <= b && b - d < 100_000_000, "coarse {d}, precise {b}");
+    }
+
+    #[test]
+    fn the_wall_clock_derived_from_a_monotonic_reading_is_the_realtime_clock() {
+        let clock = WallClock::new();
+        for _ in 0..3 {
+            let before = realtime_nanos();
+            let t = clock.at(monotonic_nanos());
+            let after = realtime_nanos();
+            // Within the readings, give or take the offset's own uncertainty (half the
+            // time between its two monotonic readings: microseconds at most).
+            let slack = 1_000_000;
+            assert!(
+                before - slack <= t && t <= after + slack,
+                "{before} <= {t} <= {after}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(12));
+        }
+        // Past REFRESH, the offset was read again.
+        assert!(clock.read_at.load(Ordering::Relaxed) > monotonic_nanos() - 20_000_000);
     }
 
     #[test]

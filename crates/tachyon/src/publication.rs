@@ -372,15 +372,16 @@ struct WriterInner<T> {
 impl<T: Writable> DataWriter<T> {
     /// Writes a sample, timestamped now.
     pub fn write(&self, sample: &T) -> Result<(), Error> {
-        self.write_at(sample, wire_now())
+        self.write_at(sample, None)
     }
 
     /// Writes a sample with a given source timestamp.
     pub fn write_w_timestamp(&self, sample: &T, timestamp: SystemTime) -> Result<(), Error> {
-        self.write_at(sample, wire_time(timestamp))
+        self.write_at(sample, Some(wire_time(timestamp)))
     }
 
-    fn write_at(&self, sample: &T, timestamp: Time) -> Result<(), Error> {
+    /// Writes `sample`, with `timestamp` or (`None`) the time it is handed to the protocol.
+    fn write_at(&self, sample: &T, timestamp: Option<Time>) -> Result<(), Error> {
         let ty = self.inner.dynamic.as_ref();
         let key = sample.instance(ty)?;
         // The size is computed either way: it checks the sample as serializing it would.
@@ -400,8 +401,8 @@ impl<T: Writable> DataWriter<T> {
                 buf.freeze()
             }
         };
-        let req = WriteRequest::data(key, timestamp, payload);
-        self.submit(req)
+        let req = WriteRequest::data(key, timestamp.unwrap_or_default(), payload);
+        self.submit(req, timestamp.is_none())
     }
 
     /// Sends at once what write batching holds back (`DataWriterQos::batch`); nothing to do
@@ -679,10 +680,10 @@ impl<T: Writable> DataWriter<T> {
         let req = WriteRequest {
             kind,
             instance: key,
-            source_timestamp: wire_now(),
+            source_timestamp: Time::default(),
             payload: buf.into(),
         };
-        self.submit(req)
+        self.submit(req, true)
     }
 
     /// Whether a dispose or unregister should carry the key hash only, without the serialized
@@ -696,8 +697,11 @@ impl<T: Writable> DataWriter<T> {
     }
 
     /// Hands a change to the protocol, waiting up to `max_blocking_time` while a reliable
-    /// KEEP_ALL history is full, and sends it from this thread.
-    fn submit(&self, req: WriteRequest) -> Result<(), Error> {
+    /// KEEP_ALL history is full, and sends it from this thread. With `stamp_now`, its
+    /// source timestamp is the wall clock when the protocol takes it: read under the
+    /// writer's lock, so timestamps follow the order of the writes, and derived from the
+    /// protocol's own clock reading (one clock read per write, `Shared::wall_time`).
+    fn submit(&self, mut req: WriteRequest, stamp_now: bool) -> Result<(), Error> {
         let sh = &self.inner.runtime.shared;
         // When blocking gives up: from the first time the writer would block (a write that
         // does not block reads no clock for it).
@@ -708,6 +712,9 @@ impl<T: Writable> DataWriter<T> {
                 return Err(Error::AlreadyDeleted);
             }
             let now = sh.now();
+            if stamp_now {
+                req.source_timestamp = sh.wall_time(now);
+            }
             match st.participant.write(now, self.inner.id, req.clone()) {
                 Ok(_) => {
                     st.transmit(sh, now);
@@ -807,7 +814,10 @@ impl<T: Loanable> DataWriter<T> {
                 buf.freeze()
             }
         };
-        self.submit(WriteRequest::data(key, wire_time(timestamp), payload))
+        self.submit(
+            WriteRequest::data(key, wire_time(timestamp), payload),
+            false,
+        )
     }
 }
 
@@ -913,7 +923,11 @@ pub(crate) fn wire_time(t: SystemTime) -> Time {
 /// The wall clock now as an RTPS timestamp ([`wire_time`] of `SystemTime::now()`, read as
 /// integer nanoseconds: half the instructions).
 pub(crate) fn wire_now() -> Time {
-    let n = tachyon_transport::clock::realtime_nanos();
+    wire_nanos(tachyon_transport::clock::realtime_nanos())
+}
+
+/// Nanoseconds since the Unix epoch as an RTPS timestamp.
+pub(crate) fn wire_nanos(n: u64) -> Time {
     time_of(n / 1_000_000_000, n % 1_000_000_000)
 }
 

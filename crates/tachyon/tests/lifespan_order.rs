@@ -1,6 +1,7 @@
 //! LIFESPAN on the reader side and DESTINATION_ORDER, between participants of one process
 //! over real UDP on loopback (inside the isolated network namespace `scripts/test.sh`
 //! provides): a sample nobody took leaves the reader's cache when its writer's lifespan ends;
+//! a write is timestamped with the wall clock when the protocol takes it, in write order;
 //! a BY_SOURCE_TIMESTAMP reader drops a change older than what the instance already took,
 //! a BY_RECEPTION_TIMESTAMP reader keeps everything.
 
@@ -135,4 +136,73 @@ fn by_source_timestamp_drops_older_changes_by_reception_keeps_them() {
         [2, 3],
         "the older change of instance 1 was dropped"
     );
+}
+
+/// An RTPS timestamp in nanoseconds since 1970.
+fn nanos_of(t: tachyon_wire::Time) -> u128 {
+    u128::from(t.seconds.unsigned_abs()) * 1_000_000_000 + u128::from(t.nanos())
+}
+
+fn wall_nanos() -> u128 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_nanos()
+}
+
+#[test]
+fn a_write_is_timestamped_with_the_wall_clock_in_the_order_of_the_writes() {
+    tachyon_transport::testing::require_isolated_network();
+    let p = DomainParticipant::new(58).expect("participant");
+    let t = p
+        .create_topic::<Stamped>("source_timestamps")
+        .expect("topic");
+    let qos = DataWriterQos::default().reliable().keep_all();
+    let w = p
+        .create_publisher()
+        .expect("publisher")
+        .create_datawriter(&t, qos)
+        .expect("writer");
+    let r = p
+        .create_subscriber()
+        .expect("subscriber")
+        .create_datareader(&t, DataReaderQos::default().reliable().keep_all())
+        .expect("reader");
+    wait_matched(&w, &r);
+    let mut windows = Vec::new();
+    for value in 0..20 {
+        let before = wall_nanos();
+        w.write(&Stamped { id: 1, value }).expect("write");
+        windows.push((before, wall_nanos()));
+        // Past the wall clock's refresh (10 ms) now and then.
+        if value % 7 == 6 {
+            std::thread::sleep(Duration::from_millis(11));
+        }
+    }
+    // A dispose too (of an instance without samples: it comes as a sample of its own).
+    let before = wall_nanos();
+    w.dispose(&Stamped { id: 2, value: 0 }).expect("dispose");
+    windows.push((before, wall_nanos()));
+    let mut got = Vec::new();
+    wait_until("every change", || {
+        got.extend(r.take(usize::MAX).expect("take"));
+        got.len() == windows.len()
+    });
+    // In the order written: instance 1's samples, then the dispose.
+    got.sort_by_key(|s| s.data.as_ref().map_or(u32::MAX, |d| d.value));
+    assert!(got[20].data.is_none(), "the dispose");
+    let stamps: Vec<u128> = got
+        .iter()
+        .map(|s| nanos_of(s.info.source_timestamp))
+        .collect();
+    // Within the write call, give or take the derived clock's uncertainty (microseconds)
+    // and the wire's resolution.
+    let slack = 1_000_000;
+    for (i, (&stamp, &(before, after))) in stamps.iter().zip(&windows).enumerate() {
+        assert!(
+            before - slack <= stamp && stamp <= after + slack,
+            "change {i}: {before} <= {stamp} <= {after}"
+        );
+    }
+    assert!(stamps.windows(2).all(|p| p[0] <= p[1]), "{stamps:?}");
 }

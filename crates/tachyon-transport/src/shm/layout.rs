@@ -7,17 +7,22 @@
 //! 0      header      magic "TACHSHM1", version, state, token, sizes (below)
 //! 256    doorbells   one per port, 64 bytes each: futex word `seq`, `waiters` flags
 //! 512    incoming    `incoming` u64 words: tokens of segments that hold channels for us
-//! ...    channels    `channels` × (reader token, port, epoch | tail | head | ring of slot indices)
-//! ...    slots       `small_count` × (64 + small_size), then `large_count` × (64 + large_size)
+//! ...    channels    `channels` × (reader token, port, epoch | head | ring of entries)
+//! ...    slots       `small_count` × small_size, then `large_count` × large_size
 //! ```
 //!
-//! Every region starts on a 64-byte line; a channel's `tail` (written by the segment's owner)
-//! and `head` (written by its reader) have lines of their own.
+//! Every region starts on a 64-byte line; a channel's `head` (written by its reader) has a
+//! line of its own. A ring entry (16 bytes) is a stamp, a slot number and a length: the
+//! owner writes the slot and the length, then the stamp (the entry's ring index plus one,
+//! with release ordering); a reader waiting for ring index `i` watches entry `i`'s stamp
+//! and finds in the same line what it needs to read the datagram. No shared `tail` and no
+//! length word in the slot: a datagram's way from writer to reader crosses the entry's line
+//! and the datagram's lines, and nothing before them (`docs/hot-path.md`).
 
 /// "TACHSHM1".
 pub(crate) const MAGIC: u64 = u64::from_be_bytes(*b"TACHSHM1");
 /// The layout's version; a segment of another version is not used.
-pub(crate) const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 2;
 
 /// Header offsets.
 pub(crate) mod header {
@@ -63,15 +68,27 @@ pub(crate) mod channel {
     pub(crate) const PORT: usize = 8;
     /// Bumped each time the owner sets the channel up anew (the reader re-reads `head`).
     pub(crate) const EPOCH: usize = 12;
-    pub(crate) const TAIL: usize = 64;
-    pub(crate) const HEAD: usize = 128;
-    pub(crate) const RING: usize = 192;
+    pub(crate) const HEAD: usize = 64;
+    pub(crate) const RING: usize = 128;
 }
 
-/// A slot's header: the datagram's length.
-pub(crate) const SLOT_LEN: usize = 0;
-/// Where a slot's datagram starts.
-pub(crate) const SLOT_DATA: usize = LINE;
+/// Ring entry offsets, from the entry's start.
+pub(crate) mod entry {
+    /// Ring index + 1 (wrapping) once the entry holds that index's datagram; 0 when the
+    /// channel was set up and the entry not written since.
+    pub(crate) const STAMP: usize = 0;
+    /// The slot holding the datagram.
+    pub(crate) const SLOT: usize = 4;
+    /// The datagram's length.
+    pub(crate) const LEN: usize = 8;
+    /// An entry's size.
+    pub(crate) const SIZE: usize = 16;
+}
+
+/// The stamp of ring index `i`'s entry once written.
+pub(crate) fn stamp(i: u32) -> u32 {
+    i.wrapping_add(1)
+}
 
 /// Limits a segment's numbers must respect.
 pub(crate) mod limits {
@@ -152,17 +169,17 @@ impl Layout {
         let n = |v: u32| v as usize;
         let overflow = || "segment size overflows".to_string();
         let channels_at = up(INCOMING + n(p.incoming) * 8).ok_or_else(overflow)?;
-        let channel_stride = up(channel::RING + n(p.ring) * 4).ok_or_else(overflow)?;
+        let channel_stride = up(channel::RING + n(p.ring) * entry::SIZE).ok_or_else(overflow)?;
         let small_at = n(p.channels)
             .checked_mul(channel_stride)
             .and_then(|c| c.checked_add(channels_at))
             .ok_or_else(overflow)?;
-        let small_stride = up(SLOT_DATA + n(p.small_size)).ok_or_else(overflow)?;
+        let small_stride = up(n(p.small_size)).ok_or_else(overflow)?;
         let large_at = n(p.small_count)
             .checked_mul(small_stride)
             .and_then(|c| c.checked_add(small_at))
             .ok_or_else(overflow)?;
-        let large_stride = up(SLOT_DATA + n(p.large_size)).ok_or_else(overflow)?;
+        let large_stride = up(n(p.large_size)).ok_or_else(overflow)?;
         let total = n(p.large_count)
             .checked_mul(large_stride)
             .and_then(|c| c.checked_add(large_at))
@@ -201,7 +218,7 @@ impl Layout {
     /// Offset of entry `i` (any number: taken modulo the ring) of the ring of the channel at
     /// `channel`.
     pub(crate) fn ring_entry(&self, channel: usize, i: u32) -> usize {
-        channel + channel::RING + (i & (self.p.ring - 1)) as usize * 4
+        channel + channel::RING + (i & (self.p.ring - 1)) as usize * entry::SIZE
     }
 
     /// How many slots there are.
@@ -253,11 +270,11 @@ mod tests {
     fn regions_do_not_overlap_and_fill_the_segment() {
         let l = Layout::new(params()).expect("layout");
         let last_channel = l.channel(3).expect("channel 3");
-        assert!(l.ring_entry(last_channel, 15) + 4 <= l.slot(0).expect("slot").0);
+        assert!(l.ring_entry(last_channel, 15) + entry::SIZE <= l.slot(0).expect("slot").0);
         assert!(l.incoming(7).expect("entry") + 8 <= l.channel(0).expect("channel"));
         let (last, cap) = l.slot(9).expect("last slot");
         assert_eq!(cap, 65_536);
-        assert_eq!(last + SLOT_DATA + cap, l.total);
+        assert_eq!(last + cap, l.total);
         assert!(l.slot(10).is_none());
         assert!(l.channel(4).is_none());
         assert!(l.incoming(8).is_none());
@@ -266,7 +283,12 @@ mod tests {
             l.ring_entry(last_channel, 0)
         );
         for c in 0..4 {
-            assert_eq!(l.channel(c).expect("channel") % LINE, 0);
+            let at = l.channel(c).expect("channel");
+            assert_eq!(at % LINE, 0);
+            // An entry never straddles two lines.
+            for i in 0..16 {
+                assert_eq!(l.ring_entry(at, i) % entry::SIZE, 0);
+            }
         }
     }
 

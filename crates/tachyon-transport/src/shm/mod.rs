@@ -11,8 +11,8 @@
 //! - **slots**, small (2 KiB) and large (one datagram of the largest size), which the owner
 //!   writes datagrams into: a datagram to several readers of the host is written once;
 //! - **channels**, one per (reader participant, port) the owner sends to: a single-producer
-//!   single-consumer ring of slot numbers, its `tail` written by the owner, its `head` by
-//!   the reader;
+//!   single-consumer ring of entries (a stamp saying which ring index the entry holds, a
+//!   slot number and a length), written by the owner, and a `head` written by the reader;
 //! - **doorbells**, one per port of the owner as a receiver: a futex word other
 //!   participants bump after publishing, and a flag saying whether a thread sleeps on it;
 //! - an **incoming table**: tokens of the segments that hold channels for the owner, which
@@ -78,7 +78,7 @@ use crate::error::TransportError;
 use crate::queue::lock;
 use crate::stats::{Counters, TransportStats};
 use crate::transport::{Reach, RxSource, Traffic, Transport, TransportLocators, TxBuffer, TxPool};
-use layout::{channel, header, Params, SLOT_DATA, SLOT_LEN, STATE_CLOSED, WAITER_FUTEX};
+use layout::{channel, header, Params, STATE_CLOSED, WAITER_FUTEX};
 use rx::{Rx, RxChannel};
 use segment::{OpenError, Segment};
 use tx::{Reclaim, Tx, TxChannel, LIVENESS_PERIOD};
@@ -402,15 +402,19 @@ impl ShmTransport {
         };
         let c = c as u32;
         let words = |f| self.own.channel_u32(c, f);
-        if let (Some(p), Some(t), Some(h), Some(ep), Some(r)) = (
+        if let (Some(p), Some(h), Some(ep), Some(r)) = (
             words(channel::PORT),
-            words(channel::TAIL),
             words(channel::HEAD),
             words(channel::EPOCH),
             self.own.channel_reader(c),
         ) {
             p.store(port, Ordering::Relaxed);
-            t.store(0, Ordering::Relaxed);
+            // Ring index 0 again: no entry may carry a stamp of this round yet.
+            for i in 0..self.own.layout.p.ring {
+                if let Some(e) = self.own.ring_entry(c, i) {
+                    e.stamp.store(0, Ordering::Relaxed);
+                }
+            }
             h.store(0, Ordering::Relaxed);
             ep.fetch_add(1, Ordering::Relaxed);
             r.store(token, Ordering::Release);
@@ -512,8 +516,9 @@ impl ShmTransport {
         self.close_channel(tx, c);
     }
 
-    /// Publishes slot `slot` on channel `c`; `false` when its ring is full.
-    fn push(&self, tx: &mut Tx, c: u32, slot: u32) -> bool {
+    /// Publishes slot `slot`, holding a datagram of `len` bytes, on channel `c`; `false`
+    /// when its ring is full.
+    fn push(&self, tx: &mut Tx, c: u32, slot: u32, len: u32) -> bool {
         let closed = !tx.channels[c as usize]
             .as_ref()
             .is_some_and(|ch| ch.reader.state() != STATE_CLOSED);
@@ -545,16 +550,15 @@ impl ShmTransport {
         let Some(ch) = tx.channels.get_mut(c as usize).and_then(Option::as_mut) else {
             return false;
         };
-        let (Some(entry), Some(tail)) = (
-            self.own.ring_entry(c, ch.tail),
-            self.own.channel_u32(c, channel::TAIL),
-        ) else {
+        let Some(entry) = self.own.ring_entry(c, ch.tail) else {
             return false;
         };
-        entry.store(slot, Ordering::Relaxed);
+        entry.slot.store(slot, Ordering::Relaxed);
+        entry.len.store(len, Ordering::Relaxed);
+        // The stamp last: a reader that sees it sees the slot, the length and the datagram.
+        entry.stamp.store(layout::stamp(ch.tail), Ordering::Release);
         ch.entries[(ch.tail & (ring - 1)) as usize] = slot;
         ch.tail = ch.tail.wrapping_add(1);
-        tail.store(ch.tail, Ordering::Release);
         if let Some(r) = tx.refs.get_mut(slot as usize) {
             *r += 1;
         }
@@ -604,11 +608,10 @@ impl ShmTransport {
         if w.state() == STATE_CLOSED {
             return Outcome::Detach;
         }
-        let (Some(reader), Some(on), Some(epoch), Some(tail), Some(head)) = (
+        let (Some(reader), Some(on), Some(epoch), Some(head)) = (
             w.channel_reader(ch.c),
             w.channel_u32(ch.c, channel::PORT),
             w.channel_u32(ch.c, channel::EPOCH),
-            w.channel_u32(ch.c, channel::TAIL),
             w.channel_u32(ch.c, channel::HEAD),
         ) else {
             return Outcome::Detach;
@@ -624,35 +627,39 @@ impl ShmTransport {
             ch.epoch = e;
             ch.head = head.load(Ordering::Acquire);
         }
-        let t = tail.load(Ordering::Acquire);
-        if t.wrapping_sub(ch.head) > w.layout.p.ring {
-            Counters::add(&self.counters.malformed, 1);
-            tracing::debug!(
-                writer = format_args!("{:016x}", w.token),
-                tail = t,
-                head = ch.head,
-                "shm: a writer's tail is more than a ring ahead; skipped to it"
-            );
-            ch.head = t;
-            head.store(t, Ordering::Release);
-            return Outcome::Drained;
-        }
+        let ring = w.layout.p.ring;
         let source = locator(self.prefix, w.token, port);
+        let start = ch.head;
         let mut result = Outcome::Drained;
-        while ch.head != t {
+        // At most a ring per call, whatever a writer keeps stamping meanwhile.
+        for _ in 0..ring {
+            let Some(entry) = w.ring_entry(ch.c, ch.head) else {
+                return Outcome::Detach;
+            };
+            let stamp = entry.stamp.load(Ordering::Acquire);
+            if stamp != layout::stamp(ch.head) {
+                // Not written yet: the stamp of the round before, or none since set-up.
+                if stamp == 0 || stamp == layout::stamp(ch.head.wrapping_sub(ring)) {
+                    break;
+                }
+                Counters::add(&self.counters.malformed, 1);
+                tracing::debug!(
+                    writer = format_args!("{:016x}", w.token),
+                    stamp,
+                    head = ch.head,
+                    "shm: a ring entry's stamp is no ring index of this channel; skipped"
+                );
+                ch.head = ch.head.wrapping_add(1);
+                continue;
+            }
             if batch.is_full() {
                 result = Outcome::More;
                 break;
             }
-            let slot = w
-                .ring_entry(ch.c, ch.head)
-                .map_or(u32::MAX, |s| s.load(Ordering::Relaxed));
-            let record = w.layout.slot(slot).and_then(|(at, cap)| {
-                let len = w.map.u32_at(at + SLOT_LEN)?.load(Ordering::Relaxed) as usize;
-                (len <= cap).then_some((at + SLOT_DATA, len))
-            });
-            match record {
-                Some((at, len)) => {
+            let slot = entry.slot.load(Ordering::Relaxed);
+            let len = entry.len.load(Ordering::Relaxed) as usize;
+            match w.layout.slot(slot).filter(|&(_, cap)| len <= cap) {
+                Some((at, _)) => {
                     batch.push_with(source, len, &self.counters, |dst| w.map.read(at, dst));
                 }
                 None => {
@@ -660,13 +667,16 @@ impl ShmTransport {
                     tracing::debug!(
                         writer = format_args!("{:016x}", w.token),
                         slot,
-                        "shm: a ring entry names no slot, or a slot's length exceeds it; dropped"
+                        len,
+                        "shm: a ring entry names no slot, or a length beyond its slot; dropped"
                     );
                 }
             }
             ch.head = ch.head.wrapping_add(1);
         }
-        head.store(ch.head, Ordering::Release);
+        if ch.head != start {
+            head.store(ch.head, Ordering::Release);
+        }
         result
     }
 
@@ -994,13 +1004,11 @@ impl Transport for ShmTransport {
                     Counters::add(&self.counters.send_drops, 1);
                     continue;
                 };
-                let written = self.own.layout.slot(s).is_some_and(|(at, _)| {
-                    self.own.map.write(at + SLOT_DATA, data)
-                        && self.own.map.u32_at(at + SLOT_LEN).is_some_and(|l| {
-                            l.store(data.len() as u32, Ordering::Relaxed);
-                            true
-                        })
-                });
+                let written = self
+                    .own
+                    .layout
+                    .slot(s)
+                    .is_some_and(|(at, _)| self.own.map.write(at, data));
                 if !written {
                     tx.refs[s as usize] = 1;
                     tx.release(&self.own, s);
@@ -1010,7 +1018,7 @@ impl Transport for ShmTransport {
                 slot = Some(s);
             }
             let Some(s) = slot else { continue };
-            if !self.push(&mut tx, c, s) {
+            if !self.push(&mut tx, c, s, data.len() as u32) {
                 Counters::add(&self.counters.send_drops, 1);
                 continue;
             }

@@ -1,11 +1,11 @@
 //! The receiving side: for each port, the channels other participants' segments hold for
 //! this one, found through our incoming table, and read in turn.
 //!
-//! Everything read from a writer's segment is checked before use: its `tail` may be at most
-//! one ring ahead of where we are, a ring entry must name one of its slots, a slot's length
-//! must fit the slot. A bad record is counted (`malformed`), skipped, and the channel
-//! re-synchronised; nothing from shared memory can make this side index outside the
-//! segment, loop without bound or block.
+//! Everything read from a writer's segment is checked before use: a ring entry's stamp must
+//! be this round's index (new), the round before's or zero (nothing new yet), its slot must
+//! be one of the writer's and its length fit that slot. A bad record is counted
+//! (`malformed`) and skipped; a call reads at most a ring; nothing from shared memory can make
+//! this side index outside the segment, loop without bound or block.
 
 use std::sync::Arc;
 use std::time::Duration;

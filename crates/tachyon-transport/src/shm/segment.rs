@@ -163,16 +163,28 @@ impl Segment {
             .u64_at(self.layout.channel(c)? + layout::channel::READER)
     }
 
-    /// Ring entry `i` of channel `c`.
-    pub(crate) fn ring_entry(&self, c: u32, i: u32) -> Option<&AtomicU32> {
-        let ch = self.layout.channel(c)?;
-        self.map.u32_at(self.layout.ring_entry(ch, i))
+    /// Ring entry `i` of channel `c`: its stamp, slot and length words.
+    pub(crate) fn ring_entry(&self, c: u32, i: u32) -> Option<Entry<'_>> {
+        let at = self.layout.ring_entry(self.layout.channel(c)?, i);
+        Some(Entry {
+            stamp: self.map.u32_at(at + layout::entry::STAMP)?,
+            slot: self.map.u32_at(at + layout::entry::SLOT)?,
+            len: self.map.u32_at(at + layout::entry::LEN)?,
+        })
     }
 
     /// Incoming entry `i`.
     pub(crate) fn incoming(&self, i: u32) -> Option<&AtomicU64> {
         self.map.u64_at(self.layout.incoming(i)?)
     }
+}
+
+/// A ring entry's words ([`layout::entry`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Entry<'a> {
+    pub stamp: &'a AtomicU32,
+    pub slot: &'a AtomicU32,
+    pub len: &'a AtomicU32,
 }
 
 /// Header words are constants below 256 and every segment has at least 256 bytes (checked on

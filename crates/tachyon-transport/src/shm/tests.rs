@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::*;
+use layout::entry;
 
 /// A private directory of `/dev/shm`, deleted with everything in it when dropped.
 pub(super) struct Dir(pub(super) PathBuf);
@@ -324,17 +325,19 @@ fn a_hostile_writer_cannot_crash_or_hang_its_reader() {
     let started = Instant::now();
     for round in 0..2000 {
         let word = |off: usize| scribbler.u32_at(off).expect("word");
+        // The entry the reader looks at next, and another.
+        let head = word(channel0 + channel::HEAD).load(Ordering::Acquire);
+        let entry = |i: u32| l.ring_entry(channel0, i);
         match round % 5 {
-            0 => word(channel0 + channel::TAIL).store(next() as u32, Ordering::Release),
-            1 => {
-                word(l.ring_entry(channel0, next() as u32)).store(next() as u32, Ordering::Release)
+            0 => {
+                // A stamp the reader takes, naming any slot and any length.
+                word(entry(head) + entry::SLOT).store(next() as u32, Ordering::Relaxed);
+                word(entry(head) + entry::LEN).store(next() as u32, Ordering::Relaxed);
+                word(entry(head) + entry::STAMP).store(layout::stamp(head), Ordering::Release);
             }
-            2 => {
-                let (at, _) = l
-                    .slot((next() % u64::from(l.slots())) as u32)
-                    .expect("slot");
-                word(at + SLOT_LEN).store(next() as u32, Ordering::Release);
-            }
+            1 => word(entry(head) + entry::STAMP).store(next() as u32, Ordering::Release),
+            2 => word(entry(next() as u32) + (next() as usize % 3) * 4)
+                .store(next() as u32, Ordering::Release),
             3 => word(channel0 + channel::EPOCH).store(next() as u32, Ordering::Release),
             _ => {
                 let at = (next() as usize % (l.total / 4)) * 4;
@@ -681,4 +684,43 @@ fn another_user_cannot_create_here_nor_attach_to_this_users_segment() {
             .permissions(),
     );
     assert_eq!(mode & 0o777, 0o600, "owner only");
+}
+
+#[test]
+fn an_entry_is_read_once_stamped_and_a_channel_set_up_anew_starts_clean() {
+    let dir = Dir::new();
+    let (w, r) = (open(&dir), open(&dir));
+    for d in [b"one", b"two", b"six"] {
+        send(&w, &[&r], USER_PORT, d);
+    }
+    assert_eq!(receive_all(&r, USER_PORT).len(), 3);
+    let c = *lock(&w.tx)
+        .by_dest
+        .get(&(r.own.token, USER_PORT))
+        .expect("channel");
+    let l = w.own.layout;
+    let scribbler = map::Mapping::open(w.segment_path()).expect("map");
+    let word = |i: u32, field: usize| {
+        scribbler
+            .u32_at(l.ring_entry(l.channel(c).expect("channel"), i) + field)
+            .expect("word")
+    };
+    // Ring index 3 gets entry 0's slot and length, not yet its stamp: nothing to read.
+    word(3, entry::SLOT).store(
+        word(0, entry::SLOT).load(Ordering::Relaxed),
+        Ordering::Relaxed,
+    );
+    word(3, entry::LEN).store(3, Ordering::Relaxed);
+    assert!(receive_all(&r, USER_PORT).is_empty());
+    word(3, entry::STAMP).store(layout::stamp(3), Ordering::Release);
+    assert_eq!(receive_all(&r, USER_PORT).len(), 1, "read once stamped");
+    // Set up anew (ring index 0 again): the stamps of the round before are not read again.
+    w.close_channel(&mut lock(&w.tx), c);
+    send(&w, &[&r], USER_PORT, b"new");
+    let got: Vec<Vec<u8>> = receive_all(&r, USER_PORT)
+        .into_iter()
+        .map(|g| g.1)
+        .collect();
+    assert_eq!(got, vec![b"new".to_vec()]);
+    assert_eq!(r.stats().malformed, 0);
 }

@@ -87,6 +87,8 @@ pub(crate) struct Shared {
     pub(crate) reader_limits: ReaderLimits,
     /// `CLOCK_MONOTONIC` nanoseconds when the runtime started: the protocol clock's zero.
     epoch: u64,
+    /// The wall clock, from a reading of the protocol's clock (`wall_time`).
+    wall: clock::WallClock,
     waker: mio::Waker,
     stop: AtomicBool,
     /// When the driver wakes on its own next (runtime-clock nanoseconds; 0 until it first
@@ -308,6 +310,7 @@ impl Runtime {
             critical_above: threads.critical_priority,
             reader_limits,
             epoch,
+            wall: clock::WallClock::new(),
             waker,
             stop: AtomicBool::new(false),
             driver_wakes_at: AtomicU64::new(0),
@@ -581,6 +584,13 @@ impl Shared {
     /// `Instant::elapsed` costs twice as much, `tachyon_transport::clock`).
     pub(crate) fn now(&self) -> Instant {
         Instant::from_nanos(clock::monotonic_nanos().saturating_sub(self.epoch))
+    }
+
+    /// The wall clock, as an RTPS timestamp, when the protocol's clock read `now`: a
+    /// writer's source timestamp without reading a second clock.
+    pub(crate) fn wall_time(&self, now: Instant) -> tachyon_wire::Time {
+        let monotonic = now.as_nanos().saturating_add(self.epoch);
+        crate::publication::wire_nanos(self.wall.at(monotonic))
     }
 
     /// Locks the state (a panic while holding it cannot leave it inconsistent for us: the
