@@ -31,6 +31,8 @@ struct PingState {
     recorder: LatencyRecorder,
     /// Past the warm-up: round trips are measured.
     measuring: bool,
+    /// A ping was answered by every expected pong: the way there and back works.
+    answered: bool,
     /// Pings written while measuring.
     sent_measured: u64,
     /// No more pings.
@@ -96,9 +98,12 @@ impl<T: PerfSample> Pinger<T> {
                     continue;
                 };
                 st.recorder.record(now.duration_since(at).as_nanos() as u64);
+                // Paced pings do not wait for their answers: any answer shows the way works.
+                st.answered |= !self.back_to_back;
                 if seq == st.seq {
                     st.seen += 1;
                     complete = st.seen >= self.expected;
+                    st.answered |= complete;
                 }
             }
             complete && self.back_to_back && !st.finished
@@ -182,6 +187,7 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>, role: &str) -> Result<Ru
             last_sent: Instant::now(),
             recorder: LatencyRecorder::new(),
             measuring: false,
+            answered: false,
             sent_measured: 0,
             finished: false,
         }),
@@ -226,10 +232,21 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>, role: &str) -> Result<Ru
     let mut next_tick = start + warmup + Duration::from_secs(1);
     let mut measured_from: Option<(Instant, Usage)> = None;
     let mut last_tick = start + warmup;
+    // Measuring starts after the warm-up and once a ping was answered: matching says each
+    // side found the other's endpoints, not that the pong's writer found our reader yet (a
+    // VOLATILE answer written before that reaches nobody). Until then an unanswered ping is
+    // written again after 100 ms, then after twice as long each time (a large sample being
+    // repaired through loss is not replaced by the next one), for up to `--match-timeout`.
+    let mut retry = Duration::from_millis(100);
     pinger.send_next();
     next_send += period.unwrap_or_default();
     loop {
         let now = Instant::now();
+        let answered = pinger
+            .state
+            .lock()
+            .map_err(|_| Failure::poisoned())?
+            .answered;
         // Pace: at a fixed rate, or resend a ping nobody answered (lost).
         match period {
             Some(p) => {
@@ -242,7 +259,7 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>, role: &str) -> Result<Ru
                 let timeout = if measured_from.is_some() {
                     a.lost_after()
                 } else {
-                    Duration::from_millis(100)
+                    retry
                 };
                 let stale = {
                     let st = pinger.state.lock().map_err(|_| Failure::poisoned())?;
@@ -250,17 +267,28 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>, role: &str) -> Result<Ru
                 };
                 if stale {
                     pinger.send_next();
+                    if !answered {
+                        retry = (retry * 2).min(a.lost_after().max(Duration::from_millis(100)));
+                    }
                 }
             }
         }
-        // End of the warm-up, live line, end of the run.
-        if measured_from.is_none() && now >= start + warmup {
+        if !answered && now >= start + warmup + Duration::from_secs_f64(a.match_timeout) {
+            return Err(Failure::NoMatch(format!(
+                "matched, but no ping was answered by {} pong(s) within {} s (--match-timeout)",
+                a.subscribers, a.match_timeout
+            )));
+        }
+        // End of the warm-up (and the first answer), live line, end of the run.
+        if measured_from.is_none() && now >= start + warmup && answered {
             if let Ok(mut st) = pinger.state.lock() {
                 st.recorder.reset();
                 st.measuring = true;
             }
             measured_from = Some((now, Usage::now()));
             bulk_from = bulk.as_ref().map(BulkLoad::mark);
+            last_tick = now;
+            next_tick = now + Duration::from_secs(1);
         }
         let done_count = {
             let st = pinger.state.lock().map_err(|_| Failure::poisoned())?;
@@ -297,6 +325,8 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>, role: &str) -> Result<Ru
         let mut due = next_tick.min(now + look);
         due = due.min(match measured_from {
             Some((from, _)) => from + measure,
+            // Past the warm-up, waiting for a first answer: look again soon.
+            None if now >= start + warmup => now + Duration::from_millis(10),
             None => start + warmup,
         });
         if period.is_some() {
