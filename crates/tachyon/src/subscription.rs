@@ -1092,17 +1092,13 @@ impl<T: Readable> DataReader<T> {
                 Some(v) => Some(v),
                 None => self.take_spare(),
             };
-            let decoded = match self.shared_value(p, value) {
-                Ok(v) => Ok(v),
-                Err((p, value)) => {
-                    let ty = self.inner.dynamic.as_ref();
-                    match value {
-                        Some(mut v) if ty.is_none() => {
-                            v.decode_payload_into(p.as_bytes()).map(|()| v)
-                        }
-                        _ => T::decode_described(ty, p.as_bytes()),
-                    }
-                }
+            let decoded = match value {
+                // Copied from the writer's value, else decoded, into one the caller had.
+                Some(mut v) => self.decode_one(p, &mut v).map(|()| v),
+                None => match self.shared_value(p) {
+                    Ok(v) => Ok(v),
+                    Err(p) => T::decode_described(self.inner.dynamic.as_ref(), p.as_bytes()),
+                },
             };
             match decoded {
                 Ok(v) => {
@@ -1136,35 +1132,25 @@ impl<T: Readable> DataReader<T> {
         }
     }
 
-    /// The writer's value `p` holds, when it is a `T` (`tachyon_cdr::share`): copied into
-    /// `into` when given (reusing what it owns), else moved out when no one else holds it,
-    /// else cloned. Otherwise `p` and `into` back, to decode.
-    #[allow(clippy::type_complexity)]
-    fn shared_value(&self, p: Payload, into: Option<T>) -> Result<T, (Payload, Option<T>)> {
+    /// The writer's value `p` holds, when it is a `T` (`tachyon_cdr::share`), as a new
+    /// value: moved out when no one else holds it, else cloned. Otherwise `p` back, to decode.
+    fn shared_value(&self, p: Payload) -> Result<T, Payload> {
         let Some(sharing) = self.inner.sharing else {
-            return Err((p, into));
+            return Err(p);
         };
         if !p.shared_sample().is_some_and(|v| sharing.holds(v)) {
-            return Err((p, into));
+            return Err(p);
         }
-        let value = match into {
-            // Copied into the caller's value: both it and the payload's (back in its
-            // writer's pool) keep their buffers, so nothing is allocated.
-            Some(mut v) => p
-                .shared_sample()
-                .and_then(|shared| sharing.clone_into(shared, &mut v).then_some(v)),
-            // A new value: the payload's own when nothing else holds it.
-            None => match p.into_shared_sample() {
-                Ok(alone) => sharing.move_out(alone),
-                Err(p) => p.shared_sample().and_then(|s| sharing.clone_out(s)),
-            },
+        let value = match p.into_shared_sample() {
+            Ok(alone) => sharing.move_out(alone),
+            Err(p) => p.shared_sample().and_then(|s| sharing.clone_out(s)),
         };
         if value.is_some() {
             self.inner.shared_taken.fetch_add(1, Ordering::Relaxed);
         }
         // Unreachable: it holds a `T` (checked above), and a `Sharing` is made only by
         // `Sharing::by_clone`, whose functions agree on the type.
-        value.ok_or((Payload::default(), None))
+        value.ok_or_else(Payload::default)
     }
 
     /// Puts `sample` in `slot`, keeping the value `slot` held as a spare.
