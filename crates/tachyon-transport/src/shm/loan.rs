@@ -53,7 +53,7 @@ use crate::queue::lock;
 
 /// "TACHLON1".
 const MAGIC: u64 = u64::from_be_bytes(*b"TACHLON1");
-const VERSION: u32 = 1;
+pub(super) const VERSION: u32 = 1;
 
 mod header {
     pub(super) const MAGIC: usize = 0;

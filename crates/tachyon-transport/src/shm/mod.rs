@@ -1074,7 +1074,9 @@ fn locator(prefix: [u8; 8], token: u64, port: u32) -> Locator {
 
 /// Eight bytes that two participants share exactly when they can open each other's
 /// segments: a hash (FNV-1a) of the boot id, the device and inode of `dir` (another mount of
-/// `/dev/shm`, in another container, differs) and the user, or `group` when one is set.
+/// `/dev/shm`, in another container, differs), the user, or `group` when one is set, and the
+/// versions of the segment and loan-area layouts (two builds of different layouts on one
+/// host reach each other over UDP, not through segments neither could read).
 fn host_prefix(dir: &Path, group: Option<u32>) -> io::Result<[u8; 8]> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::metadata(dir)?;
@@ -1094,13 +1096,19 @@ fn host_prefix(dir: &Path, group: Option<u32>) -> io::Result<[u8; 8]> {
                 .unwrap_or(0)
         ),
     };
+    let place = format!("{}|{}|{}|{who}", boot.trim(), meta.dev(), meta.ino());
+    Ok(prefix_of(&place, [layout::VERSION, loan::VERSION]))
+}
+
+/// The FNV-1a hash of where segments are (`place`) and the versions of their layouts.
+fn prefix_of(place: &str, versions: [u32; 2]) -> [u8; 8] {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let text = format!("{}|{}|{}|{who}", boot.trim(), meta.dev(), meta.ino());
-    for b in text.bytes() {
+    let [segment, loans] = versions;
+    for b in format!("{place}|v{segment}.{loans}").bytes() {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
-    Ok(h.to_be_bytes())
+    h.to_be_bytes()
 }
 
 fn random_token() -> io::Result<u64> {

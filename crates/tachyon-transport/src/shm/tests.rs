@@ -724,3 +724,19 @@ fn an_entry_is_read_once_stamped_and_a_channel_set_up_anew_starts_clean() {
     assert_eq!(got, vec![b"new".to_vec()]);
     assert_eq!(r.stats().malformed, 0);
 }
+
+#[test]
+fn builds_of_another_segment_layout_do_not_reach_each_other_through_segments() {
+    let place = "boot|1|2|u0";
+    let ours = [layout::VERSION, loan::VERSION];
+    assert_eq!(prefix_of(place, ours), prefix_of(place, ours));
+    assert_ne!(
+        prefix_of(place, ours),
+        prefix_of(place, [ours[0] - 1, ours[1]])
+    );
+    assert_ne!(
+        prefix_of(place, ours),
+        prefix_of(place, [ours[0], ours[1] + 1])
+    );
+    assert_ne!(prefix_of(place, ours), prefix_of("boot|1|3|u0", ours));
+}
