@@ -698,10 +698,11 @@ impl<T: Writable> DataWriter<T> {
 
     /// Hands a change to the protocol, waiting up to `max_blocking_time` while a reliable
     /// KEEP_ALL history is full, and sends it from this thread. With `stamp_now`, its
-    /// source timestamp is the wall clock when the protocol takes it: read under the
-    /// writer's lock, so timestamps follow the order of the writes, and derived from the
-    /// protocol's own clock reading (one clock read per write, `Shared::wall_time`).
-    fn submit(&self, mut req: WriteRequest, stamp_now: bool) -> Result<(), Error> {
+    /// source timestamp is the wall clock when the protocol first looks at it (a write that
+    /// then waits keeps it): read under the writer's lock, so timestamps follow the order of
+    /// the writes, and derived from the protocol's own clock reading (one clock read per
+    /// write, `Shared::wall_time`).
+    fn submit(&self, mut req: WriteRequest, mut stamp_now: bool) -> Result<(), Error> {
         let sh = &self.inner.runtime.shared;
         // When blocking gives up: from the first time the writer would block (a write that
         // does not block reads no clock for it).
@@ -714,6 +715,7 @@ impl<T: Writable> DataWriter<T> {
             let now = sh.now();
             if stamp_now {
                 req.source_timestamp = sh.wall_time(now);
+                stamp_now = false;
             }
             match st.participant.write(now, self.inner.id, req.clone()) {
                 Ok(_) => {

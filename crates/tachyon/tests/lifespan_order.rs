@@ -9,7 +9,7 @@ mod common;
 
 use std::time::SystemTime;
 
-use common::{take_at_least, take_data, wait_matched, wait_until, PATIENCE};
+use common::{reliable_pair, take_at_least, take_data, wait_matched, wait_until, PATIENCE};
 use tachyon::prelude::*;
 use tachyon::qos::DestinationOrderKind;
 
@@ -154,20 +154,7 @@ fn wall_nanos() -> u128 {
 fn a_write_is_timestamped_with_the_wall_clock_in_the_order_of_the_writes() {
     tachyon_transport::testing::require_isolated_network();
     let p = DomainParticipant::new(58).expect("participant");
-    let t = p
-        .create_topic::<Stamped>("source_timestamps")
-        .expect("topic");
-    let qos = DataWriterQos::default().reliable().keep_all();
-    let w = p
-        .create_publisher()
-        .expect("publisher")
-        .create_datawriter(&t, qos)
-        .expect("writer");
-    let r = p
-        .create_subscriber()
-        .expect("subscriber")
-        .create_datareader(&t, DataReaderQos::default().reliable().keep_all())
-        .expect("reader");
+    let (w, r) = reliable_pair::<Stamped>(&p, &p, "source_timestamps");
     wait_matched(&w, &r);
     let mut windows = Vec::new();
     for value in 0..20 {

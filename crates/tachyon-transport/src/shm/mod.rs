@@ -416,7 +416,8 @@ impl ShmTransport {
                 }
             }
             h.store(0, Ordering::Relaxed);
-            ep.fetch_add(1, Ordering::Relaxed);
+            // Release: a reader that sees the new epoch sees the cleared stamps and head.
+            ep.fetch_add(1, Ordering::Release);
             r.store(token, Ordering::Release);
         }
         tx.channels[c as usize] = Some(TxChannel {
