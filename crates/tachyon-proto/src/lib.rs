@@ -54,9 +54,10 @@ pub use participant::{
     Error, Participant, ParticipantConfig, ParticipantStats, ReadersSummary, TimerClass,
     TimerDeadlines, MAX_COHERENT_INLINE_QOS,
 };
-pub use reader::ReaderStats;
+pub use reader::{ReaderStats, HOLE_WAIT};
 pub use time::{Duration, Instant};
 pub use transmit::{Destination, Transmit, TxBuf};
 pub use writer::{
-    Transcoder, WriteRequest, WriterStats, ACK_REQUEST_INTERVAL, MAX_UNACKNOWLEDGED_BYTES,
+    Transcoder, WriteRequest, WriterStats, ACK_REQUEST_INTERVAL, HEARTBEAT_PIGGYBACK_INTERVAL,
+    MAX_UNACKNOWLEDGED_BYTES,
 };

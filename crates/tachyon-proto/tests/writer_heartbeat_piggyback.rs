@@ -1,13 +1,14 @@
 //! What a reliable writer sends with new data: to one reader by unicast (a multicast group is
 //! for several), and a piggybacked HEARTBEAT that asks for an acknowledgement (Final flag
 //! clear) only every `ACK_REQUEST_INTERVAL` or when the history is half full, so a steady
-//! stream does not draw one ACKNACK per sample.
+//! stream does not draw one ACKNACK per sample; one that asks for nothing rides along at most
+//! every `HEARTBEAT_PIGGYBACK_INTERVAL`, or when the burst skipped sequence numbers.
 
 use tachyon_cdr::KeyHash;
 use tachyon_proto::history::{Durability, History, Payload, ResourceLimits, WriterHistoryConfig};
 use tachyon_proto::{
     Destination, Duration, Instant, Participant, ParticipantConfig, Reliability, RemoteReader,
-    TxBuf, WriteRequest, WriterConfig, ACK_REQUEST_INTERVAL,
+    TxBuf, WriteRequest, WriterConfig, ACK_REQUEST_INTERVAL, HEARTBEAT_PIGGYBACK_INTERVAL,
 };
 use tachyon_wire::{EntityId, Guid, GuidPrefix, Locator, MessageView, SubmessageView, Time};
 
@@ -49,23 +50,42 @@ fn writer(history: WriterHistoryConfig, readers: &[RemoteReader]) -> (Participan
 /// Writes one sample at `now`; returns where its datagram went and whether the piggybacked
 /// heartbeat asks for an acknowledgement.
 fn write(p: &mut Participant, w: EntityId, now: Instant) -> (Destination, bool) {
-    let req = WriteRequest::data(
-        KeyHash::default(),
-        Time::ZERO,
-        Payload::copy_from_slice(&[0, 1, 0, 0, 7, 7, 7, 7]),
-    );
-    p.write(now, w, req).expect("write");
+    let (d, hb) = write_burst(p, w, now, 1);
+    (d, hb.expect("a heartbeat ends the burst").0)
+}
+
+/// Writes `n` samples at `now`, then sends: where the datagram went and its heartbeat, if
+/// any (whether it asks for an acknowledgement, its first and last sequence numbers).
+fn write_burst(
+    p: &mut Participant,
+    w: EntityId,
+    now: Instant,
+    n: usize,
+) -> (Destination, Option<(bool, i64, i64)>) {
+    for _ in 0..n {
+        let req = WriteRequest::data(
+            KeyHash::default(),
+            Time::ZERO,
+            Payload::copy_from_slice(&[0, 1, 0, 0, 7, 7, 7, 7]),
+        );
+        p.write(now, w, req).expect("write");
+    }
     let mut buf = TxBuf::new(65_536);
     let t = p.poll_transmit(now, &mut buf).expect("the data goes out");
     let m = MessageView::new_checked(buf.datagram(&t)).expect("valid message");
-    let asks = m
-        .submessages()
-        .find_map(|s| match s {
-            Ok(SubmessageView::Heartbeat(h)) => Some(!h.is_final()),
-            _ => None,
-        })
-        .expect("a heartbeat ends the burst");
-    (t.destination, asks)
+    let hb = m.submessages().find_map(|s| match s {
+        Ok(SubmessageView::Heartbeat(h)) => Some((!h.is_final(), h.first_sn().0, h.last_sn().0)),
+        _ => None,
+    });
+    assert!(
+        p.poll_transmit(now, &mut buf).is_none(),
+        "one datagram per burst"
+    );
+    (t.destination, hb)
+}
+
+fn us(n: u64) -> Instant {
+    Instant::ZERO.saturating_add(Duration::from_micros(n))
 }
 
 fn ms(n: u64) -> Instant {
@@ -126,5 +146,46 @@ fn one_reader_gets_unicast_and_several_share_the_multicast_group() {
     assert!(
         matches!(d, Destination::Many(ref l) if l.len() == 2),
         "{d:?}"
+    );
+}
+
+#[test]
+fn a_heartbeat_that_asks_nothing_rides_along_at_most_every_interval() {
+    let keep_last = WriterHistoryConfig {
+        history: History::KeepLast(10),
+        ..WriterHistoryConfig::default()
+    };
+    let (mut p, w) = writer(keep_last, &[reader(2, false)]);
+    assert_eq!(HEARTBEAT_PIGGYBACK_INTERVAL, Duration::from_micros(100));
+    let hb = |p: &mut Participant, t: u64| write_burst(p, w, us(t), 1).1;
+    // The first asks for an acknowledgement (and so carries a heartbeat).
+    assert_eq!(hb(&mut p, 1_000), Some((true, 1, 1)));
+    // A ping-pong's pace: no heartbeat on the samples within 100 µs of the last one.
+    assert_eq!(hb(&mut p, 1_002), None);
+    assert_eq!(hb(&mut p, 1_050), None);
+    assert_eq!(hb(&mut p, 1_099), None);
+    // 100 µs after the last: a final one, announcing everything sent.
+    assert_eq!(hb(&mut p, 1_100), Some((false, 1, 5)));
+    assert_eq!(hb(&mut p, 1_150), None);
+    // Once the acknowledgement interval is over, it asks again, whatever the pace.
+    assert_eq!(hb(&mut p, 6_000), Some((true, 1, 7)));
+    assert_eq!(hb(&mut p, 6_010), None);
+}
+
+#[test]
+fn a_burst_that_skips_numbers_ends_with_a_heartbeat() {
+    // KEEP_LAST 1: the second of two samples written before the send replaces the first,
+    // which is never sent; the heartbeat says it is gone (its first is the second's number).
+    let keep_last = WriterHistoryConfig {
+        history: History::KeepLast(1),
+        ..WriterHistoryConfig::default()
+    };
+    let (mut p, w) = writer(keep_last, &[reader(2, false)]);
+    assert_eq!(write_burst(&mut p, w, us(1_000), 1).1, Some((true, 1, 1)));
+    assert_eq!(write_burst(&mut p, w, us(1_010), 1).1, None);
+    assert_eq!(
+        write_burst(&mut p, w, us(1_020), 2).1,
+        Some((false, 4, 4)),
+        "sample 3 was replaced before it was sent"
     );
 }

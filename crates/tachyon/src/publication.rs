@@ -725,15 +725,20 @@ impl<T: Writable> DataWriter<T> {
                         // are settled under the lock again, after them, so the reader on
                         // the other end starts on the sample sooner. A write with no event
                         // (to remote readers only: the usual one) takes the lock once.
+                        // The timers are looked at once they left.
                         if !st.participant.has_pending_events() {
-                            sh.wake_for_timers(&st, self.inner.id);
+                            let timers = sh.timers_after_write(&st, self.inner.id);
+                            drop(st);
+                            sh.wake_timers(timers);
                             return Ok(());
                         }
                         drop(st);
                         st = sh.lock_for(self.inner.id);
                     }
                     st.settle(sh, now);
-                    sh.wake_for_timers(&st, self.inner.id);
+                    let timers = sh.timers_after_write(&st, self.inner.id);
+                    drop(st);
+                    sh.wake_timers(timers);
                     return Ok(());
                 }
                 Err(tachyon_proto::Error::Write(WriteError::WouldBlock { .. })) => {

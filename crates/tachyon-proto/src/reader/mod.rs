@@ -11,6 +11,7 @@ mod coherent;
 mod frag_asks;
 mod inline;
 mod proxy;
+use proxy::AckFor;
 mod send;
 
 use crate::maps::HashMap;
@@ -93,6 +94,12 @@ pub(crate) struct SetPart {
     pub complete: bool,
     pub changes: Vec<Received>,
 }
+
+/// How long a hole that a later sample showed may take to fill before an ACKNACK asks for
+/// it: a sample that came out of order (another path, a reordering network) is not repaired
+/// for nothing, a lost one is asked for within a millisecond even when its writer fell
+/// silent after it (its next piggybacked or periodic heartbeat would come up to 100 ms later).
+pub const HOLE_WAIT: crate::time::Duration = crate::time::Duration::from_millis(1);
 
 /// Up to this many matched writers, a proxy is found by a scan (faster than hashing for
 /// the usual one or two); beyond, through the index.
@@ -665,7 +672,8 @@ impl Reader {
         self.index.insert(guid, self.proxies.len());
         self.proxies.push(p);
         if reliable {
-            // A pre-emptive ACKNACK makes the writer announce itself at once.
+            // A pre-emptive ACKNACK makes the writer announce itself at once (`ack_for` is
+            // `Preemptive` in a new proxy).
             self.set_ack_at(self.proxies.len() - 1, Some(now));
         }
         self.events.push_back(Event::SubscriptionMatched {
@@ -881,11 +889,37 @@ impl Reader {
         self.ack_next = self.ack_timers.first().map(|&(t, _)| t);
     }
 
-    /// An ACKNACK to proxy `pi` is due by `at` (an earlier one stays).
-    fn ack_by(&mut self, pi: usize, at: Instant) {
-        let Some(p) = self.proxies.get(pi) else {
+    /// A sample showed a hole before it that no heartbeat announced (a writer piggybacks one
+    /// only now and then, `writer::HEARTBEAT_PIGGYBACK_INTERVAL`): an ACKNACK asks for it
+    /// after [`HOLE_WAIT`] (or the heartbeat response delay, if longer), unless the hole
+    /// filled by then (a sample that came out of order). One already due for another reason
+    /// stays as it is.
+    fn ask_for_hole(&mut self, now: Instant, pi: usize) {
+        let at = now + self.config.heartbeat_response_delay.max(HOLE_WAIT);
+        let Some(p) = self.proxies.get_mut(pi) else {
             return;
         };
+        let moot = p.ack_for == AckFor::Preemptive && p.last_heartbeat.is_some();
+        match p.ack_at {
+            None => p.ack_for = AckFor::Hole,
+            Some(_) if moot => p.ack_for = AckFor::Hole,
+            // Due anyway (asked for, or pre-emptive still): it asks for the hole too.
+            Some(due) if due <= at => return,
+            Some(_) => {}
+        }
+        let at = match p.ack_at {
+            Some(due) if !moot => due.min(at),
+            _ => at,
+        };
+        self.set_ack_at(pi, Some(at));
+    }
+
+    /// An ACKNACK to proxy `pi` is due by `at` (an earlier one stays).
+    fn ack_by(&mut self, pi: usize, at: Instant) {
+        let Some(p) = self.proxies.get_mut(pi) else {
+            return;
+        };
+        p.ack_for = AckFor::Asked;
         let at = p.ack_at.map_or(at, |a| a.min(at));
         self.set_ack_at(pi, Some(at));
     }
@@ -958,6 +992,8 @@ impl Reader {
             p.synced = true;
             p.expected = sn;
         }
+        // Numbers between what was known of the writer and this one were never heard of.
+        let new_hole = sn.0 > p.highest_known.0.saturating_add(1) && sn > p.expected;
         p.highest_known = p.highest_known.max(sn);
         if !p.reliable {
             if sn < p.expected {
@@ -998,6 +1034,9 @@ impl Reader {
             }
             self.pending_bytes += bytes;
             p.pending.insert(sn, item);
+            if new_hole {
+                self.ask_for_hole(now, pi);
+            }
             self.flush_data_available();
             return;
         }

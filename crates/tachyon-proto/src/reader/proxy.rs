@@ -78,6 +78,8 @@ pub(crate) struct WriterProxy {
     /// When the next ACKNACK (and NACK_FRAGs) go out; changed only through
     /// `Reader::set_ack_at`, which keeps the reader's timer set in step.
     pub ack_at: Option<Instant>,
+    /// Why the ACKNACK due at `ack_at` goes out.
+    pub ack_for: AckFor,
     /// When it was matched: pre-emptive ACKNACKs repeat, less and less often, until its
     /// first HEARTBEAT.
     pub matched_at: Instant,
@@ -121,6 +123,7 @@ impl WriterProxy {
             highest_known: SequenceNumber::ZERO,
             pending: BTreeMap::new(),
             ack_at: None,
+            ack_for: AckFor::Preemptive,
             matched_at: now,
             last_heartbeat: None,
             last_heartbeat_frag: None,
@@ -199,4 +202,17 @@ impl WriterProxy {
             self.frag_hint = None;
         }
     }
+}
+
+/// Why a writer's next ACKNACK is due.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AckFor {
+    /// A HEARTBEAT asked for it, or fragments are to be asked for again: it goes out.
+    Asked,
+    /// The pre-emptive ACKNACK of a match, repeated until the writer's first HEARTBEAT:
+    /// moot once one came.
+    Preemptive,
+    /// Only a hole a later sample showed (`Reader::ask_for_hole`): not sent if the hole
+    /// filled meanwhile.
+    Hole,
 }

@@ -3,6 +3,7 @@
 
 use tachyon_wire::{Count, Header, MessageBuilder, SequenceNumber, SequenceNumberSet};
 
+use super::proxy::AckFor;
 use super::Reader;
 use crate::layout;
 use crate::time::Instant;
@@ -52,6 +53,12 @@ impl Reader {
             };
             let state = self.acknack_state(pi);
             let p = &mut self.proxies[pi];
+            let only_hole = p.ack_for == AckFor::Hole;
+            p.ack_for = AckFor::Preemptive;
+            if only_hole && state.num_bits == 0 {
+                // Due for a hole only, which filled meanwhile: nothing to say.
+                continue;
+            }
             let writer = p.remote.guid;
             // Until the writer's first HEARTBEAT, an ACKNACK asks for one (final flag clear)
             // and is repeated; afterwards one that requests nothing needs no answer.

@@ -4,14 +4,17 @@
 //!
 //! New data goes once to every matched reader (one multicast send when they share a group);
 //! repairs and GAPs go to the reader that asked, after the NACK response delay. A HEARTBEAT is
-//! piggybacked on the last datagram of every burst, sent periodically while a reliable reader
-//! has not acknowledged everything, and addressed to a reader after its repairs. Its final flag
-//! is set when nothing is outstanding, and on a piggybacked one also when an acknowledgement
-//! was asked for less than [`ACK_REQUEST_INTERVAL`] ago and the history is less than half
-//! full: readers then answer only if they miss something (as Cyclone DDS does), so a steady
-//! stream of samples does not draw an ACKNACK each. Losses are still found at once (the
-//! heartbeat announces what was sent); acknowledgements come at least every interval, every
-//! periodic heartbeat, and before a KEEP_ALL history can fill up.
+//! piggybacked on the last datagram of a burst (at most every
+//! [`HEARTBEAT_PIGGYBACK_INTERVAL`], unless it asks for acknowledgements or the burst skipped
+//! sequence numbers), sent periodically while a reliable reader has not acknowledged
+//! everything, and addressed to a reader after its repairs. Its final flag is set when
+//! nothing is outstanding, and on a piggybacked one also when an acknowledgement was asked
+//! for less than [`ACK_REQUEST_INTERVAL`] ago and the history is less than half full: readers
+//! then answer only if they miss something (as Cyclone DDS does), so a steady stream of
+//! samples does not draw an ACKNACK each. Losses are still found at once: a Tachyon reader
+//! asks for a hole as soon as a later sample shows it (others by the next heartbeat);
+//! acknowledgements come at least every interval, every periodic heartbeat, and before a
+//! KEEP_ALL history can fill up.
 
 mod direct;
 pub(crate) use direct::DirectReader;
@@ -43,6 +46,15 @@ pub use transcode::Transcoder;
 /// A piggybacked HEARTBEAT asks for acknowledgements at most this often (unless the history
 /// is filling up): Cyclone DDS's minimum heartbeat interval.
 pub const ACK_REQUEST_INTERVAL: crate::time::Duration = crate::time::Duration::from_millis(5);
+
+/// A burst of new data that asks for no acknowledgement carries a HEARTBEAT only if none
+/// ended a burst for this long (Cyclone DDS's rule): a ping-pong or a fast stream of single
+/// samples does not pay a heartbeat per sample on both ends. A reader finds a loss by the
+/// next sample's sequence number all the same (`reader::accept` asks for the hole at once);
+/// a burst that skips numbers (KEEP_LAST replaced them before they were sent) always ends
+/// with one, which says they are gone.
+pub const HEARTBEAT_PIGGYBACK_INTERVAL: crate::time::Duration =
+    crate::time::Duration::from_micros(100);
 
 /// Flow control of a reliable KEEP_ALL, VOLATILE writer: a write waits (`WouldBlock`, which
 /// `DataWriter::write` turns into waiting up to `max_blocking_time`) while its history holds
@@ -157,6 +169,8 @@ pub(crate) struct Writer {
     heartbeat_at: Option<Instant>,
     /// When a HEARTBEAT last asked the readers to acknowledge (final flag clear).
     ack_requested_at: Option<Instant>,
+    /// When a HEARTBEAT last ended a burst of new data ([`HEARTBEAT_PIGGYBACK_INTERVAL`]).
+    piggybacked_at: Option<Instant>,
     /// Batching: octets of new data written but not sent yet (an estimate, datagram overhead
     /// included), and until when it may wait for more.
     unsent_bytes: usize,
@@ -250,6 +264,7 @@ impl Writer {
             heartbeat_frag_count: 0,
             heartbeat_at: None,
             ack_requested_at: None,
+            piggybacked_at: None,
             unsent_bytes: 0,
             batch_until: None,
             largest_payload: 0,
@@ -1079,6 +1094,16 @@ impl Writer {
     /// blocks when it is full, so acknowledgements must free it before).
     fn ack_wanted(&self, now: Instant) -> bool {
         self.ack_wanted_since(self.ack_requested_at, now)
+    }
+
+    /// Whether the HEARTBEAT that may end a burst of new data goes with it: it asks for
+    /// acknowledgements (`ask`), the burst skipped sequence numbers, or none ended a burst
+    /// for [`HEARTBEAT_PIGGYBACK_INTERVAL`].
+    fn piggyback_due(&self, now: Instant, ask: bool, skipped: bool) -> bool {
+        ask || skipped
+            || self.piggybacked_at.map_or(true, |t| {
+                now.saturating_duration_since(t) >= HEARTBEAT_PIGGYBACK_INTERVAL
+            })
     }
 
     /// [`ack_wanted`](Self::ack_wanted), the last request made at `asked`.

@@ -131,6 +131,9 @@ impl Writer {
         }
         // A run of samples no reader's content filter wants, announced by one GAP.
         let mut gap_from: Option<SequenceNumber> = None;
+        // Numbers this burst skips without a GAP (replaced or expired before they were
+        // sent): its heartbeat says they are gone.
+        let mut skipped = false;
         while self.next_new <= last {
             // Borrowed, not cloned (a clone was an `Arc` increment and decrement of its
             // payload per sample): what it is written with takes the writer's fields apart.
@@ -142,6 +145,7 @@ impl Writer {
             if change.sn != self.next_new {
                 // Replaced (KEEP_LAST) or expired before it was sent.
                 self.next_new = change.sn;
+                skipped = true;
                 self.next_fragment = 0;
             }
             if self.all_filtered && self.next_fragment == 0 && !self.wanted(change) {
@@ -249,16 +253,17 @@ impl Writer {
         if self.next_new > last {
             self.batch_sent();
         }
-        if self.next_new > last && self.has_reliable() {
-            // End of the burst: tell the reliable readers what was sent (so they find a loss
-            // at once), asking them to acknowledge only now and then.
+        let ask = self.next_new > last && self.has_reliable() && self.ack_wanted(now);
+        if self.next_new > last && self.has_reliable() && self.piggyback_due(now, ask, skipped) {
+            // End of the burst: tell the reliable readers what was sent, asking them to
+            // acknowledge only now and then.
             if mb.remaining() >= HEARTBEAT {
-                let ask = self.ack_wanted(now);
                 self.put_heartbeat_asking(&mut mb, EntityId::UNKNOWN, None, false, ask)
                     .ok()?;
                 if ask {
                     self.ack_requested_at = Some(now);
                 }
+                self.piggybacked_at = Some(now);
             } else {
                 self.heartbeat_now = true;
             }
@@ -290,6 +295,7 @@ impl Writer {
             self.put_data(&mut mb, EntityId::UNKNOWN, &change, by_ref, qos.as_ref())
                 .ok()?;
             self.stats.data_sent += 1;
+            // The burst's heartbeat went to the others: the shared-memory readers get theirs.
             if self.next_new > self.history.last_sn()
                 && self.has_reliable()
                 && mb.remaining() >= HEARTBEAT

@@ -739,23 +739,45 @@ impl Shared {
         DRIVER_THREAD.with(|c| c.get()) == self as *const Shared as usize
     }
 
-    /// After a write to `writer` (under the lock `st`): wakes the driver only if one of the
-    /// writer's timers is now due before the driver planned to wake. A write that only
-    /// sends (the usual case) costs the driver no wake-up and no context switch.
-    pub(crate) fn wake_for_timers(&self, st: &State, writer: EntityId) {
+    /// After a write to `writer` (under the lock `st`): which timers thread must look at
+    /// its timers again, and from when ([`wake_timers`](Self::wake_timers) wakes it, once the
+    /// lock is released and the write's datagrams left). A write that only sends (the usual
+    /// case) costs the driver no wake-up and no context switch.
+    pub(crate) fn timers_after_write(&self, st: &State, writer: EntityId) -> TimersWake {
         if self.on_driver_thread() {
-            return;
+            return TimersWake::None;
         }
         // Only the written writer's timers can have moved.
         let earliest = st
             .participant
             .writer_timeout(writer)
             .map_or(u64::MAX, |t| t.as_nanos());
-        if self.lane_timers_wake(st, earliest) {
-            return;
+        if st.lane == CRITICAL && self.lane_timers.get().is_some() {
+            TimersWake::Lane(earliest)
+        } else {
+            TimersWake::Driver(earliest)
         }
-        if earliest < self.driver_wakes_at.load(Ordering::SeqCst) {
-            self.wake();
+    }
+
+    /// Wakes the timers thread `plan` names if the earliest timer it found comes before that
+    /// thread planned to wake. Called after the lock is released: a timers thread publishes
+    /// when it wakes under that lock, so one that looked after the write saw its timers, and
+    /// one that looked before planned a later time and is woken.
+    pub(crate) fn wake_timers(&self, plan: TimersWake) {
+        match plan {
+            TimersWake::None => {}
+            TimersWake::Lane(earliest) => {
+                if earliest < self.lane_wakes_at.load(Ordering::SeqCst) {
+                    if let Some(t) = self.lane_timers.get() {
+                        t.unpark();
+                    }
+                }
+            }
+            TimersWake::Driver(earliest) => {
+                if earliest < self.driver_wakes_at.load(Ordering::SeqCst) {
+                    self.wake();
+                }
+            }
         }
     }
 
@@ -1001,6 +1023,18 @@ impl intra::Sink for Shared {
             self.wake();
         }
     }
+}
+
+/// Which timers thread a write may have to wake, and the earliest timer (nanoseconds of the
+/// protocol's clock) of the written writer ([`Shared::timers_after_write`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum TimersWake {
+    /// Called on the driver thread: it looks at its timers before it sleeps.
+    None,
+    /// The critical lane's own timers thread.
+    Lane(u64),
+    /// The driver (or the main lane's timers thread).
+    Driver(u64),
 }
 
 impl Drop for StateGuard<'_> {
