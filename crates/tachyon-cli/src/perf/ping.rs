@@ -49,12 +49,16 @@ struct Pinger<T> {
     expected: u32,
     /// Ping again as soon as every pong came (no `--rate`).
     back_to_back: bool,
+    /// The wall clock (nanoseconds since the epoch) when the monotonic clock read `.0`: a
+    /// ping's source timestamp is derived from the reading its round trip starts at, so no
+    /// second clock is read within the round trip measured.
+    wall_at: (Instant, u64),
 }
 
 impl<T: PerfSample> Pinger<T> {
     /// Writes the next ping. Called without the state lock held.
     fn send_next(&self) {
-        let seq = {
+        let (seq, now) = {
             let Ok(mut st) = self.state.lock() else {
                 return;
             };
@@ -70,8 +74,10 @@ impl<T: PerfSample> Pinger<T> {
             if st.measuring {
                 st.sent_measured += 1;
             }
-            seq
+            (seq, now)
         };
+        let since = now.saturating_duration_since(self.wall_at.0).as_nanos() as u64;
+        let wall = self.wall_at.1.saturating_add(since);
         let Ok(mut sample) = self.sample.lock() else {
             return;
         };
@@ -79,7 +85,7 @@ impl<T: PerfSample> Pinger<T> {
         // ddsperf's convention: the lowest bit of the timestamp set means "a ping".
         let _ = self
             .writer
-            .write_w_timestamp(&sample, system_time(now_ns() | 1));
+            .write_w_timestamp(&sample, system_time(wall | 1));
     }
 
     /// Records the round trips of `pongs`; pings again when all expected pongs are in.
@@ -179,7 +185,9 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>, role: &str) -> Result<Ru
         None => None,
     };
     let mut bulk_from = None;
+    let wall_at = (Instant::now(), now_ns());
     let pinger = Arc::new(Pinger {
+        wall_at,
         state: Mutex::new(PingState {
             seq: 0,
             sent: vec![(0, None); RING],
