@@ -3,48 +3,19 @@
 //! stream): after `HOLE_WAIT`, unless the missing sample came meanwhile (out of order), and
 //! not again for a hole it already knew of.
 
-use tachyon_proto::history::Durability;
-use tachyon_proto::{
-    Duration, Instant, Liveliness, Participant, ParticipantConfig, ReaderConfig, Reliability,
-    RemoteWriter, TxBuf, HOLE_WAIT,
-};
+use tachyon_proto::{Duration, Instant, Participant, Reliability, HOLE_WAIT};
 use tachyon_wire::{
-    AckNack, Count, DataSpec, EntityId, Guid, GuidPrefix, Header, Locator, MessageBuilder,
-    MessageView, PayloadKind, ProtocolVersion, SequenceNumber, SubmessageView, VendorId,
+    Count, DataSpec, EntityId, Header, MessageBuilder, PayloadKind, ProtocolVersion,
+    SequenceNumber, VendorId,
 };
 
-const WRITER_PREFIX: GuidPrefix = GuidPrefix([2; 12]);
-const WRITER_ID: EntityId = EntityId([0, 0, 1, 2]);
+#[path = "common/one_writer.rs"]
+mod one_writer;
+use one_writer::{acknacks_sent, reader_with_writer, writer_locator as from};
+use one_writer::{WRITER_ID, WRITER_PREFIX};
 
 fn reader() -> Participant {
-    let mut p = Participant::new(GuidPrefix([1; 12]), ParticipantConfig::default());
-    let r = p
-        .create_reader(ReaderConfig {
-            reliability: Reliability::Reliable,
-            ..ReaderConfig::default()
-        })
-        .expect("reader");
-    p.match_writer(
-        Instant::ZERO,
-        r,
-        RemoteWriter {
-            guid: Guid::new(WRITER_PREFIX, WRITER_ID),
-            unicast_locators: vec![from()],
-            reliability: Reliability::Reliable,
-            durability: Durability::Volatile,
-            liveliness: Liveliness::default(),
-            ownership_strength: 0,
-            lifespan: None,
-            group: None,
-            vendor: VendorId::TACHYON,
-        },
-    )
-    .expect("match");
-    p
-}
-
-fn from() -> Locator {
-    Locator::udp(([127, 0, 0, 1], 7413).into())
+    reader_with_writer(VendorId::TACHYON, Reliability::Reliable).0
 }
 
 /// A datagram with the DATA of `sn`, and a HEARTBEAT announcing `1..=sn` when `heartbeat`.
@@ -82,21 +53,15 @@ fn data(sn: i64, heartbeat: bool) -> Vec<u8> {
     buf
 }
 
-/// The ACKNACKs in everything the participant sends at `now`: (base, missing numbers).
+/// The ACKNACKs the participant sends at `now`: (base, missing numbers).
 fn acknacks(p: &mut Participant, now: Instant) -> Vec<(i64, Vec<i64>)> {
-    let mut buf = TxBuf::new(65_536);
-    let mut out = Vec::new();
-    while let Some(t) = p.poll_transmit(now, &mut buf) {
-        let m = MessageView::new_checked(buf.datagram(&t)).expect("valid message");
-        for s in m.submessages() {
-            if let Ok(SubmessageView::AckNack(a)) = s {
-                let a = AckNack::parse(&a);
-                let set = a.reader_sn_state;
-                out.push((set.base.0, set.iter().map(|sn| sn.0).collect()));
-            }
-        }
-    }
-    out
+    acknacks_sent(p, now)
+        .into_iter()
+        .map(|a| {
+            let set = a.reader_sn_state;
+            (set.base.0, set.iter().map(|sn| sn.0).collect())
+        })
+        .collect()
 }
 
 fn us(n: u64) -> Instant {

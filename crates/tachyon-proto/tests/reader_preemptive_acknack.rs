@@ -3,60 +3,14 @@
 //! writer's first HEARTBEAT, and in the form the writer's vendor answers at once: bitmap base 0
 //! for Fast DDS and RTI Connext, 1 (the spec's) for everyone else.
 
-use tachyon_proto::history::Durability;
-use tachyon_proto::{
-    Duration, Instant, Liveliness, Participant, ParticipantConfig, ReaderConfig, Reliability,
-    RemoteWriter, TxBuf,
-};
+use tachyon_proto::{Duration, Instant, Reliability};
 use tachyon_wire::{
-    AckNack, Count, EntityId, Guid, GuidPrefix, Header, Locator, MessageBuilder, MessageView,
-    ProtocolVersion, SequenceNumber, SubmessageView, VendorId,
+    Count, EntityId, GuidPrefix, Header, MessageBuilder, ProtocolVersion, SequenceNumber, VendorId,
 };
 
-const WRITER_PREFIX: GuidPrefix = GuidPrefix([2; 12]);
-const WRITER_ID: EntityId = EntityId([0, 0, 1, 2]);
-
-fn reader(vendor: VendorId, reliability: Reliability) -> (Participant, EntityId) {
-    let mut p = Participant::new(GuidPrefix([1; 12]), ParticipantConfig::default());
-    let r = p
-        .create_reader(ReaderConfig {
-            reliability: Reliability::Reliable,
-            ..ReaderConfig::default()
-        })
-        .expect("reader");
-    p.match_writer(
-        Instant::ZERO,
-        r,
-        RemoteWriter {
-            guid: Guid::new(WRITER_PREFIX, WRITER_ID),
-            unicast_locators: vec![Locator::udp(([127, 0, 0, 1], 7413).into())],
-            reliability,
-            durability: Durability::Volatile,
-            liveliness: Liveliness::default(),
-            ownership_strength: 0,
-            lifespan: None,
-            group: None,
-            vendor,
-        },
-    )
-    .expect("match");
-    (p, r)
-}
-
-/// The ACKNACKs in everything the participant sends at `now`.
-fn acknacks_sent(p: &mut Participant, now: Instant) -> Vec<AckNack> {
-    let mut buf = TxBuf::new(65_536);
-    let mut out = Vec::new();
-    while let Some(t) = p.poll_transmit(now, &mut buf) {
-        let m = MessageView::new_checked(buf.datagram(&t)).expect("valid message");
-        for s in m.submessages() {
-            if let Ok(SubmessageView::AckNack(a)) = s {
-                out.push(AckNack::parse(&a));
-            }
-        }
-    }
-    out
-}
+#[path = "common/one_writer.rs"]
+mod one_writer;
+use one_writer::{acknacks_sent, reader_with_writer as reader, WRITER_ID, WRITER_PREFIX};
 
 fn heartbeat(reader: EntityId, first: i64, last: i64, count: i32) -> Vec<u8> {
     let header = Header {
@@ -105,7 +59,7 @@ fn the_preemptive_acknack_repeats_every_second_until_a_heartbeat() {
     assert!(!again[0].is_final);
 
     // The writer's HEARTBEAT: nothing written. The reader is in sync; no more pre-emptives.
-    let from = Locator::udp(([127, 0, 0, 1], 7413).into());
+    let from = one_writer::writer_locator();
     p.handle_datagram(at(1500), &from, &heartbeat(r, 1, 0, 1));
     let _ = acknacks_sent(&mut p, at(2000));
     for s in 3..30 {
