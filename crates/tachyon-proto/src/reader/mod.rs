@@ -901,17 +901,18 @@ impl Reader {
         };
         let moot = p.ack_for == AckFor::Preemptive && p.last_heartbeat.is_some();
         match p.ack_at {
-            None => p.ack_for = AckFor::Hole,
-            Some(_) if moot => p.ack_for = AckFor::Hole,
-            // Due anyway (asked for, or pre-emptive still): it asks for the hole too.
-            Some(due) if due <= at => return,
-            Some(_) => {}
+            // Due anyway (asked for, or pre-emptive still): it asks for the hole too, by
+            // `at` at the latest.
+            Some(due) if !moot => {
+                if due > at {
+                    self.set_ack_at(pi, Some(at));
+                }
+            }
+            _ => {
+                p.ack_for = AckFor::Hole;
+                self.set_ack_at(pi, Some(at));
+            }
         }
-        let at = match p.ack_at {
-            Some(due) if !moot => due.min(at),
-            _ => at,
-        };
-        self.set_ack_at(pi, Some(at));
     }
 
     /// An ACKNACK to proxy `pi` is due by `at` (an earlier one stays).
