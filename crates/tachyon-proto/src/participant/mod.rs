@@ -1026,7 +1026,14 @@ impl Participant {
             if let Some((t, i, id)) = t {
                 match reader_turn {
                     true => self.readers.requeue(i),
-                    false => self.writers.requeue(i),
+                    false => match self.writers.get_mut_touched(i) {
+                        // All sent, and nothing owed: out of the queue at once (asking it
+                        // again would walk its readers to find nothing).
+                        Some(w) if w.sent_all(now) => {
+                            self.tx_recheck_at = earliest_of(self.tx_recheck_at, w.recheck_at());
+                        }
+                        _ => self.writers.requeue(i),
+                    },
                 }
                 return Some((t, id.kind().is_builtin()));
             }

@@ -89,6 +89,7 @@ impl Writer {
             return false;
         }
         self.direct_ack_requested_at = Some(now);
+        self.touch();
         let attention = &mut self.attention;
         for (i, p) in self.proxies.iter_mut().enumerate() {
             if p.served_directly() && p.is_reliable() {

@@ -558,7 +558,9 @@ impl Writer {
         req: WriteRequest,
         group: Option<GroupMember>,
     ) -> Result<SequenceNumber, WriteError> {
-        self.touch();
+        // New data alone leaves `quiet` as it was: `wants_to_send` looks at it before
+        // `quiet`, and what owes a reader a repair or a heartbeat of its own (`queued` for
+        // the readers served alone, `served_directly`) says so itself.
         let kind = req.kind;
         let instance = req.instance;
         let payload_len = req.payload.len();
@@ -635,6 +637,9 @@ impl Writer {
                     readers::flag(attention, p, i);
                     alone = true;
                 }
+            }
+            if alone {
+                self.touch();
             }
         }
         if self.fanout.is_none() {
@@ -950,6 +955,19 @@ impl Writer {
             || self.shm_echo.is_some()
             || self.heartbeat_now
             || self.batch_until.is_some()
+    }
+
+    /// After a datagram of new data: whether [`wants_to_send`](Self::wants_to_send) would
+    /// say `false` now, told without looking at the readers (`quiet` says they owe nothing
+    /// yet). `false` when that is not known this way.
+    pub(crate) fn sent_all(&self, now: Instant) -> bool {
+        let new = self.next_new <= self.history.last_sn() && self.fanout.is_some();
+        (!new || self.holding(now))
+            && !self.heartbeat_now
+            && self.shm_echo.is_none()
+            && self
+                .quiet
+                .is_some_and(|until| until.map_or(true, |t| now < t))
     }
 
     /// Whether something is ready to send at `now` (without building it). A look at every

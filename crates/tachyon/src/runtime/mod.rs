@@ -580,6 +580,13 @@ impl Drop for Runtime {
 }
 
 impl Shared {
+    /// The protocol's time at `monotonic` (nanoseconds of `CLOCK_MONOTONIC`, read earlier).
+    /// The protocol takes any time it is given (its arithmetic saturates): one a moment older
+    /// than another thread's under the same lock delays nothing that matters.
+    pub(crate) fn now_at(&self, monotonic: u64) -> Instant {
+        Instant::from_nanos(monotonic.saturating_sub(self.epoch))
+    }
+
     /// The protocol's clock: time since the runtime started (read as integer nanoseconds:
     /// `Instant::elapsed` costs twice as much, `tachyon_transport::clock`).
     pub(crate) fn now(&self) -> Instant {
