@@ -144,7 +144,8 @@ impl RecvBatch {
 
     /// Like [`push`](Self::push), for a datagram of `len` bytes that `fill` copies into the
     /// slot it is given (from shared memory, where no slice may be formed); `fill` returning
-    /// `false` (the bytes could not be read) records nothing.
+    /// `false` (the bytes could not be read) records nothing. The datagram is not counted
+    /// as received: the caller counts what it adds (`datagrams_received` under its own lock).
     pub(crate) fn push_with(
         &mut self,
         source: Locator,
@@ -165,8 +166,6 @@ impl RecvBatch {
             return true;
         }
         self.received.push(Received { slot, len, source });
-        Counters::add(&counters.datagrams_received, 1);
-        Counters::add(&counters.bytes_received, len as u64);
         true
     }
 

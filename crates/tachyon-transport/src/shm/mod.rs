@@ -67,7 +67,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -149,6 +149,18 @@ impl Default for ShmConfig {
     }
 }
 
+/// Datagrams and bytes received on one port, added to only under that port's receive lock.
+#[derive(Default)]
+struct Received {
+    datagrams: AtomicU64,
+    bytes: AtomicU64,
+}
+
+/// The index of port `port` in `ShmTransport::rx` and `ShmTransport::received`.
+fn rx_index(port: u32) -> usize {
+    usize::from(port == CRITICAL_PORT)
+}
+
 /// One participant's shared-memory transport: see the [module documentation](self).
 pub struct ShmTransport {
     own: Arc<Segment>,
@@ -158,6 +170,9 @@ pub struct ShmTransport {
     max_datagram: usize,
     pool: TxPool,
     counters: Counters,
+    /// Datagrams received on each port (as `rx`), counted under that port's lock; the rest
+    /// of the counters are in `counters`.
+    received: [Received; 2],
     tx: Mutex<Tx>,
     /// Segments of other participants we opened, by token.
     peers: Mutex<HashMap<u64, Arc<Segment>>>,
@@ -265,6 +280,7 @@ impl ShmTransport {
             max_datagram,
             pool: TxPool::new(max_datagram, 64),
             counters: Counters::default(),
+            received: Default::default(),
             tx,
             peers: Mutex::new(HashMap::new()),
             rx: [
@@ -661,7 +677,14 @@ impl ShmTransport {
             let len = entry.len.load(Ordering::Relaxed) as usize;
             match w.layout.slot(slot).filter(|&(_, cap)| len <= cap) {
                 Some((at, _)) => {
+                    let before = batch.len();
                     batch.push_with(source, len, &self.counters, |dst| w.map.read(at, dst));
+                    if batch.len() > before {
+                        // Under the lock of this port's receive state (`receive`).
+                        let counts = &self.received[rx_index(port)];
+                        Counters::add_locked(&counts.datagrams, 1);
+                        Counters::add_locked(&counts.bytes, len as u64);
+                    }
                 }
                 None => {
                     Counters::add(&self.counters.malformed, 1);
@@ -1023,8 +1046,8 @@ impl Transport for ShmTransport {
                 Counters::add(&self.counters.send_drops, 1);
                 continue;
             }
-            Counters::add(&self.counters.datagrams_sent, 1);
-            Counters::add(&self.counters.bytes_sent, data.len() as u64);
+            Counters::add_locked(&self.counters.datagrams_sent, 1);
+            Counters::add_locked(&self.counters.bytes_sent, data.len() as u64);
             let Some(reader) = tx.channels[c as usize].as_ref().map(|ch| &ch.reader) else {
                 continue;
             };
@@ -1057,7 +1080,12 @@ impl Transport for ShmTransport {
     }
 
     fn stats(&self) -> TransportStats {
-        self.counters.snapshot()
+        let mut s = self.counters.snapshot();
+        for r in &self.received {
+            s.datagrams_received += r.datagrams.load(Ordering::Relaxed);
+            s.bytes_received += r.bytes.load(Ordering::Relaxed);
+        }
+        s
     }
 }
 

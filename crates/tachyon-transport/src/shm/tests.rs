@@ -97,6 +97,11 @@ fn datagrams_flow_both_ways_on_each_port() {
     assert_eq!(receive_all(&a, USER_PORT)[0].1, b"answer");
     assert_eq!(a.stats().datagrams_sent, 3);
     assert_eq!(b.stats().datagrams_received, 3);
+    // Both ports' counts (each counted under its own port's lock), bytes too.
+    let (sa, sb) = (a.stats(), b.stats());
+    assert_eq!((sa.bytes_sent, sb.bytes_received), (3011, 3011));
+    assert_eq!((sb.datagrams_sent, sb.bytes_sent), (1, 6));
+    assert_eq!((sa.datagrams_received, sa.bytes_received), (1, 6));
     assert_eq!(a.stats().malformed + b.stats().malformed, 0);
 }
 
