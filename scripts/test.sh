@@ -152,6 +152,8 @@ say "AF_XDP: Tachyon over real veth pairs with its XDP program, against itself a
 # The namespaces are joined only to each other; the script removes them. Root is needed to
 # create them and attach XDP: elsewhere this step says it is skipped.
 if [ "$(id -u)" = 0 ]; then
+    # Its lossy bridge drops datagrams with an nftables rule.
+    bash scripts/ensure-packages.sh nftables iproute2
     python3 interop/xdp_check.py --tachyon target/debug/tachyon
 else
     echo "skipped (not passed): needs root (namespaces, veth, XDP)"
