@@ -4,15 +4,12 @@
 //! not again for a hole it already knew of.
 
 use tachyon_proto::{Duration, Instant, Participant, Reliability, HOLE_WAIT};
-use tachyon_wire::{
-    Count, DataSpec, EntityId, Header, MessageBuilder, PayloadKind, ProtocolVersion,
-    SequenceNumber, VendorId,
-};
+use tachyon_wire::{DataSpec, EntityId, MessageBuilder, PayloadKind, SequenceNumber, VendorId};
 
 #[path = "common/one_writer.rs"]
 mod one_writer;
 use one_writer::{acknacks_sent, reader_with_writer, writer_locator as from};
-use one_writer::{WRITER_ID, WRITER_PREFIX};
+use one_writer::{put_heartbeat, writer_header, WRITER_ID};
 
 fn reader() -> Participant {
     reader_with_writer(VendorId::TACHYON, Reliability::Reliable).0
@@ -20,11 +17,7 @@ fn reader() -> Participant {
 
 /// A datagram with the DATA of `sn`, and a HEARTBEAT announcing `1..=sn` when `heartbeat`.
 fn data(sn: i64, heartbeat: bool) -> Vec<u8> {
-    let header = Header {
-        protocol_version: ProtocolVersion::V2_5,
-        vendor_id: VendorId::TACHYON,
-        guid_prefix: WRITER_PREFIX,
-    };
+    let header = writer_header(VendorId::TACHYON);
     let mut buf = vec![0u8; 512];
     let mut mb = MessageBuilder::new(&mut buf, &header).expect("header");
     mb.data(&DataSpec {
@@ -37,16 +30,13 @@ fn data(sn: i64, heartbeat: bool) -> Vec<u8> {
     })
     .expect("data");
     if heartbeat {
-        mb.heartbeat(
+        put_heartbeat(
+            &mut mb,
             EntityId::UNKNOWN,
-            WRITER_ID,
-            SequenceNumber(1),
-            SequenceNumber(sn),
-            Count(i32::try_from(sn).unwrap_or(0)),
-            true,
-            false,
-        )
-        .expect("heartbeat");
+            1,
+            sn,
+            i32::try_from(sn).unwrap_or(0),
+        );
     }
     let n = mb.finish();
     buf.truncate(n);

@@ -4,33 +4,18 @@
 //! for Fast DDS and RTI Connext, 1 (the spec's) for everyone else.
 
 use tachyon_proto::{Duration, Instant, Reliability};
-use tachyon_wire::{
-    Count, EntityId, GuidPrefix, Header, MessageBuilder, ProtocolVersion, SequenceNumber, VendorId,
-};
+use tachyon_wire::{EntityId, GuidPrefix, MessageBuilder, SequenceNumber, VendorId};
 
 #[path = "common/one_writer.rs"]
 mod one_writer;
-use one_writer::{acknacks_sent, reader_with_writer as reader, WRITER_ID, WRITER_PREFIX};
+use one_writer::{acknacks_sent, put_heartbeat, reader_with_writer as reader, writer_header};
 
 fn heartbeat(reader: EntityId, first: i64, last: i64, count: i32) -> Vec<u8> {
-    let header = Header {
-        protocol_version: ProtocolVersion::V2_5,
-        vendor_id: VendorId::FAST_DDS,
-        guid_prefix: WRITER_PREFIX,
-    };
+    let header = writer_header(VendorId::FAST_DDS);
     let mut buf = vec![0u8; 256];
     let mut mb = MessageBuilder::new(&mut buf, &header).expect("header");
     mb.info_dst(GuidPrefix([1; 12])).expect("info_dst");
-    mb.heartbeat(
-        reader,
-        WRITER_ID,
-        SequenceNumber(first),
-        SequenceNumber(last),
-        Count(count),
-        true,
-        false,
-    )
-    .expect("heartbeat");
+    put_heartbeat(&mut mb, reader, first, last, count);
     let n = mb.finish();
     buf.truncate(n);
     buf

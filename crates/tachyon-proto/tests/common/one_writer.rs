@@ -9,7 +9,8 @@ use tachyon_proto::{
     TxBuf,
 };
 use tachyon_wire::{
-    AckNack, EntityId, Guid, GuidPrefix, Locator, MessageView, SubmessageView, VendorId,
+    AckNack, Count, EntityId, Guid, GuidPrefix, Header, Locator, MessageBuilder, MessageView,
+    ProtocolVersion, SequenceNumber, SubmessageView, VendorId,
 };
 
 /// The reader's participant.
@@ -21,6 +22,36 @@ pub const WRITER_ID: EntityId = EntityId([0, 0, 1, 2]);
 /// Where the remote writer sends from.
 pub fn writer_locator() -> Locator {
     Locator::udp(([127, 0, 0, 1], 7413).into())
+}
+
+/// The header of a message of the remote writer, of `vendor`.
+pub fn writer_header(vendor: VendorId) -> Header {
+    Header {
+        protocol_version: ProtocolVersion::V2_5,
+        vendor_id: vendor,
+        guid_prefix: WRITER_PREFIX,
+    }
+}
+
+/// Adds the remote writer's HEARTBEAT to `reader` (`EntityId::UNKNOWN`: every reader)
+/// announcing `first..=last`, Final set (no answer asked for unless something is missing).
+pub fn put_heartbeat(
+    mb: &mut MessageBuilder<'_>,
+    reader: EntityId,
+    first: i64,
+    last: i64,
+    count: i32,
+) {
+    mb.heartbeat(
+        reader,
+        WRITER_ID,
+        SequenceNumber(first),
+        SequenceNumber(last),
+        Count(count),
+        true,
+        false,
+    )
+    .expect("heartbeat");
 }
 
 /// A participant with a reliable reader, matched at time zero to the remote writer of
