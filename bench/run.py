@@ -42,7 +42,8 @@ Scenarios (--scenarios takes names or numbers):
                 the other processes on vCPU 1 (--placements does not apply)
   8 intra       in one process: write a sample, then take it on the same thread, BEST_EFFORT
                 KEEP_LAST(1), 16 B (long: also 1 KiB, 64 KiB; HDDS 16 B only): Tachyon's
-                `perf write-take` (two participants, the in-process transport) against HDDS's
+                `perf write-take` (writer and reader in one participant, as HDDS's; and,
+                Tachyon alone, in two: the in-process transport) against HDDS's
                 `latency_benchmark`, on vCPU 0; and a round trip, RELIABLE KEEP_LAST(1), ping
                 and pong as two participants of one process: Tachyon's `perf intra` against
                 `fastdds_perf intra` (Fast DDS's intraprocess delivery), answering from a

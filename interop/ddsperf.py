@@ -18,6 +18,7 @@ TACHYON_TEST_NETNS=1 says it already is in one), so no multicast leaves the mach
 import argparse
 import json
 import os
+import shutil
 import re
 import subprocess
 import sys
@@ -196,7 +197,12 @@ def main():
         print(f"{status}  {name:5} {run.__doc__.strip():55} {c.detail}")
         for p in c.problems:
             print(f"      {p}")
-    print(f"{len(CASES) - failed} of {len(CASES)} passed; logs in {tmp}")
+    if failed or o.logs:
+        print(f"{len(CASES) - failed} of {len(CASES)} passed; logs in {tmp}")
+    else:
+        # All passed: the logs of a temporary folder are not kept (--logs keeps them).
+        shutil.rmtree(tmp, ignore_errors=True)
+        print(f"{len(CASES) - failed} of {len(CASES)} passed")
     return 1 if failed else 0
 
 

@@ -15,13 +15,39 @@ use tachyon::{
 
 static ENV: Mutex<()> = Mutex::new(());
 
-/// A file with `text` in a fresh temporary directory.
-fn temp_file(name: &str, text: &str) -> PathBuf {
+/// A file in a temporary directory of this process, removed (with the directory, once
+/// empty) when the test is done with it, passed or failed.
+struct TempFile(PathBuf);
+
+impl std::ops::Deref for TempFile {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for TempFile {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        if let Some(dir) = self.0.parent() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+/// A file with `text` in a temporary directory of this process.
+fn temp_file(name: &str, text: &str) -> TempFile {
     let dir = std::env::temp_dir().join(format!("tachyon-config-env-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join(name);
     std::fs::write(&path, text).expect("write");
-    path
+    TempFile(path)
 }
 
 #[test]
