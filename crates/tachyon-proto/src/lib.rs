@@ -58,6 +58,6 @@ pub use reader::{ReaderStats, HOLE_WAIT};
 pub use time::{Duration, Instant};
 pub use transmit::{Destination, Transmit, TxBuf};
 pub use writer::{
-    Transcoder, WriteRequest, WriterStats, ACK_REQUEST_INTERVAL, HEARTBEAT_PIGGYBACK_INTERVAL,
-    MAX_UNACKNOWLEDGED_BYTES,
+    ack_request_interval, Transcoder, WriteRequest, WriterStats, BUILTIN_ACK_REQUEST_INTERVAL,
+    HEARTBEAT_PIGGYBACK_INTERVAL, MAX_UNACKNOWLEDGED_BYTES,
 };

@@ -1,14 +1,15 @@
 //! What a reliable writer sends with new data: to one reader by unicast (a multicast group is
 //! for several), and a piggybacked HEARTBEAT that asks for an acknowledgement (Final flag
-//! clear) only every `ACK_REQUEST_INTERVAL` or when the history is half full, so a steady
-//! stream does not draw one ACKNACK per sample; one that asks for nothing rides along at most
-//! every `HEARTBEAT_PIGGYBACK_INTERVAL`, or when the burst skipped sequence numbers.
+//! clear) only every `ack_request_interval` (4/5 of the heartbeat period), when the history is
+//! half full or when a thread waits for acknowledgements, so a steady stream does not draw one
+//! ACKNACK per sample; one that asks for nothing rides along at most every
+//! `HEARTBEAT_PIGGYBACK_INTERVAL`, or when the burst skipped sequence numbers.
 
 use tachyon_cdr::KeyHash;
 use tachyon_proto::history::{Durability, History, Payload, ResourceLimits, WriterHistoryConfig};
 use tachyon_proto::{
-    Destination, Duration, Instant, Participant, ParticipantConfig, Reliability, RemoteReader,
-    TxBuf, WriteRequest, WriterConfig, ACK_REQUEST_INTERVAL, HEARTBEAT_PIGGYBACK_INTERVAL,
+    ack_request_interval, Destination, Duration, Instant, Participant, ParticipantConfig,
+    Reliability, RemoteReader, TxBuf, WriteRequest, WriterConfig, HEARTBEAT_PIGGYBACK_INTERVAL,
 };
 use tachyon_wire::{EntityId, Guid, GuidPrefix, Locator, MessageView, SubmessageView, Time};
 
@@ -99,15 +100,59 @@ fn acknowledgements_are_asked_for_once_per_interval_in_a_steady_stream() {
         ..WriterHistoryConfig::default()
     };
     let (mut p, w) = writer(keep_last, &[reader(2, true)]);
-    assert_eq!(ACK_REQUEST_INTERVAL, Duration::from_millis(5));
+    let period = WriterConfig::default().heartbeat_period;
+    assert_eq!(period, Duration::from_millis(100));
+    assert_eq!(ack_request_interval(period), Duration::from_millis(80));
     let (_, first) = write(&mut p, w, ms(1));
     let (_, second) = write(&mut p, w, ms(2));
-    let (_, third) = write(&mut p, w, ms(5));
-    let (_, after_interval) = write(&mut p, w, ms(6));
+    let (_, third) = write(&mut p, w, ms(80));
+    let (_, after_interval) = write(&mut p, w, ms(81));
+    let (_, next) = write(&mut p, w, ms(82));
     assert_eq!(
-        (first, second, third, after_interval),
-        (true, false, false, true)
+        (first, second, third, after_interval, next),
+        (true, false, false, true, false)
     );
+}
+
+/// The datagram `p` sends now, if any: whether its HEARTBEAT asks for acknowledgements.
+fn heartbeat_sent(p: &mut Participant, now: Instant) -> Option<bool> {
+    let mut buf = TxBuf::new(65_536);
+    let t = p.poll_transmit(now, &mut buf)?;
+    let m = MessageView::new_checked(buf.datagram(&t)).expect("valid message");
+    let asks = m.submessages().find_map(|s| match s {
+        Ok(SubmessageView::Heartbeat(h)) => Some(!h.is_final()),
+        _ => None,
+    });
+    asks
+}
+
+#[test]
+fn a_thread_waiting_for_acknowledgements_gets_them_asked_for_at_once() {
+    let keep_last = WriterHistoryConfig {
+        history: History::KeepLast(10),
+        ..WriterHistoryConfig::default()
+    };
+    let (mut p, w) = writer(keep_last, &[reader(2, false)]);
+    assert!(write(&mut p, w, ms(1)).1, "the first write asks");
+    assert!(
+        !write(&mut p, w, ms(2)).1,
+        "the next, a millisecond later, does not"
+    );
+    // Nothing more to send until the periodic heartbeat, a period after the first write.
+    assert_eq!(heartbeat_sent(&mut p, ms(3)), None);
+    // wait_for_acknowledgments: the heartbeat that asks goes now.
+    p.request_acknowledgments(w, ms(3));
+    assert_eq!(heartbeat_sent(&mut p, ms(3)), Some(true));
+    assert_eq!(heartbeat_sent(&mut p, ms(3)), None, "one heartbeat");
+    // The next write's piggybacked heartbeat asks again (the request reset the interval).
+    assert!(write(&mut p, w, ms(4)).1);
+}
+
+#[test]
+fn nothing_is_asked_for_when_everything_is_acknowledged() {
+    let (mut p, w) = writer(WriterHistoryConfig::default(), &[reader(2, false)]);
+    p.request_acknowledgments(w, ms(1));
+    assert_eq!(heartbeat_sent(&mut p, ms(1)), None);
 }
 
 #[test]
@@ -167,9 +212,12 @@ fn a_heartbeat_that_asks_nothing_rides_along_at_most_every_interval() {
     // 100 µs after the last: a final one, announcing everything sent.
     assert_eq!(hb(&mut p, 1_100), Some((false, 1, 5)));
     assert_eq!(hb(&mut p, 1_150), None);
-    // Once the acknowledgement interval is over, it asks again, whatever the pace.
-    assert_eq!(hb(&mut p, 6_000), Some((true, 1, 7)));
+    // Within the acknowledgement interval, a final one after 100 µs again.
+    assert_eq!(hb(&mut p, 6_000), Some((false, 1, 7)));
     assert_eq!(hb(&mut p, 6_010), None);
+    // Once it is over, it asks again, whatever the pace.
+    assert_eq!(hb(&mut p, 81_000), Some((true, 1, 9)));
+    assert_eq!(hb(&mut p, 81_010), None);
 }
 
 #[test]

@@ -450,9 +450,24 @@ impl<T: Writable> DataWriter<T> {
         let sh = &self.inner.runtime.shared;
         let deadline = StdInstant::now() + timeout;
         let mut st = sh.lock_for(self.inner.id);
+        let mut asked = false;
         loop {
             if st.participant.all_acknowledged(self.inner.id) != Some(false) {
                 return Ok(());
+            }
+            if !asked {
+                // A steady stream asks for acknowledgements only now and then: ask now. The
+                // heartbeat leaves as the lock is released; the writer's next periodic one
+                // moved, which the timers thread may not know yet.
+                asked = true;
+                let now = sh.now();
+                st.participant.request_acknowledgments(self.inner.id, now);
+                st.flush(sh, now);
+                let timers = sh.timers_after_write(&st, self.inner.id);
+                drop(st);
+                sh.wake_timers(timers);
+                st = sh.lock_for(self.inner.id);
+                continue;
             }
             let left = deadline.saturating_duration_since(StdInstant::now());
             if left.is_zero() {

@@ -1154,6 +1154,15 @@ impl Participant {
             .map(|w| w.is_acknowledged(w.history().last_sn()))
     }
 
+    /// A thread waits until every reliable reader of `writer` acknowledged what it wrote:
+    /// the writer asks them now (a HEARTBEAT without the Final flag, in the next
+    /// [`poll_transmit`](Self::poll_transmit)) rather than at its next periodic heartbeat.
+    pub fn request_acknowledgments(&mut self, writer: EntityId, now: Instant) {
+        if let Some(w) = self.writer_mut(writer) {
+            w.request_acknowledgments(now);
+        }
+    }
+
     /// Readers matched with `writer`.
     pub fn matched_readers(&self, writer: EntityId) -> Vec<Guid> {
         self.writer(writer)
