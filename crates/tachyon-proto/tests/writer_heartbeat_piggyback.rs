@@ -85,6 +85,14 @@ fn write_burst(
     (t.destination, hb)
 }
 
+/// A KEEP_LAST(`depth`) history, the rest default.
+fn keep_last(depth: usize) -> WriterHistoryConfig {
+    WriterHistoryConfig {
+        history: History::KeepLast(depth),
+        ..WriterHistoryConfig::default()
+    }
+}
+
 fn us(n: u64) -> Instant {
     Instant::ZERO.saturating_add(Duration::from_micros(n))
 }
@@ -95,11 +103,7 @@ fn ms(n: u64) -> Instant {
 
 #[test]
 fn acknowledgements_are_asked_for_once_per_interval_in_a_steady_stream() {
-    let keep_last = WriterHistoryConfig {
-        history: History::KeepLast(10),
-        ..WriterHistoryConfig::default()
-    };
-    let (mut p, w) = writer(keep_last, &[reader(2, true)]);
+    let (mut p, w) = writer(keep_last(10), &[reader(2, true)]);
     let period = WriterConfig::default().heartbeat_period;
     assert_eq!(period, Duration::from_millis(100));
     assert_eq!(ack_request_interval(period), Duration::from_millis(80));
@@ -128,11 +132,7 @@ fn heartbeat_sent(p: &mut Participant, now: Instant) -> Option<bool> {
 
 #[test]
 fn a_thread_waiting_for_acknowledgements_gets_them_asked_for_at_once() {
-    let keep_last = WriterHistoryConfig {
-        history: History::KeepLast(10),
-        ..WriterHistoryConfig::default()
-    };
-    let (mut p, w) = writer(keep_last, &[reader(2, false)]);
+    let (mut p, w) = writer(keep_last(10), &[reader(2, false)]);
     assert!(write(&mut p, w, ms(1)).1, "the first write asks");
     assert!(
         !write(&mut p, w, ms(2)).1,
@@ -196,11 +196,7 @@ fn one_reader_gets_unicast_and_several_share_the_multicast_group() {
 
 #[test]
 fn a_heartbeat_that_asks_nothing_rides_along_at_most_every_interval() {
-    let keep_last = WriterHistoryConfig {
-        history: History::KeepLast(10),
-        ..WriterHistoryConfig::default()
-    };
-    let (mut p, w) = writer(keep_last, &[reader(2, false)]);
+    let (mut p, w) = writer(keep_last(10), &[reader(2, false)]);
     assert_eq!(HEARTBEAT_PIGGYBACK_INTERVAL, Duration::from_micros(100));
     let hb = |p: &mut Participant, t: u64| write_burst(p, w, us(t), 1).1;
     // The first asks for an acknowledgement (and so carries a heartbeat).
@@ -224,11 +220,7 @@ fn a_heartbeat_that_asks_nothing_rides_along_at_most_every_interval() {
 fn a_burst_that_skips_numbers_ends_with_a_heartbeat() {
     // KEEP_LAST 1: the second of two samples written before the send replaces the first,
     // which is never sent; the heartbeat says it is gone (its first is the second's number).
-    let keep_last = WriterHistoryConfig {
-        history: History::KeepLast(1),
-        ..WriterHistoryConfig::default()
-    };
-    let (mut p, w) = writer(keep_last, &[reader(2, false)]);
+    let (mut p, w) = writer(keep_last(1), &[reader(2, false)]);
     assert_eq!(write_burst(&mut p, w, us(1_000), 1).1, Some((true, 1, 1)));
     assert_eq!(write_burst(&mut p, w, us(1_010), 1).1, None);
     assert_eq!(

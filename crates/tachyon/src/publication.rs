@@ -463,9 +463,7 @@ impl<T: Writable> DataWriter<T> {
                 let now = sh.now();
                 st.participant.request_acknowledgments(self.inner.id, now);
                 st.flush(sh, now);
-                let timers = sh.timers_after_write(&st, self.inner.id);
-                drop(st);
-                sh.wake_timers(timers);
+                sh.release_after_write(st, self.inner.id);
                 st = sh.lock_for(self.inner.id);
                 continue;
             }
@@ -742,18 +740,14 @@ impl<T: Writable> DataWriter<T> {
                         // (to remote readers only: the usual one) takes the lock once.
                         // The timers are looked at once they left.
                         if !st.participant.has_pending_events() {
-                            let timers = sh.timers_after_write(&st, self.inner.id);
-                            drop(st);
-                            sh.wake_timers(timers);
+                            sh.release_after_write(st, self.inner.id);
                             return Ok(());
                         }
                         drop(st);
                         st = sh.lock_for(self.inner.id);
                     }
                     st.settle(sh, now);
-                    let timers = sh.timers_after_write(&st, self.inner.id);
-                    drop(st);
-                    sh.wake_timers(timers);
+                    sh.release_after_write(st, self.inner.id);
                     return Ok(());
                 }
                 Err(tachyon_proto::Error::Write(WriteError::WouldBlock { .. })) => {

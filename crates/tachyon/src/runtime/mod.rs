@@ -766,6 +766,16 @@ impl Shared {
         }
     }
 
+    /// Releases `st` after a write to `writer` (or a request for its acknowledgements): the
+    /// datagrams queued under it leave, then the timers thread is woken if that writer's
+    /// next timer comes before it planned to wake ([`timers_after_write`](Self::timers_after_write),
+    /// [`wake_timers`](Self::wake_timers)).
+    pub(crate) fn release_after_write(&self, st: StateGuard<'_>, writer: EntityId) {
+        let timers = self.timers_after_write(&st, writer);
+        drop(st);
+        self.wake_timers(timers);
+    }
+
     /// Wakes the timers thread `plan` names if the earliest timer it found comes before that
     /// thread planned to wake. Called after the lock is released: a timers thread publishes
     /// when it wakes under that lock, so one that looked after the write saw its timers, and
