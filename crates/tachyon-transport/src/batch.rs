@@ -122,6 +122,28 @@ impl RecvBatch {
     /// datagram larger than a slot is counted in `truncated` and skipped (`true`: it was
     /// consumed).
     pub(crate) fn push(&mut self, source: Locator, bytes: &[u8], counters: &Counters) -> bool {
+        self.push_counting(source, bytes, counters, Counters::add)
+    }
+
+    /// [`push`](Self::push) for a caller that holds a lock every adder of `counters`'
+    /// received datagrams and bytes takes (AF_XDP's RX ring lock): counted with a load and
+    /// a store ([`Counters::add_locked`]), not an atomic read-modify-write.
+    pub(crate) fn push_locked(
+        &mut self,
+        source: Locator,
+        bytes: &[u8],
+        counters: &Counters,
+    ) -> bool {
+        self.push_counting(source, bytes, counters, Counters::add_locked)
+    }
+
+    fn push_counting(
+        &mut self,
+        source: Locator,
+        bytes: &[u8],
+        counters: &Counters,
+        add: fn(&std::sync::atomic::AtomicU64, u64),
+    ) -> bool {
         let slot = self.received.len();
         if slot >= self.slots {
             return false;
@@ -137,8 +159,8 @@ impl RecvBatch {
             len: bytes.len(),
             source,
         });
-        Counters::add(&counters.datagrams_received, 1);
-        Counters::add(&counters.bytes_received, bytes.len() as u64);
+        add(&counters.datagrams_received, 1);
+        add(&counters.bytes_received, bytes.len() as u64);
         true
     }
 

@@ -1,5 +1,5 @@
 //! Dynamic types: topics whose type the program learns at run time — from another
-//! participant through XTypes TypeLookup ([`DomainParticipant::find_topic_type`]), or built
+//! participant through XTypes TypeLookup ([`DomainParticipant::find_topic_type`](crate::DomainParticipant::find_topic_type)), or built
 //! as a [`TypeDesc`] — read and written as [`DynamicData`] without a Rust type for them.
 //!
 //! ```no_run

@@ -395,10 +395,10 @@ impl<T: Writable> DataWriter<T> {
                     .share(size, self.inner.version, |slot| sharing.share(sample, slot))
             }
             _ => {
-                let mut buf = self.inner.pool.alloc(size);
-                let n = sample.serialize_into(ty, self.inner.version, buf.as_mut_slice())?;
-                buf.truncate(n);
-                buf.freeze()
+                let version = self.inner.version;
+                self.inner
+                    .pool
+                    .fill(size, |buf| sample.serialize_into(ty, version, buf))?
             }
         };
         let req = WriteRequest::data(key, timestamp.unwrap_or_default(), payload);
@@ -715,22 +715,31 @@ impl<T: Writable> DataWriter<T> {
     /// then waits keeps it): read under the writer's lock, so timestamps follow the order of
     /// the writes, and derived from the protocol's own clock reading (one clock read per
     /// write, `Shared::wall_time`).
-    fn submit(&self, mut req: WriteRequest, mut stamp_now: bool) -> Result<(), Error> {
+    fn submit(&self, req: WriteRequest, mut stamp_now: bool) -> Result<(), Error> {
         let sh = &self.inner.runtime.shared;
         // When blocking gives up: from the first time the writer would block (a write that
         // does not block reads no clock for it).
         let mut deadline = None;
         let mut st = sh.lock_for(self.inner.id);
+        // Kept for another try only by a writer that may be told to wait (a copy of the
+        // payload's handle and its drop are two atomic read-modify-writes per write).
+        let mut kept = Some(req);
         loop {
             if sh.stopped() {
                 return Err(Error::AlreadyDeleted);
             }
             let now = sh.now();
+            let Some(mut req) = kept.take() else {
+                return Err(Error::OutOfResources(HISTORY_FULL));
+            };
             if stamp_now {
                 req.source_timestamp = sh.wall_time(now);
                 stamp_now = false;
             }
-            match st.participant.write(now, self.inner.id, req.clone()) {
+            if st.participant.write_may_block(self.inner.id) {
+                kept = Some(req.clone());
+            }
+            match st.participant.write(now, self.inner.id, req) {
                 Ok(_) => {
                     st.transmit(sh, now);
                     if st.has_sends() {
@@ -751,6 +760,10 @@ impl<T: Writable> DataWriter<T> {
                     return Ok(());
                 }
                 Err(tachyon_proto::Error::Write(WriteError::WouldBlock { .. })) => {
+                    if kept.is_none() {
+                        // Refused although no limit said it could be: not retried.
+                        return Err(Error::OutOfResources(HISTORY_FULL));
+                    }
                     let deadline = *deadline
                         .get_or_insert_with(|| StdInstant::now() + self.inner.max_blocking_time);
                     let left = deadline.saturating_duration_since(StdInstant::now());
@@ -764,6 +777,9 @@ impl<T: Writable> DataWriter<T> {
         }
     }
 }
+
+/// What a write refused by a writer that was not expected to refuse it says.
+const HISTORY_FULL: &str = "the writer's history is full";
 
 impl<T: Loanable> DataWriter<T> {
     /// Lends a sample to write in place, then publish with
@@ -810,24 +826,23 @@ impl<T: Loanable> DataWriter<T> {
                     .ok_or(Error::BadParameter("a loan's slot cannot hold its sample"))?
             }
             (Some(h), Store::Heap(value)) => {
-                let mut buf = self.inner.pool.alloc(4 + size);
-                let bytes = buf.as_mut_slice();
-                bytes[..4].copy_from_slice(&h);
-                bytes[4..].copy_from_slice(zerocopy::IntoBytes::as_bytes(&*value));
-                buf.freeze()
+                let filled = self.inner.pool.fill(4 + size, |bytes| {
+                    bytes[..4].copy_from_slice(&h);
+                    bytes[4..].copy_from_slice(zerocopy::IntoBytes::as_bytes(&*value));
+                    Ok::<_, std::convert::Infallible>(bytes.len())
+                });
+                match filled {
+                    Ok(p) => p,
+                    Err(never) => match never {},
+                }
             }
             (None, store) => {
                 let loan = Loan { store };
-                let size = tachyon_cdr::serialized_size(&*loan, self.inner.version)?;
-                let mut buf = self.inner.pool.alloc(size);
-                let n = tachyon_cdr::serialize(
-                    &*loan,
-                    self.inner.version,
-                    Endianness::Little,
-                    buf.as_mut_slice(),
-                )?;
-                buf.truncate(n);
-                buf.freeze()
+                let version = self.inner.version;
+                let size = tachyon_cdr::serialized_size(&*loan, version)?;
+                self.inner.pool.fill(size, |buf| {
+                    tachyon_cdr::serialize(&*loan, version, Endianness::Little, buf)
+                })?
             }
         };
         self.submit(

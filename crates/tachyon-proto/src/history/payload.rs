@@ -377,9 +377,46 @@ impl PayloadPool {
 
     /// A payload holding a copy of `bytes`, in a recycled buffer when one is free.
     pub fn copy_from_slice(&self, bytes: &[u8]) -> Payload {
-        let mut m = self.alloc(bytes.len());
-        m.as_mut_slice().copy_from_slice(bytes);
-        m.freeze()
+        let filled = self.fill(bytes.len(), |b| {
+            b.copy_from_slice(bytes);
+            Ok::<_, std::convert::Infallible>(bytes.len())
+        });
+        match filled {
+            Ok(p) => p,
+            Err(never) => match never {},
+        }
+    }
+
+    /// A payload of at most `len` bytes written by `write` (which returns how many it
+    /// wrote: the payload is cut to that), in a recycled buffer when one is free; `write`'s
+    /// error when it fails (the buffer goes back to the pool). What [`alloc`](Self::alloc),
+    /// [`PayloadMut::as_mut_slice`], [`PayloadMut::truncate`] and
+    /// [`PayloadMut::freeze`] do, with the buffer checked to be held alone once, not three
+    /// times (each check an atomic read-modify-write).
+    pub fn fill<E>(
+        &self,
+        len: usize,
+        write: impl FnOnce(&mut [u8]) -> Result<usize, E>,
+    ) -> Result<Payload, E> {
+        let mut result = Ok(0);
+        let inner = self.recycled_or(
+            || vec![0; len],
+            |i| {
+                i.valued = None;
+                if i.bytes.len() >= len {
+                    i.bytes.truncate(len);
+                } else {
+                    i.bytes.resize(len, 0);
+                }
+                result = write(&mut i.bytes);
+                if let Ok(n) = result {
+                    i.bytes.truncate(n);
+                }
+            },
+        );
+        // Dropped as a payload on failure too: the buffer goes back to the pool.
+        let payload = Payload(Some(inner));
+        result.map(|_| payload)
     }
 
     /// A writable payload of `len` bytes (serialize straight into it, then
@@ -731,5 +768,27 @@ mod tests {
         m.as_mut_slice()[0] = 9;
         drop(m.freeze());
         assert_eq!(pool.alloc(size).as_mut_slice()[0], 9);
+    }
+
+    #[test]
+    fn fill_cuts_to_what_was_written_and_recycles_on_failure() {
+        let pool = PayloadPool::new();
+        let p = pool.fill(8, |b| {
+            assert_eq!(b.len(), 8, "the length asked for");
+            b[..3].copy_from_slice(&[7, 8, 9]);
+            Ok::<_, ()>(3)
+        });
+        let p = p.expect("written");
+        assert_eq!(p.as_bytes(), &[7u8, 8, 9][..]);
+        drop(p);
+        assert_eq!(pool.free_buffers(), 1);
+        // A failed write returns its error, and its buffer (the same one) to the pool.
+        assert_eq!(
+            pool.fill(4, |_| Err::<usize, _>("bad sample")).err(),
+            Some("bad sample")
+        );
+        assert_eq!(pool.free_buffers(), 1);
+        let again = pool.fill(2, |b| Ok::<_, ()>(b.len())).expect("written");
+        assert_eq!(again.len(), 2);
     }
 }

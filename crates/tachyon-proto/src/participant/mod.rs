@@ -387,10 +387,12 @@ impl Participant {
     /// A datagram arrived from `source`.
     pub fn handle_datagram(&mut self, now: Instant, source: &Locator, data: &[u8]) {
         use crate::shared::Via;
-        let resolver = if source.kind == Locator::KIND_TACHYON_SHM {
-            self.resolver.clone()
-        } else {
-            crate::shared::ResolverSlot::default()
+        // Lent out of the participant for the datagram (nothing in `receive` looks at it
+        // there), not cloned: a clone and its drop were two atomic read-modify-writes per
+        // shared-memory datagram.
+        let resolver = match source.kind {
+            Locator::KIND_TACHYON_SHM => std::mem::take(&mut self.resolver),
+            _ => crate::shared::ResolverSlot::default(),
         };
         let via = match source.kind {
             Locator::KIND_TACHYON_INTRA => Via::Intra,
@@ -398,6 +400,9 @@ impl Participant {
             _ => Via::Other,
         };
         self.receive(now, data, via);
+        if resolver.0.is_some() {
+            self.resolver = resolver;
+        }
         self.run_discovery(now);
     }
 
@@ -653,6 +658,14 @@ impl Participant {
     /// [`TimerClass::Critical`] (`None`, the default: no writer does).
     pub fn set_critical_priority(&mut self, threshold: Option<i32>) {
         self.critical_above = threshold;
+    }
+
+    /// Whether a write of `writer` may be refused for now (`WouldBlock`: flow control of a
+    /// reliable KEEP_ALL writer, or a RESOURCE_LIMITS limit reached). A caller that retries
+    /// after waiting keeps a copy of its request only then: a KEEP_LAST writer without
+    /// limits (the usual one) takes it as it is. An unknown writer may.
+    pub fn write_may_block(&self, writer: EntityId) -> bool {
+        self.writer(writer).map_or(true, Writer::may_block)
     }
 
     /// Writes a change (data, dispose or unregister) with writer `writer`.

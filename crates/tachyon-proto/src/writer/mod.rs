@@ -574,6 +574,17 @@ impl Writer {
         Ok(Some(outcome.sn))
     }
 
+    /// Whether a write may be refused for now with `WouldBlock`
+    /// ([`Participant::write_may_block`](crate::Participant::write_may_block)): flow
+    /// controlled, or a resource limit set (the only sources of it).
+    pub(crate) fn may_block(&self) -> bool {
+        let limits = &self.history.config().limits;
+        self.flow_controlled()
+            || limits.max_samples.is_some()
+            || limits.max_instances.is_some()
+            || limits.max_samples_per_instance.is_some()
+    }
+
     /// Adds a change to the history and queues it for every matched reader. In an open
     /// coherent set it is a member of it; `group` is its group numbering (GROUP scope).
     pub(crate) fn write_in_set(

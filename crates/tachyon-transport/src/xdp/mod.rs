@@ -432,7 +432,8 @@ impl Transport for XdpTransport {
         let mut groups = 0u64;
         let (taken, malformed) = self.port.receive(room, |d| {
             groups += u64::from(Some(d.dst_port) == self.group_port);
-            batch.push(Locator::udp(SocketAddr::V4(d.from)), d.payload, counters);
+            // Under the RX ring's lock, which every receiver from the ring takes.
+            batch.push_locked(Locator::udp(SocketAddr::V4(d.from)), d.payload, counters);
         });
         if groups > 0 {
             Counters::add(&self.multicast_received, groups);
@@ -501,16 +502,23 @@ impl Transport for XdpTransport {
             }
             // A group datagram looped back to this host's members is copied into its frame:
             // the buffer is sent again.
+            // Counted under the transmit lock, which every sender through the ring takes:
+            // no atomic read-modify-write per datagram (`Counters::add_locked`).
+            let counted = || {
+                Counters::add_locked(&self.counters.datagrams_sent, 1);
+                Counters::add_locked(&self.counters.bytes_sent, len as u64);
+            };
             let (r, back) = if i + 1 == dests.len() && !(group && self.local_copy.is_some()) {
-                self.port.send_buffer(b, len, self.port_no, to, priority)
+                self.port
+                    .send_buffer(b, len, self.port_no, to, priority, counted)
             } else {
-                let r = self.port.send(&b[..len], self.port_no, to, priority);
+                let r = self
+                    .port
+                    .send_then(&b[..len], self.port_no, to, priority, counted);
                 (r, Some(b))
             };
             match r {
                 PortSend::Queued => {
-                    Counters::add(&self.counters.datagrams_sent, 1);
-                    Counters::add(&self.counters.bytes_sent, len as u64);
                     if group {
                         Counters::add(&self.multicast_sent, 1);
                         if let (Some(s), Some(b)) = (&self.local_copy, &back) {

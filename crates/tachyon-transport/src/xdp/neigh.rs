@@ -3,6 +3,7 @@
 //! `/proc/net/route`), and the MAC of each IPv4 neighbour (`/proc/net/arp`), re-read when a
 //! destination is missing and every few seconds, outside any lock that senders take.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::io;
 use std::net::Ipv4Addr;
@@ -114,6 +115,22 @@ pub struct Neighbours {
     /// When the table was last read (the coarse monotonic clock, ns: a few milliseconds'
     /// resolution is plenty for these intervals, and it is read per datagram sent).
     read_at: AtomicU64,
+    /// Which table this is: this instance (unique in the process) and how many times it
+    /// was read. A thread's last answer ([`LAST`]) holds while both are the same.
+    id: u64,
+    version: AtomicU64,
+}
+
+/// Numbers the [`Neighbours`] of the process.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A thread's last answer: (table id, table version, address, MAC). Sending to the same
+/// neighbour again needs no look-up under the table's lock (two atomic read-modify-writes
+/// per datagram sent).
+type Answer = (u64, u64, Ipv4Addr, [u8; 6]);
+
+thread_local! {
+    static LAST: Cell<Option<Answer>> = const { Cell::new(None) };
 }
 
 impl Neighbours {
@@ -123,6 +140,8 @@ impl Neighbours {
             iface: iface.to_owned(),
             table: RwLock::new(Table::default()),
             read_at: AtomicU64::new(0),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            version: AtomicU64::new(0),
         };
         n.reread();
         n
@@ -137,7 +156,18 @@ impl Neighbours {
         let text = std::fs::read_to_string("/proc/thread-self/net/arp").unwrap_or_default();
         let fresh = parse_arp(&text, &self.iface);
         self.read_at.store(self.now().max(1), Ordering::Relaxed);
-        *self.table.write().unwrap_or_else(|p| p.into_inner()) = fresh;
+        let mut table = self.table.write().unwrap_or_else(|p| p.into_inner());
+        *table = fresh;
+        // Under the write lock: a thread's answer from the table before is not used again.
+        self.version.fetch_add(1, Ordering::Release);
+    }
+
+    /// Puts `table` in place of the kernel's, as a re-read does (tests).
+    #[cfg(test)]
+    fn replace(&self, table: Table) {
+        let mut t = self.table.write().unwrap_or_else(|p| p.into_inner());
+        *t = table;
+        self.version.fetch_add(1, Ordering::Release);
     }
 
     /// The MAC of `ip`, if the kernel knows it; a miss re-reads the table (rate-limited),
@@ -149,12 +179,22 @@ impl Neighbours {
         if age >= REFRESH_NS {
             self.reread();
         }
+        let version = self.version.load(Ordering::Acquire);
+        let last = LAST.try_with(Cell::get).ok().flatten();
+        if let Some((id, v, a, mac)) = last {
+            if (id, v, a) == (self.id, version, ip) {
+                return Some(mac);
+            }
+        }
         let hit = self
             .table
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .get(&ip)
             .copied();
+        if let Some(mac) = hit {
+            let _ = LAST.try_with(|l| l.set(Some((self.id, version, ip, mac))));
+        }
         if hit.is_none() && (MISS_REREAD_NS..REFRESH_NS).contains(&age) {
             self.reread();
             return self
@@ -202,5 +242,34 @@ mod tests {
         assert_eq!(on_link_subnet(routes, "eth0"), None, "a gateway route");
         assert_eq!(parse_mac("02:00:00:00:00:0g"), None);
         assert_eq!(parse_mac("02:00:00:00:00:01:02"), None);
+    }
+
+    /// A thread's remembered answer is used only for the same table, read the same time.
+    #[test]
+    fn a_remembered_answer_follows_the_table() {
+        let ip = Ipv4Addr::new(10, 9, 8, 7);
+        let table = |last: u8| Table::from_iter([(ip, [2, 0, 0, 0, 0, last])]);
+        let (a, b) = (
+            Neighbours::new("tachyon-none0"),
+            Neighbours::new("tachyon-none1"),
+        );
+        a.replace(table(1));
+        b.replace(table(2));
+        for _ in 0..2 {
+            assert_eq!(a.lookup(ip), Some([2, 0, 0, 0, 0, 1]));
+            assert_eq!(
+                b.lookup(ip),
+                Some([2, 0, 0, 0, 0, 2]),
+                "another interface's table"
+            );
+        }
+        a.replace(table(3));
+        assert_eq!(
+            a.lookup(ip),
+            Some([2, 0, 0, 0, 0, 3]),
+            "the table read again"
+        );
+        a.replace(Table::default());
+        assert_eq!(a.lookup(ip), None, "a neighbour gone");
     }
 }

@@ -2,10 +2,11 @@
 //! the XDP program that feeds it. No DDS in it: the transport ([`super::XdpTransport`]) puts
 //! RTPS on top, and `tachyon floor --xdp-interface` measures the raw floor with it.
 
+use std::cell::Cell;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::{bpf, frame, neigh, program, xsk, AttachMode, BindMode};
@@ -78,8 +79,26 @@ pub struct XdpPort {
     neighbours: neigh::Neighbours,
     busy_poll: bool,
     vlan: Option<u16>,
-    ip_id: AtomicU16,
     native: bool,
+}
+
+thread_local! {
+    /// The IPv4 identification of the next datagram this thread sends.
+    static IP_ID: Cell<u16> = Cell::new(std::process::id() as u16);
+}
+
+/// The IPv4 identification of a datagram: a counter per sending thread. Every datagram is
+/// sent with Don't Fragment set, so the field identifies no fragments and any value will do
+/// (RFC 6864, 4.1); a counter shared by the threads cost an atomic read-modify-write per
+/// datagram.
+fn next_ip_id() -> u16 {
+    IP_ID
+        .try_with(|c| {
+            let id = c.get();
+            c.set(id.wrapping_add(1));
+            id
+        })
+        .unwrap_or(0)
 }
 
 impl std::fmt::Debug for XdpPort {
@@ -191,7 +210,6 @@ impl XdpPort {
             link,
             busy_poll: c.busy_poll,
             vlan: c.vlan,
-            ip_id: AtomicU16::new(std::process::id() as u16),
             native,
         })
     }
@@ -245,6 +263,19 @@ impl XdpPort {
     /// Sends `data` from `from_port` to `to` through the ring (copied into a frame), tagged
     /// with TRANSPORT_PRIORITY `priority` (DSCP, and the VLAN PCP).
     pub fn send(&self, data: &[u8], from_port: u16, to: SocketAddrV4, priority: i32) -> PortSend {
+        self.send_then(data, from_port, to, priority, || {})
+    }
+
+    /// [`send`](Self::send), calling `queued` under the transmit lock once the frame is
+    /// queued (`Xsk::submit`).
+    pub(crate) fn send_then(
+        &self,
+        data: &[u8],
+        from_port: u16,
+        to: SocketAddrV4,
+        priority: i32,
+        queued: impl FnOnce(),
+    ) -> PortSend {
         if data.len() > self.max_payload() {
             return PortSend::TooLong;
         }
@@ -252,13 +283,14 @@ impl XdpPort {
             return PortSend::NoMac;
         };
         let from = SocketAddrV4::new(self.address, from_port);
-        let id = self.ip_id.fetch_add(1, Ordering::Relaxed);
+        let id = next_ip_id();
         let dscp = priority::dscp(priority);
         let hdr = link.header_len();
-        match self.xsk.send(|f| {
+        let build = |f: &mut [u8]| {
             f.get_mut(hdr..hdr + data.len())?.copy_from_slice(data);
             frame::write_headers(f, &link, from, to, id, dscp, data.len())
-        }) {
+        };
+        match self.xsk.send(build, queued) {
             xsk::Sent::Queued => PortSend::Queued,
             xsk::Sent::Full => PortSend::Full,
             xsk::Sent::Refused => PortSend::TooLong,
@@ -282,7 +314,8 @@ impl XdpPort {
     /// Sends the first `len` bytes of `buf` like [`send`](Self::send): in place, the headers
     /// written in front of it, when `buf` is one of this port's frames ([`lend`](Self::lend)),
     /// else copied. With [`PortSend::NoMac`] the buffer comes back, for the caller to send
-    /// through the kernel.
+    /// through the kernel. `queued` is called under the transmit lock once the frame is
+    /// queued (`Xsk::submit`).
     pub fn send_buffer(
         &self,
         buf: TxBuffer,
@@ -290,6 +323,7 @@ impl XdpPort {
         from_port: u16,
         to: SocketAddrV4,
         priority: i32,
+        queued: impl FnOnce(),
     ) -> (PortSend, Option<TxBuffer>) {
         let len = len.min(buf.len());
         if len > self.max_payload() {
@@ -300,10 +334,13 @@ impl XdpPort {
         };
         let addr = match buf.into_frame_of(&*self.xsk as &dyn FrameLender) {
             Ok(addr) => addr,
-            Err(buf) => return (self.send(&buf[..len], from_port, to, priority), None),
+            Err(buf) => {
+                let r = self.send_then(&buf[..len], from_port, to, priority, queued);
+                return (r, None);
+            }
         };
         let from = SocketAddrV4::new(self.address, from_port);
-        let id = self.ip_id.fetch_add(1, Ordering::Relaxed);
+        let id = next_ip_id();
         let hdr = link.header_len();
         let start = xsk::HEADROOM - hdr;
         let f = self.xsk.whole_frame_mut(addr);
@@ -314,7 +351,7 @@ impl XdpPort {
             self.xsk.release_frame(addr);
             return (PortSend::TooLong, None);
         };
-        let r = match self.xsk.submit(addr, start, total) {
+        let r = match self.xsk.submit(addr, start, total, queued) {
             xsk::Sent::Queued => PortSend::Queued,
             xsk::Sent::Full => PortSend::Full,
             xsk::Sent::Refused => PortSend::TooLong,

@@ -434,7 +434,13 @@ impl Xsk {
 
     /// Builds one frame with `build` (given the whole frame; it returns the length used, or
     /// `None` to give up) and queues it for transmission.
-    pub fn send(&self, build: impl FnOnce(&mut [u8]) -> Option<usize>) -> Sent {
+    /// `queued` is called under the transmit lock once the frame is queued
+    /// ([`submit`](Self::submit)).
+    pub fn send(
+        &self,
+        build: impl FnOnce(&mut [u8]) -> Option<usize>,
+        queued: impl FnOnce(),
+    ) -> Sent {
         let Some(addr) = self.lend() else {
             self.kick_tx();
             return Sent::Full;
@@ -444,7 +450,7 @@ impl Xsk {
             self.release_frame(addr);
             return Sent::Refused;
         };
-        self.submit(addr, 0, len)
+        self.submit(addr, 0, len, queued)
     }
 
     /// A free transmit frame (its UMEM address), now the caller's until it is submitted or
@@ -531,8 +537,11 @@ impl Xsk {
         }
     }
 
-    /// Queues `len` bytes at `offset` of lent frame `addr` for transmission.
-    pub fn submit(&self, addr: u64, offset: usize, len: usize) -> Sent {
+    /// Queues `len` bytes at `offset` of lent frame `addr` for transmission, and calls
+    /// `queued` under the transmit lock once it is: what only one thread at a time may do,
+    /// such as adding to counters only senders through this socket add to, with a load and
+    /// a store instead of an atomic read-modify-write (`Counters::add_locked`).
+    pub fn submit(&self, addr: u64, offset: usize, len: usize, queued: impl FnOnce()) -> Sent {
         let fs = self.geometry.frame_size as usize;
         if !self.is_tx_frame(addr) || offset.checked_add(len).map_or(true, |e| e > fs) {
             self.release_frame(addr);
@@ -551,6 +560,7 @@ impl Xsk {
         side.tx
             .producer()
             .store(prod.wrapping_add(1), Ordering::Release);
+        queued();
         let kick = side.tx.needs_wakeup() || !self.zero_copy;
         drop(side);
         if kick {
