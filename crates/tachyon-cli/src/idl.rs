@@ -12,7 +12,7 @@ use crate::perf::Failure;
 pub struct IdlArgs {
     /// The IDL file.
     pub file: PathBuf,
-    /// Write DIR/<stem>.rs instead of printing.
+    /// Write DIR/STEM.rs (STEM: the IDL file's name without `.idl`) instead of printing.
     #[arg(long, short = 'o')]
     pub out_dir: Option<PathBuf>,
     /// A directory #include looks in (repeatable).

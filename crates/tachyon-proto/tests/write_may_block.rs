@@ -2,42 +2,22 @@
 //! (`WouldBlock`): the runtime keeps a copy of a write request for a retry only for those.
 //! It must never say "no" for a writer that then blocks.
 
-use tachyon_cdr::KeyHash;
-use tachyon_proto::history::{
-    Durability, History, Payload, ResourceLimits, WriteError, WriterHistoryConfig,
-};
-use tachyon_proto::{
-    Error, Instant, Participant, ParticipantConfig, Reliability, RemoteReader, WriteRequest,
-    WriterConfig,
-};
-use tachyon_wire::{EntityId, Guid, GuidPrefix, Locator, Time};
+#[path = "common/one_reader.rs"]
+mod one_reader;
 
-fn reliable_reader() -> RemoteReader {
-    RemoteReader {
-        guid: Guid {
-            prefix: GuidPrefix([2; 12]),
-            entity_id: EntityId([0, 0, 1, 7]),
-        },
-        unicast_locators: vec![Locator::udp(([127, 0, 0, 1], 7402).into())],
-        multicast_locators: vec![],
-        reliability: Reliability::Reliable,
-        durability: Durability::Volatile,
-    }
-}
+use one_reader::writer_with_reader;
+use tachyon_cdr::KeyHash;
+use tachyon_proto::history::{History, Payload, ResourceLimits, WriteError, WriterHistoryConfig};
+use tachyon_proto::{Error, Instant, Participant, Reliability, WriteRequest, WriterConfig};
+use tachyon_wire::{EntityId, Time};
 
 /// A reliable writer with `history`, matched with a reliable reader that never acknowledges.
 fn writer(history: WriterHistoryConfig) -> (Participant, EntityId) {
-    let mut p = Participant::new(GuidPrefix([1; 12]), ParticipantConfig::default());
-    let w = p
-        .create_writer(WriterConfig {
-            reliability: Reliability::Reliable,
-            history,
-            ..WriterConfig::default()
-        })
-        .expect("writer");
-    p.match_reader(Instant::ZERO, w, reliable_reader())
-        .expect("match");
-    (p, w)
+    writer_with_reader(WriterConfig {
+        reliability: Reliability::Reliable,
+        history,
+        ..WriterConfig::default()
+    })
 }
 
 fn history(history: History, limits: ResourceLimits) -> WriterHistoryConfig {

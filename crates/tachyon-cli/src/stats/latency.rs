@@ -23,7 +23,7 @@ pub struct LatencySummary {
     pub max: u64,
     /// Standard deviation (jitter).
     pub stddev: u64,
-    /// Packet-delay variation: the mean of |rtt[i] - rtt[i-1]| (RFC 5481's IPDV).
+    /// Packet-delay variation: the mean of `|rtt[i] - rtt[i-1]|` (RFC 5481's IPDV).
     pub pdv: u64,
 }
 

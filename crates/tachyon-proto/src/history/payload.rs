@@ -116,6 +116,18 @@ struct Inner {
 }
 
 impl Inner {
+    /// Makes this a buffer of `len` bytes to write, holding no value. A recycled buffer
+    /// keeps what it held (its writer overwrites every byte it keeps), and what it lacks is
+    /// zeroed.
+    fn set_len(&mut self, len: usize) {
+        self.valued = None;
+        if self.bytes.len() >= len {
+            self.bytes.truncate(len);
+        } else {
+            self.bytes.resize(len, 0);
+        }
+    }
+
     /// The bytes held (a pool's budget counts them), the holder's own included.
     fn held(&self) -> usize {
         std::mem::size_of::<Inner>()
@@ -398,16 +410,12 @@ impl PayloadPool {
         len: usize,
         write: impl FnOnce(&mut [u8]) -> Result<usize, E>,
     ) -> Result<Payload, E> {
+        // `recycled_or` calls the set-up exactly once: the result is always the write's.
         let mut result = Ok(0);
         let inner = self.recycled_or(
             || vec![0; len],
             |i| {
-                i.valued = None;
-                if i.bytes.len() >= len {
-                    i.bytes.truncate(len);
-                } else {
-                    i.bytes.resize(len, 0);
-                }
+                i.set_len(len);
                 result = write(&mut i.bytes);
                 if let Ok(n) = result {
                     i.bytes.truncate(n);
@@ -428,14 +436,7 @@ impl PayloadPool {
         let inner = self.recycled_or(
             // Zeroed by the allocator (fresh pages of a large one are zero already).
             || vec![0; len],
-            |i| {
-                i.valued = None;
-                if i.bytes.len() >= len {
-                    i.bytes.truncate(len);
-                } else {
-                    i.bytes.resize(len, 0);
-                }
-            },
+            |i| i.set_len(len),
         );
         PayloadMut(inner)
     }
@@ -460,29 +461,26 @@ impl PayloadPool {
         Payload(Some(inner))
     }
 
-    /// A free buffer of the pool set up by `set`, or a new one of `bytes()` (set up too).
-    /// Whether it is held alone is checked once, in the `Arc::get_mut` that sets it up (an
-    /// atomic read-modify-write); one still held elsewhere (two last clones dropped at once)
-    /// is not reused.
+    /// A free buffer of the pool set up by `set`, or a new one of `bytes()` (set up too:
+    /// `set` is called exactly once). Whether a free one is held alone is checked once, in
+    /// the `Arc::get_mut` that sets it up (an atomic read-modify-write); one still held
+    /// elsewhere (two last clones dropped at once) is not reused. A new one is set up
+    /// before it is shared, unchecked.
     fn recycled_or(&self, bytes: impl Fn() -> Vec<u8>, set: impl FnOnce(&mut Inner)) -> Arc<Inner> {
-        let fresh = || {
-            Arc::new(Inner {
-                bytes: bytes(),
-                pool: Arc::downgrade(&self.free),
-                ..Inner::default()
-            })
-        };
-        let mut inner = self.recycled().unwrap_or_else(&fresh);
-        match Arc::get_mut(&mut inner) {
-            Some(i) => set(i),
-            None => {
-                inner = fresh();
-                if let Some(i) = Arc::get_mut(&mut inner) {
-                    set(i);
-                }
+        if let Some(mut inner) = self.recycled() {
+            if let Some(i) = Arc::get_mut(&mut inner) {
+                set(i);
+                return inner;
             }
         }
-        inner
+        // Set up before it is shared: no check needed.
+        let mut fresh = Inner {
+            bytes: bytes(),
+            pool: Arc::downgrade(&self.free),
+            ..Inner::default()
+        };
+        set(&mut fresh);
+        Arc::new(fresh)
     }
 
     /// A free buffer of the pool, if one is (not checked to be held alone: see
