@@ -156,17 +156,14 @@ impl Neighbours {
         let text = std::fs::read_to_string("/proc/thread-self/net/arp").unwrap_or_default();
         let fresh = parse_arp(&text, &self.iface);
         self.read_at.store(self.now().max(1), Ordering::Relaxed);
-        let mut table = self.table.write().unwrap_or_else(|p| p.into_inner());
-        *table = fresh;
-        // Under the write lock: a thread's answer from the table before is not used again.
-        self.version.fetch_add(1, Ordering::Release);
+        self.replace(fresh);
     }
 
-    /// Puts `table` in place of the kernel's, as a re-read does (tests).
-    #[cfg(test)]
+    /// Puts `table` in place of the one read before.
     fn replace(&self, table: Table) {
         let mut t = self.table.write().unwrap_or_else(|p| p.into_inner());
         *t = table;
+        // Under the write lock: a thread's answer from the table before is not used again.
         self.version.fetch_add(1, Ordering::Release);
     }
 
