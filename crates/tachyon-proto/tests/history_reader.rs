@@ -475,3 +475,85 @@ fn ordered_access_returns_reception_order_across_instances() {
     r.take(&Query::ANY, &mut out).expect("take");
     assert_eq!(ids(&out), vec![(1, Some(2)), (2, Some(1))]);
 }
+
+/// A take of one sample (`take_next_sample`'s) has a path of its own: it gives what a take of
+/// everything gives, one sample at a time, oldest first per instance, each alone in its
+/// collection (ranks 0) — across a read that marked the oldest READ, a dispose and a new
+/// generation, and two instances. (The view state is the instance's at each take: NOT_NEW
+/// from an instance's second take on, so it is not compared.)
+#[test]
+fn taking_one_at_a_time_gives_what_taking_all_gives() {
+    let fill = |r: &mut ReaderHistory| {
+        put(r, 1, 1, 1);
+        put(r, 1, 2, 2);
+        put(r, 1, 1, 3);
+        r.dispose(at(0), writer(1), key(1), ts(4)).expect("known");
+        put(r, 1, 1, 5);
+        put(r, 1, 2, 6);
+    };
+    let mut one = reader(History::KeepAll, ResourceLimits::default());
+    let mut all = reader(History::KeepAll, ResourceLimits::default());
+    fill(&mut one);
+    fill(&mut all);
+    // The oldest sample of instance 1 read first: READ, in both.
+    let mut out = Vec::new();
+    for r in [&mut one, &mut all] {
+        r.read(&Query::ANY.max_samples(1), &mut out).expect("read");
+        assert_eq!(ids(&out), vec![(1, Some(1))]);
+    }
+    // Not read only: the READ sample is passed over (the general path), then taken too.
+    one.take(
+        &Query::ANY
+            .sample_states(SampleStateMask::NOT_READ)
+            .max_samples(1),
+        &mut out,
+    )
+    .expect("take");
+    assert_eq!(ids(&out), vec![(1, Some(3))]);
+    assert_eq!(out[0].info.sample_state, SampleState::NotRead);
+    let mut taken = out.clone();
+    all.take(
+        &Query::ANY
+            .sample_states(SampleStateMask::NOT_READ)
+            .max_samples(1),
+        &mut out,
+    )
+    .expect("take");
+    assert_eq!(ids(&out), vec![(1, Some(3))]);
+    loop {
+        one.take(&Query::ANY.max_samples(1), &mut out)
+            .expect("take");
+        match out.pop() {
+            Some(s) => {
+                assert!(out.is_empty());
+                assert_eq!((s.info.sample_rank, s.info.generation_rank), (0, 0));
+                taken.push(s);
+            }
+            None => break,
+        }
+    }
+    let mut rest = Vec::new();
+    all.take(&Query::ANY, &mut rest).expect("take");
+    let key_of = |s: &Sample| {
+        (
+            s.info.instance_handle.0[15],
+            s.data.as_ref().map(|d| d[0]),
+            s.info.sample_state,
+            s.info.instance_state,
+            s.info.disposed_generation_count,
+            s.info.absolute_generation_rank,
+            s.info.valid_data,
+        )
+    };
+    let got: Vec<_> = taken[1..].iter().map(key_of).collect();
+    let want: Vec<_> = rest.iter().map(key_of).collect();
+    assert_eq!(got, want);
+    assert!(
+        want.iter().any(|k| k.5 > 0),
+        "a sample of an older generation"
+    );
+    assert!(
+        want.iter().any(|k| k.2 == SampleState::Read),
+        "the sample read first"
+    );
+}

@@ -826,6 +826,38 @@ fn collect_instance(
     let start = out.len();
     let room = query.max_samples.saturating_sub(start);
     let wanted = |s: &StoredSample| query.sample_states.contains(s.sample_state) && s.seq <= upto;
+    if take && room == 1 && seqs.is_none() {
+        // One sample taken (`take_next_sample`, a take of one): the oldest, when it is
+        // selected, moved out as the general case below would (a collection of one sample:
+        // both its ranks 0).
+        let oldest = match inst.samples.front().is_some_and(wanted) {
+            true => inst.samples.pop_front(),
+            false => None,
+        };
+        if let Some(s) = oldest {
+            let generation = inst.generation();
+            out.push(Sample {
+                info: SampleInfo {
+                    sample_state: s.sample_state,
+                    view_state: inst.view,
+                    instance_state: inst.state,
+                    disposed_generation_count: s.disposed_generation_count,
+                    no_writers_generation_count: s.no_writers_generation_count,
+                    sample_rank: 0,
+                    generation_rank: 0,
+                    absolute_generation_rank: generation.saturating_sub(s.generation()),
+                    source_timestamp: s.source_timestamp,
+                    instance_handle: handle,
+                    publication_handle: s.writer,
+                    valid_data: s.payload.is_some(),
+                    reception_time: s.reception_time,
+                },
+                data: s.payload,
+            });
+            inst.view = ViewState::NotNew;
+            return Contribution { total: 1, valid: 1 };
+        }
+    }
     let valid = inst.samples.iter().filter(|s| wanted(s)).take(room).count();
     let with_invalid = valid < room && inst.invalid.as_ref().is_some_and(wanted);
     let total = valid + usize::from(with_invalid);

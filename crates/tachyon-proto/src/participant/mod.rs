@@ -698,7 +698,7 @@ impl Participant {
             return Ok(sn);
         };
         if let Some(change) = w.take_direct_change() {
-            self.serve_directly(now, i, &change);
+            self.serve_directly(now, i, change);
         }
         if let Some((publisher, g)) = group {
             self.group_member_written(publisher, g);
@@ -708,7 +708,9 @@ impl Participant {
 
     /// Hands `change`, just written by the writer in slot `w`, to the readers of this
     /// participant it serves directly (`writer/direct.rs`): what receiving its DATA would do.
-    fn serve_directly(&mut self, now: Instant, w: usize, change: &CacheChange) {
+    /// The last of them gets the change's payload itself, the others a copy of its handle
+    /// (each copy and its drop two atomic read-modify-writes).
+    fn serve_directly(&mut self, now: Instant, w: usize, mut change: CacheChange) {
         let mut readers = std::mem::take(&mut self.direct_scratch);
         readers.clear();
         let Some(writer) = self.writers.get(w) else {
@@ -718,14 +720,19 @@ impl Participant {
         let keyed = writer.config().keyed;
         let guid = writer.guid();
         readers.extend_from_slice(writer.direct_readers());
-        for d in &readers {
+        let last = readers.len().saturating_sub(1);
+        for (k, d) in readers.iter().enumerate() {
             let Some(i) = self.direct_slot(d) else {
                 continue;
             };
             // A handed-over change gives the reader something to send only when it makes an
             // acknowledgement due: the transmit scan looks at it only then.
             if let Some(r) = self.readers.get_mut_touched(i) {
-                r.handle_local(now, guid, change, keyed);
+                let payload = match k == last {
+                    true => std::mem::take(&mut change.payload),
+                    false => change.payload.clone(),
+                };
+                r.handle_local(now, guid, &change, payload, keyed);
                 if r.acks_due_at().is_some() {
                     self.readers.requeue(i);
                 }

@@ -306,6 +306,7 @@ impl Reader {
         now: Instant,
         writer: Guid,
         change: &CacheChange,
+        payload: Payload,
         keyed: bool,
     ) {
         let sn = change.sn;
@@ -318,11 +319,11 @@ impl Reader {
             ChangeKind::NotAliveUnregistered => 2,
             ChangeKind::NotAliveDisposedUnregistered => 3,
         };
-        let is_key = change.kind != ChangeKind::Alive && !change.payload.is_empty();
+        let is_key = change.kind != ChangeKind::Alive && !payload.is_empty();
         let decoded = self.decode_owned(
             keyed.then_some(change.instance),
             status,
-            change.payload.clone(),
+            payload,
             is_key,
             Some(change.source_timestamp),
         );

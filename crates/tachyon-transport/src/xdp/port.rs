@@ -386,7 +386,8 @@ impl XdpPort {
             return Ok(false);
         }
         if self.busy_poll {
-            std::hint::spin_loop();
+            // Busy polling looks again at once: no PAUSE, which a frame arriving during it
+            // would wait for (23 ns on the AMD EPYC the benchmarks run on).
         } else {
             let ms = limit.map_or(-1, |d| d.as_micros().div_ceil(1000).min(60_000) as i32);
             self.xsk.wait_readable(self.interrupt.fd(), ms)?;

@@ -57,6 +57,23 @@ pub(crate) struct BuiltinTopics {
     subscriptions: ReaderHistory,
 }
 
+/// Whether [`BuiltinTopics::apply`] may have something to do with `e` (an entity of another
+/// participant discovered, changed or lost).
+pub(crate) fn concerns_discovery(e: &Event) -> bool {
+    matches!(
+        e,
+        Event::ParticipantDiscovered { .. }
+            | Event::ParticipantUpdated { .. }
+            | Event::ParticipantLost { .. }
+            | Event::PublicationDiscovered { .. }
+            | Event::PublicationUpdated { .. }
+            | Event::PublicationLost { .. }
+            | Event::SubscriptionDiscovered { .. }
+            | Event::SubscriptionUpdated { .. }
+            | Event::SubscriptionLost { .. }
+    )
+}
+
 impl BuiltinTopics {
     /// Empty caches (the configuration is fixed and valid; an error would be a bug).
     pub(crate) fn new() -> Result<BuiltinTopics, QosError> {
@@ -118,7 +135,10 @@ impl BuiltinTopics {
 
     /// Folds one protocol event into the caches; returns the builtin reader that has news.
     /// The announcement is taken from `participant`'s discovery tables, which the event has
-    /// just changed.
+    /// just changed. Kept out of line: a sample's events (DATA_AVAILABLE and the like) are
+    /// told apart by [`concerns_discovery`] at the caller, and the code of this one stays out
+    /// of the instruction cache lines a sample's path runs through (`docs/hot-path.md`).
+    #[inline(never)]
     pub(crate) fn apply(
         &mut self,
         participant: &Participant,

@@ -185,7 +185,7 @@ impl Driver {
             if !ready.is_empty() || self.woken || shared.stopped() || spent >= budget {
                 return Some((ready, wait.map(|w| w.saturating_sub(spent))));
             }
-            std::hint::spin_loop();
+            // No PAUSE: the non-blocking poll paces the loop (as `receive.rs`'s busy poll).
         }
     }
 

@@ -294,6 +294,7 @@ impl State {
     /// ([`Inbox`]): the threads of the main lane, which run at the default priority, then
     /// never hold the critical lane's lock, so a critical thread never waits for one of them
     /// that the scheduler preempted (priority inversion).
+    #[inline(never)]
     pub(super) fn feed_lanes(&mut self, shared: &Shared, now: Instant, forwarded: Vec<Event>) {
         let mut input = Inbox {
             events: forwarded,

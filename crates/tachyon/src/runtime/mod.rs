@@ -1181,9 +1181,11 @@ impl State {
         while let Some(e) = self.participant.poll_event() {
             any = true;
             touched.add(notify::endpoint_of(&e));
-            if let Some(reader) = self.builtin.apply(&self.participant, now, &e) {
-                touched.add(Some(reader));
-                self.record(&Event::DataAvailable { reader });
+            if builtin::concerns_discovery(&e) {
+                if let Some(reader) = self.builtin.apply(&self.participant, now, &e) {
+                    touched.add(Some(reader));
+                    self.record(&Event::DataAvailable { reader });
+                }
             }
             match lanes::lane_endpoint(&e) {
                 Some(id) if shared.lane_of(id) != self.lane => forwarded.push(e),
@@ -1215,22 +1217,30 @@ impl State {
             topic, type_name, ..
         } = e
         {
-            let ids: Vec<EntityId> = self
-                .topics
-                .iter()
-                .filter(|(_, (n, t))| n == topic && t == type_name)
-                .map(|(id, _)| *id)
-                .collect();
-            for id in ids {
-                self.statuses.inconsistent_topic_found(id);
-                self.route(id, StatusMask::INCONSISTENT_TOPIC);
-            }
+            self.inconsistent_topic(topic, type_name);
             return;
         }
         let Some((id, kind)) = self.statuses.apply(e) else {
             return;
         };
         self.route(id, kind);
+    }
+
+    /// An INCONSISTENT_TOPIC: every local topic of that name and type is told (rare: out of
+    /// line, away from a sample's path).
+    #[cold]
+    #[inline(never)]
+    fn inconsistent_topic(&mut self, topic: &str, type_name: &str) {
+        let ids: Vec<EntityId> = self
+            .topics
+            .iter()
+            .filter(|(_, (n, t))| n == topic && t == type_name)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            self.statuses.inconsistent_topic_found(id);
+            self.route(id, StatusMask::INCONSISTENT_TOPIC);
+        }
     }
 
     /// A DATA_AVAILABLE of `reader`: its flag set, its subscriber's arrival count bumped,
@@ -1293,7 +1303,9 @@ impl State {
         }
     }
 
-    /// Where [`route`](Self::route) sends a status change of `source`.
+    /// Where [`route`](Self::route) sends a status change of `source` (found once per source
+    /// and kind: out of line).
+    #[inline(never)]
     fn find_route(&self, source: EntityId, kind: StatusMask) -> Route {
         let mut route = Route {
             group: None,
