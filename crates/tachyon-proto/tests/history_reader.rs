@@ -502,24 +502,15 @@ fn taking_one_at_a_time_gives_what_taking_all_gives() {
         assert_eq!(ids(&out), vec![(1, Some(1))]);
     }
     // Not read only: the READ sample is passed over (the general path), then taken too.
-    one.take(
-        &Query::ANY
-            .sample_states(SampleStateMask::NOT_READ)
-            .max_samples(1),
-        &mut out,
-    )
-    .expect("take");
-    assert_eq!(ids(&out), vec![(1, Some(3))]);
-    assert_eq!(out[0].info.sample_state, SampleState::NotRead);
-    let mut taken = out.clone();
-    all.take(
-        &Query::ANY
-            .sample_states(SampleStateMask::NOT_READ)
-            .max_samples(1),
-        &mut out,
-    )
-    .expect("take");
-    assert_eq!(ids(&out), vec![(1, Some(3))]);
+    let not_read = Query::ANY
+        .sample_states(SampleStateMask::NOT_READ)
+        .max_samples(1);
+    let mut taken = Vec::new();
+    for r in [&mut all, &mut one] {
+        r.take(&not_read, &mut taken).expect("take");
+        assert_eq!(ids(&taken), vec![(1, Some(3))]);
+        assert_eq!(taken[0].info.sample_state, SampleState::NotRead);
+    }
     loop {
         one.take(&Query::ANY.max_samples(1), &mut out)
             .expect("take");

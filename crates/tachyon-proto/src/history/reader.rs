@@ -835,23 +835,9 @@ fn collect_instance(
             false => None,
         };
         if let Some(s) = oldest {
-            let generation = inst.generation();
+            let info = stored_info(&s, handle, (inst.view, inst.state, inst.generation()));
             out.push(Sample {
-                info: SampleInfo {
-                    sample_state: s.sample_state,
-                    view_state: inst.view,
-                    instance_state: inst.state,
-                    disposed_generation_count: s.disposed_generation_count,
-                    no_writers_generation_count: s.no_writers_generation_count,
-                    sample_rank: 0,
-                    generation_rank: 0,
-                    absolute_generation_rank: generation.saturating_sub(s.generation()),
-                    source_timestamp: s.source_timestamp,
-                    instance_handle: handle,
-                    publication_handle: s.writer,
-                    valid_data: s.payload.is_some(),
-                    reception_time: s.reception_time,
-                },
+                info,
                 data: s.payload,
             });
             inst.view = ViewState::NotNew;
@@ -865,23 +851,9 @@ fn collect_instance(
         return none;
     }
 
-    let (view, state, generation) = (inst.view, inst.state, inst.generation());
+    let of_instance = (inst.view, inst.state, inst.generation());
     let sample = |s: &StoredSample, data: Option<Payload>| Sample {
-        info: SampleInfo {
-            sample_state: s.sample_state,
-            view_state: view,
-            instance_state: state,
-            disposed_generation_count: s.disposed_generation_count,
-            no_writers_generation_count: s.no_writers_generation_count,
-            sample_rank: 0,
-            generation_rank: 0,
-            absolute_generation_rank: generation.saturating_sub(s.generation()),
-            source_timestamp: s.source_timestamp,
-            instance_handle: handle,
-            publication_handle: s.writer,
-            valid_data: s.payload.is_some(),
-            reception_time: s.reception_time,
-        },
+        info: stored_info(s, handle, of_instance),
         data,
     };
     let mut seqs = seqs;
@@ -943,6 +915,31 @@ fn collect_instance(
     }
     inst.view = ViewState::NotNew;
     Contribution { total, valid }
+}
+
+/// The SampleInfo of stored sample `s` of instance `handle`, whose view state, instance state
+/// and generation are `of_instance`; its ranks 0 until [`set_ranks`].
+#[inline(always)]
+fn stored_info(
+    s: &StoredSample,
+    handle: KeyHash,
+    (view, state, generation): (ViewState, InstanceState, u32),
+) -> SampleInfo {
+    SampleInfo {
+        sample_state: s.sample_state,
+        view_state: view,
+        instance_state: state,
+        disposed_generation_count: s.disposed_generation_count,
+        no_writers_generation_count: s.no_writers_generation_count,
+        sample_rank: 0,
+        generation_rank: 0,
+        absolute_generation_rank: generation.saturating_sub(s.generation()),
+        source_timestamp: s.source_timestamp,
+        instance_handle: handle,
+        publication_handle: s.writer,
+        valid_data: s.payload.is_some(),
+        reception_time: s.reception_time,
+    }
 }
 
 /// sample_rank and generation_rank of one instance's run in a returned collection.
