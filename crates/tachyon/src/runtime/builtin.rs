@@ -57,23 +57,6 @@ pub(crate) struct BuiltinTopics {
     subscriptions: ReaderHistory,
 }
 
-/// Whether [`BuiltinTopics::apply`] may have something to do with `e` (an entity of another
-/// participant discovered, changed or lost).
-pub(crate) fn concerns_discovery(e: &Event) -> bool {
-    matches!(
-        e,
-        Event::ParticipantDiscovered { .. }
-            | Event::ParticipantUpdated { .. }
-            | Event::ParticipantLost { .. }
-            | Event::PublicationDiscovered { .. }
-            | Event::PublicationUpdated { .. }
-            | Event::PublicationLost { .. }
-            | Event::SubscriptionDiscovered { .. }
-            | Event::SubscriptionUpdated { .. }
-            | Event::SubscriptionLost { .. }
-    )
-}
-
 impl BuiltinTopics {
     /// Empty caches (the configuration is fixed and valid; an error would be a bug).
     pub(crate) fn new() -> Result<BuiltinTopics, QosError> {
@@ -135,40 +118,61 @@ impl BuiltinTopics {
 
     /// Folds one protocol event into the caches; returns the builtin reader that has news.
     /// The announcement is taken from `participant`'s discovery tables, which the event has
-    /// just changed. Kept out of line: a sample's events (DATA_AVAILABLE and the like) are
-    /// told apart by [`concerns_discovery`] at the caller, and the code of this one stays out
-    /// of the instruction cache lines a sample's path runs through (`docs/hot-path.md`).
-    #[inline(never)]
+    /// just changed. Only the telling-apart is inline: a sample's events (DATA_AVAILABLE and
+    /// the like) leave here, and the code that stores an announcement stays out of the
+    /// instruction cache lines a sample's path runs through (`docs/hot-path.md`).
+    #[inline(always)]
     pub(crate) fn apply(
         &mut self,
         participant: &Participant,
         now: Instant,
         e: &Event,
     ) -> Option<EntityId> {
-        let (reader, guid, payload) = match e {
+        let (reader, guid, lost) = match e {
             Event::ParticipantDiscovered { participant: p }
             | Event::ParticipantUpdated { participant: p } => {
-                let data = participant.discovered_participant(p)?;
-                (
-                    PARTICIPANT_READER,
-                    participant_guid(*p),
-                    Some(data.data.to_payload()),
-                )
+                (PARTICIPANT_READER, participant_guid(*p), false)
             }
             Event::ParticipantLost { participant: p, .. } => {
-                (PARTICIPANT_READER, participant_guid(*p), None)
+                (PARTICIPANT_READER, participant_guid(*p), true)
             }
             Event::PublicationDiscovered { remote } | Event::PublicationUpdated { remote } => {
-                let data = participant.discovered_publication(remote)?;
-                (PUBLICATION_READER, *remote, Some(data.to_payload()))
+                (PUBLICATION_READER, *remote, false)
             }
-            Event::PublicationLost { remote } => (PUBLICATION_READER, *remote, None),
+            Event::PublicationLost { remote } => (PUBLICATION_READER, *remote, true),
             Event::SubscriptionDiscovered { remote } | Event::SubscriptionUpdated { remote } => {
-                let data = participant.discovered_subscription(remote)?;
-                (SUBSCRIPTION_READER, *remote, Some(data.to_payload()))
+                (SUBSCRIPTION_READER, *remote, false)
             }
-            Event::SubscriptionLost { remote } => (SUBSCRIPTION_READER, *remote, None),
+            Event::SubscriptionLost { remote } => (SUBSCRIPTION_READER, *remote, true),
             _ => return None,
+        };
+        self.store(participant, now, reader, guid, lost)
+    }
+
+    /// The out-of-line half of [`apply`](Self::apply): the newest announcement of remote
+    /// entity `guid` stored in builtin reader `reader`'s cache, or its instance disposed and
+    /// unregistered when it was `lost`.
+    #[inline(never)]
+    fn store(
+        &mut self,
+        participant: &Participant,
+        now: Instant,
+        reader: EntityId,
+        guid: Guid,
+        lost: bool,
+    ) -> Option<EntityId> {
+        let payload = match (lost, reader) {
+            (true, _) => None,
+            (false, PARTICIPANT_READER) => Some(
+                participant
+                    .discovered_participant(&guid.prefix)?
+                    .data
+                    .to_payload(),
+            ),
+            (false, PUBLICATION_READER) => {
+                Some(participant.discovered_publication(&guid)?.to_payload())
+            }
+            (false, _) => Some(participant.discovered_subscription(&guid)?.to_payload()),
         };
         let writer = announcer(reader, guid.prefix);
         let key = guid_key(&guid);

@@ -1181,11 +1181,9 @@ impl State {
         while let Some(e) = self.participant.poll_event() {
             any = true;
             touched.add(notify::endpoint_of(&e));
-            if builtin::concerns_discovery(&e) {
-                if let Some(reader) = self.builtin.apply(&self.participant, now, &e) {
-                    touched.add(Some(reader));
-                    self.record(&Event::DataAvailable { reader });
-                }
+            if let Some(reader) = self.builtin.apply(&self.participant, now, &e) {
+                touched.add(Some(reader));
+                self.record(&Event::DataAvailable { reader });
             }
             match lanes::lane_endpoint(&e) {
                 Some(id) if shared.lane_of(id) != self.lane => forwarded.push(e),
