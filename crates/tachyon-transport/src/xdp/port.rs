@@ -8,6 +8,7 @@ use std::net::{Ipv4Addr, SocketAddrV4};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use super::{bpf, frame, neigh, program, xsk, AttachMode, BindMode};
 use crate::error::TransportError;
@@ -191,8 +192,11 @@ impl XdpPort {
             frames: c.frames,
             frame_size,
         };
-        let sock = xsk::Xsk::open(link.ifindex, c.queue, geometry, c.bind)
-            .map_err(|e| open_error(&e, c, frame_size))?;
+        let sock = while_busy(
+            || xsk::Xsk::open(link.ifindex, c.queue, geometry, c.bind),
+            |e| e.step == "bind" && e.error.raw_os_error() == Some(libc::EBUSY),
+        )
+        .map_err(|e| open_error(&e, c, frame_size))?;
         bpf::map_update(&map, c.queue, sock.fd() as u32)
             .map_err(|e| bpf_error("cannot register the socket in the XSKMAP", &e))?;
         let interrupt = xsk::Interrupt::new()
@@ -463,6 +467,37 @@ fn open_error(e: &xsk::OpenError, c: &PortConfig<'_>, frame_size: u32) -> Transp
     )
 }
 
+/// How long an interface or queue found busy is tried again before that is an error. A
+/// process that has just exited (or was killed) may still hold them for a moment: the kernel
+/// releases a BPF link and an AF_XDP socket's binding after the process is gone, so a
+/// participant restarted at once would otherwise find its own predecessor's program there.
+const BUSY_GRACE: Duration = Duration::from_millis(1000);
+
+/// `step()`, tried again every 10 ms while `busy` says its error is a busy resource, for
+/// [`BUSY_GRACE`] at most; the last error is returned.
+fn while_busy<T, E>(
+    mut step: impl FnMut() -> Result<T, E>,
+    busy: impl Fn(&E) -> bool,
+) -> Result<T, E> {
+    let deadline = Instant::now() + BUSY_GRACE;
+    loop {
+        match step() {
+            Err(e) if busy(&e) && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            r => return r,
+        }
+    }
+}
+
+/// [`bpf::attach_xdp`], tried again while the interface is busy (see [`BUSY_GRACE`]).
+fn attach_xdp(prog: &OwnedFd, ifindex: u32, flags: u32) -> io::Result<OwnedFd> {
+    while_busy(
+        || bpf::attach_xdp(prog, ifindex, flags),
+        |e: &io::Error| e.raw_os_error() == Some(libc::EBUSY),
+    )
+}
+
 /// Attaches the program as `mode` says: native first in `Auto`, generic when the driver
 /// refuses. Returns the link and whether it is native.
 fn attach(
@@ -482,7 +517,7 @@ fn attach(
         )
     };
     if mode != AttachMode::Generic {
-        match bpf::attach_xdp(prog, link.ifindex, bpf::XDP_FLAGS_DRV_MODE) {
+        match attach_xdp(prog, link.ifindex, bpf::XDP_FLAGS_DRV_MODE) {
             Ok(l) => return Ok((l, true)),
             Err(e) if e.raw_os_error() == Some(libc::EBUSY) => return Err(busy(&e)),
             Err(e) if is_privilege(&e) => {
@@ -501,7 +536,7 @@ fn attach(
             Err(_) => {}
         }
     }
-    match bpf::attach_xdp(prog, link.ifindex, bpf::XDP_FLAGS_SKB_MODE) {
+    match attach_xdp(prog, link.ifindex, bpf::XDP_FLAGS_SKB_MODE) {
         Ok(l) => Ok((l, false)),
         Err(e) if e.raw_os_error() == Some(libc::EBUSY) => Err(busy(&e)),
         Err(e) => Err(bpf_error(
