@@ -57,6 +57,9 @@ cargo fmt --manifest-path bench/peers/iceoryx2_ping/Cargo.toml --check
 say "cargo clippy --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+say "cargo doc -- -D warnings (every intra-doc link resolves, none to a private item)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+
 say "cargo test (in an isolated network namespace)"
 # Networked tests must never reach a real network: DDS discovery multicast would otherwise
 # leave through the first non-loopback interface (../shared/FACTS.md). Build outside (crates

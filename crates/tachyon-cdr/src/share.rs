@@ -50,7 +50,7 @@ impl<T: DdsType + Send + Sync + 'static> SharedSample for T {
 
 /// How samples of `T` are shared: copied into a [`SharedSample`] and out of one. Made for
 /// `T: DdsType + Clone + Send + Sync + 'static` by [`Sharing::by_clone`]; the derive copies
-/// member by member in place ([`assign`](Self::assign)), so a recycled value keeps the
+/// member by member in place (`assign`), so a recycled value keeps the
 /// capacity of its strings and sequences.
 pub struct Sharing<T> {
     /// `T`'s identity ([`type_id`](Self::type_id)).

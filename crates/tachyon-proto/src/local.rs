@@ -1,10 +1,10 @@
 //! Samples handed by reference between a writer and readers of this process.
 //!
 //! When every destination of a DATA is an in-process locator (the in-process transport,
-//! [`Locator::KIND_TACHYON_INTRA`]) and the sample is large enough for a copy to cost more
+//! [`Locator::KIND_TACHYON_INTRA`](tachyon_wire::Locator::KIND_TACHYON_INTRA)) and the sample is large enough for a copy to cost more
 //! than a lookup ([`BY_REFERENCE_MIN`]), the writer does not put the serialized sample in the
 //! datagram: it keeps the sample's [`Payload`] (a reference-counted buffer) in its
-//! [`LocalSamples`], and the DATA carries [`PID_TACHYON_LOCAL_SAMPLE`] and no payload. A
+//! `LocalSamples`, and the DATA carries [`PID_TACHYON_LOCAL_SAMPLE`] and no payload. A
 //! reader of this process that receives such a DATA *through the in-process transport* looks
 //! the sample up by writer and sequence number and keeps the same buffer in its cache: no
 //! copy into the datagram, none out of it, and no fragmentation (the DATA is small whatever
@@ -20,7 +20,7 @@
 //!
 //! Samples held as their value (`tachyon_cdr::share`) always go by reference: a writer
 //! shares its samples as values while every reader it matched is in this process and reads
-//! its Rust type, which each reader registers here ([`ReaderType`]).
+//! its Rust type, which each reader registers here (`ReaderType`).
 
 use std::any::TypeId;
 use std::collections::VecDeque;

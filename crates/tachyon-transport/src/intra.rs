@@ -25,7 +25,7 @@
 //!   a ping-pong of listeners never recurses, and a `write` returns once its own delivery is
 //!   done. A later send hands over on its thread whatever waits in that queue before its own
 //!   datagram, in order, unless a thread of the receiving participant is handling a batch of
-//!   it ([`Queue::claim`]): a receive thread that is not scheduled for a while (a loaded
+//!   it (`Queue::claim`): a receive thread that is not scheduled for a while (a loaded
 //!   machine) holds up no delivery, and nothing is overtaken.
 //! - **Discovery is always queued**, for the receiving participant's discovery thread, so
 //!   announcing an endpoint never runs another participant's matching on a user thread.

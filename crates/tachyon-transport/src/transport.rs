@@ -107,7 +107,7 @@ impl TransportLocators {
     }
 }
 
-/// A way to move RTPS datagrams: see the [module documentation](self).
+/// A way to move RTPS datagrams: see the crate's documentation and `transport.rs`.
 pub trait Transport: Send + Sync + fmt::Debug {
     /// A short name for logs and statistics (`"udp"`, `"mem"`).
     fn name(&self) -> &'static str;

@@ -2,7 +2,7 @@
 //! participant-message topic carries liveliness. It sits on the same [`Participant`] as user
 //! endpoints: the SEDP and participant-message writers and readers are ordinary reliable,
 //! transient-local endpoints with well-known entity ids; SPDP is a stateless best-effort writer
-//! and reader driven from here ([`spdp`]).
+//! and reader driven from here (`spdp.rs`).
 //!
 //! What discovery decides, it carries out with the participant's own commands: a remote reader
 //! that matches a local writer becomes `match_reader`, a lost participant `unmatch_*` of all its

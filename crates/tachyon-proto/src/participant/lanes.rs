@@ -169,8 +169,9 @@ impl Siblings {
 
 impl Participant {
     /// A lane: a participant without discovery that keeps endpoints the main participant of
-    /// the same GUID prefix announces and matches ([`reserve_lane_endpoint`]
-    /// (Self::reserve_lane_endpoint), [`apply_lane_command`](Self::apply_lane_command)).
+    /// the same GUID prefix announces and matches
+    /// ([`reserve_lane_endpoint`](Self::reserve_lane_endpoint),
+    /// [`apply_lane_command`](Self::apply_lane_command)).
     /// Datagrams it gets with submessages for no endpoint of its own are for the main
     /// participant ([`take_forward`](Self::take_forward)).
     pub fn new_lane(prefix: GuidPrefix, config: super::ParticipantConfig) -> Participant {
@@ -180,8 +181,8 @@ impl Participant {
     }
 
     /// The entity id of a new writer or reader kept in a lane (`kind` says which): counted
-    /// among this participant's endpoints, announced with [`announce_writer`]
-    /// (Self::announce_writer) or [`announce_reader`](Self::announce_reader) as if it were
+    /// among this participant's endpoints, announced with
+    /// [`announce_writer`](Self::announce_writer) or [`announce_reader`](Self::announce_reader) as if it were
     /// here; what discovery does to it is queued ([`poll_lane_command`](Self::poll_lane_command)).
     /// Create it in the lane with [`create_writer_with_id`](Self::create_writer_with_id) or
     /// [`create_reader_with_id`](Self::create_reader_with_id); delete it here with

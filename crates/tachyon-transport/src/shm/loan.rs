@@ -26,7 +26,7 @@
 //! # Crashes
 //!
 //! A reader killed while holding samples leaves entries behind: the writer, when an entry
-//! keeps a slot from being reused, checks (at most every [`LIVENESS_PERIOD`]) whether the
+//! keeps a slot from being reused, checks (at most every `LIVENESS_PERIOD`) whether the
 //! row's reader still holds its segment's lock, and clears the row of a dead one. A writer
 //! killed while the application held a loan or readers held samples leaves its area file:
 //! readers keep their mapping (the bytes stay valid) and delete the file once its lock is

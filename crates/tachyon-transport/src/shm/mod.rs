@@ -6,7 +6,7 @@
 //! Every participant owns one segment, `/dev/shm/tachyon-<token>` (a random 64-bit token),
 //! created readable and writable by its user only (or by a configured group), every page
 //! reserved when it is created so a full `/dev/shm` is an error then, not a crash later. It
-//! holds ([`layout`]):
+//! holds (`layout.rs`):
 //!
 //! - **slots**, small (2 KiB) and large (one datagram of the largest size), which the owner
 //!   writes datagrams into: a datagram to several readers of the host is written once;
@@ -36,7 +36,7 @@
 //! # Trust
 //!
 //! A segment can be written by any process of its user: everything read from another
-//! participant's segment is checked (see [`rx`] and [`tx`]); a bad record is dropped and
+//! participant's segment is checked (see `rx.rs` and `tx.rs`); a bad record is dropped and
 //! counted in [`TransportStats::malformed`], never followed outside the segment.
 //!
 //! # Choosing it

@@ -26,9 +26,11 @@ pub(super) fn max_datagram(interface: &SelectedInterface) -> usize {
     }
 }
 
-/// See [`max_datagram`].
+/// The largest datagram sent on an Ethernet link: its MTU (1500) less the IPv4 and UDP
+/// headers.
 pub const ETHERNET_MAX_DATAGRAM: usize = 1472;
-/// See [`max_datagram`].
+/// The largest datagram sent on loopback, whose MTU (65536) needs no IP fragmentation below
+/// the UDP limit (a 64 KiB sample goes in two datagrams, not fifty).
 pub const LOOPBACK_MAX_DATAGRAM: usize = 65_000;
 
 fn socket_id(source: usize) -> io::Result<SocketId> {

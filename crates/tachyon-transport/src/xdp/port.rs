@@ -65,7 +65,7 @@ pub struct PortDatagram<'a> {
 }
 
 /// An AF_XDP socket on one queue, with its program attached: see the
-/// [module documentation](self).
+/// [module documentation](crate::xdp).
 pub struct XdpPort {
     xsk: Arc<xsk::Xsk>,
     interrupt: xsk::Interrupt,
