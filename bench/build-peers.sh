@@ -8,6 +8,8 @@
 #                 profile (fat LTO; scenario 8: in process)
 #   iceoryx2_ping  bench/peers/iceoryx2_ping: a ping-pong over iceoryx2 0.10 (crates.io, its
 #                 lock file committed), built with cargo (scenario 9: same host)
+#   futex_floor   bench/peers/futex_floor.c: the blocking floor between two processes, no
+#                 DDS (docs/hot-path.md; run by hand, not by the harness)
 # and installs Cyclone DDS's ddsperf (cyclonedds-tools), which the harness runs ready-made.
 # Installs the Debian packages when missing (as root). Rebuilds only when a source changed.
 set -euo pipefail
@@ -55,6 +57,12 @@ if newer "$OUT/fastdds_join" "$SRC/fastdds_join.cpp"; then
     g++ -O2 -Wall -Werror -std=c++17 -o "$OUT/fastdds_join.tmp" "$SRC/fastdds_join.cpp" \
         -lfastrtps -lfastcdr -lpthread
     mv "$OUT/fastdds_join.tmp" "$OUT/fastdds_join"
+fi
+
+if newer "$OUT/futex_floor" "$SRC/futex_floor.c"; then
+    echo "building futex_floor" >&2
+    gcc -O2 -Wall -Wextra -Werror -std=gnu11 -o "$OUT/futex_floor.tmp" "$SRC/futex_floor.c"
+    mv "$OUT/futex_floor.tmp" "$OUT/futex_floor"
 fi
 
 if newer "$OUT/cyclone_join" "$SRC/cyclone_join.c" "$SRC/cyclone_ping_types.idl" \
