@@ -3,9 +3,9 @@
 
 use tachyon_cdr::KeyHash;
 use tachyon_proto::history::{
-    History, InstanceState, InstanceStateMask, Query, ReadError, ReaderDataLifecycle,
-    ReaderHistory, ReaderHistoryConfig, RejectReason, ResourceLimits, Sample, SampleState,
-    SampleStateMask, ViewState, ViewStateMask,
+    History, InstanceSelector, InstanceState, InstanceStateMask, Query, ReadError,
+    ReaderDataLifecycle, ReaderHistory, ReaderHistoryConfig, RejectReason, ResourceLimits, Sample,
+    SampleState, SampleStateMask, ViewState, ViewStateMask,
 };
 use tachyon_proto::{Duration, Instant};
 use tachyon_wire::{EntityId, EntityKind, Guid, GuidPrefix, Time};
@@ -547,4 +547,60 @@ fn taking_one_at_a_time_gives_what_taking_all_gives() {
         want.iter().any(|k| k.2 == SampleState::Read),
         "the sample read first"
     );
+}
+
+#[test]
+fn taking_all_of_one_sample_instances_gives_what_the_general_path_gives() {
+    // KEEP_LAST(1): instances 1 and 3 hold one sample each (a take moves it out directly),
+    // instance 2 one sample already READ, instance 4 disposed while it holds its sample.
+    let fill = |r: &mut ReaderHistory| {
+        put(r, 1, 1, 1);
+        put(r, 1, 1, 2);
+        put(r, 1, 2, 3);
+        put(r, 2, 3, 4);
+        put(r, 1, 4, 5);
+        r.dispose(at(0), writer(1), key(4), ts(6)).expect("known");
+    };
+    let mut direct = reader(History::KeepLast(1), ResourceLimits::default());
+    // Ordered access collects through the general path, instance by instance all the same.
+    let mut general = reader(History::KeepLast(1), ResourceLimits::default());
+    general.set_ordered(true);
+    fill(&mut direct);
+    fill(&mut general);
+    let mut out = Vec::new();
+    for r in [&mut direct, &mut general] {
+        let of_2 = Query {
+            instance: InstanceSelector::Instance(key(2)),
+            ..Query::ANY
+        };
+        r.read(&of_2, &mut out).expect("read");
+        assert_eq!(ids(&out), vec![(2, Some(3))]);
+    }
+    let info = |s: &Sample| {
+        let i = &s.info;
+        (
+            i.instance_handle.0[15],
+            s.data.as_ref().map(|d| d[0]),
+            i.sample_state,
+            i.view_state,
+            i.instance_state,
+            (i.sample_rank, i.generation_rank, i.absolute_generation_rank),
+            i.valid_data,
+        )
+    };
+    let mut got = Vec::new();
+    let mut want = Vec::new();
+    for (r, into) in [(&mut direct, &mut got), (&mut general, &mut want)] {
+        r.take(&Query::ANY, &mut out).expect("take");
+        let mut v: Vec<_> = out.iter().map(info).collect();
+        v.sort_by_key(|k| (k.0, k.1.is_some()));
+        *into = v;
+    }
+    assert_eq!(got, want);
+    assert_eq!(got.len(), 4, "{got:?}");
+    // Taken: nothing is left in either.
+    for r in [&mut direct, &mut general] {
+        r.take(&Query::ANY, &mut out).expect("take");
+        assert!(out.is_empty());
+    }
 }

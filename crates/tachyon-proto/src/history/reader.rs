@@ -826,10 +826,12 @@ fn collect_instance(
     let start = out.len();
     let room = query.max_samples.saturating_sub(start);
     let wanted = |s: &StoredSample| query.sample_states.contains(s.sample_state) && s.seq <= upto;
-    if take && room == 1 && seqs.is_none() {
-        // One sample taken (`take_next_sample`, a take of one): the oldest, when it is
-        // selected, moved out as the general case below would (a collection of one sample:
-        // both its ranks 0).
+    let only_one = inst.samples.len() == 1 && inst.invalid.is_none();
+    if take && (room == 1 || only_one) && room > 0 && seqs.is_none() {
+        // One sample taken (`take_next_sample`, a take of one), or a take of an instance that
+        // holds one sample (a ping-pong's, KEEP_LAST 1): the oldest, when it is selected,
+        // moved out as the general case below would (a collection of one sample: both its
+        // ranks 0).
         let oldest = match inst.samples.front().is_some_and(wanted) {
             true => inst.samples.pop_front(),
             false => None,
