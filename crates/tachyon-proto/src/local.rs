@@ -1,14 +1,14 @@
 //! Samples handed by reference between a writer and readers of this process.
 //!
 //! When every destination of a DATA is an in-process locator (the in-process transport,
-//! [`Locator::KIND_TACHYON_INTRA`](tachyon_wire::Locator::KIND_TACHYON_INTRA)) and the sample is large enough for a copy to cost more
-//! than a lookup ([`BY_REFERENCE_MIN`]), the writer does not put the serialized sample in the
-//! datagram: it keeps the sample's [`Payload`] (a reference-counted buffer) in its
-//! `LocalSamples`, and the DATA carries [`PID_TACHYON_LOCAL_SAMPLE`] and no payload. A
-//! reader of this process that receives such a DATA *through the in-process transport* looks
-//! the sample up by writer and sequence number and keeps the same buffer in its cache: no
-//! copy into the datagram, none out of it, and no fragmentation (the DATA is small whatever
-//! the sample's size).
+//! [`Locator::KIND_TACHYON_INTRA`](tachyon_wire::Locator::KIND_TACHYON_INTRA)) and the
+//! sample is large enough for a copy to cost more than a lookup ([`BY_REFERENCE_MIN`]), the
+//! writer does not put the serialized sample in the datagram: it keeps the sample's
+//! [`Payload`] (a reference-counted buffer) in its `LocalSamples`, and the DATA carries
+//! [`PID_TACHYON_LOCAL_SAMPLE`] and no payload. A reader of this process that receives such a
+//! DATA *through the in-process transport* looks the sample up by writer and sequence number
+//! and keeps the same buffer in its cache: no copy into the datagram, none out of it, and no
+//! fragmentation (the DATA is small whatever the sample's size).
 //!
 //! The writer keeps its last [`MAX_SAMPLES`] such samples, at most [`MAX_BYTES`] of them,
 //! and of those every reader it sent them to looked up, the newest [`MAX_LOOKED_UP`]. A

@@ -182,8 +182,9 @@ impl Participant {
 
     /// The entity id of a new writer or reader kept in a lane (`kind` says which): counted
     /// among this participant's endpoints, announced with
-    /// [`announce_writer`](Self::announce_writer) or [`announce_reader`](Self::announce_reader) as if it were
-    /// here; what discovery does to it is queued ([`poll_lane_command`](Self::poll_lane_command)).
+    /// [`announce_writer`](Self::announce_writer) or
+    /// [`announce_reader`](Self::announce_reader) as if it were here; what discovery does to
+    /// it is queued ([`poll_lane_command`](Self::poll_lane_command)).
     /// Create it in the lane with [`create_writer_with_id`](Self::create_writer_with_id) or
     /// [`create_reader_with_id`](Self::create_reader_with_id); delete it here with
     /// [`delete_writer`](Self::delete_writer) or [`delete_reader`](Self::delete_reader).
