@@ -32,6 +32,7 @@ use std::fmt;
 use std::io;
 use std::os::fd::RawFd;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tachyon_wire::Locator;
 pub use tachyon_wire::Reach;
@@ -149,6 +150,18 @@ pub trait Transport: Send + Sync + fmt::Debug {
     /// thread only when none of an earlier batch is still on its way, so they keep their
     /// order; other transports ignore it.
     fn handled(&self, _source: usize) {}
+
+    /// How often the transport needs [`upkeep`](Self::upkeep) (`None`: never). Its receive
+    /// threads then block without a timeout: the runtime's driver does the periodic work.
+    fn upkeep_interval(&self) -> Option<Duration> {
+        None
+    }
+
+    /// Periodic work the transport does whether or not datagrams arrive, every
+    /// [`upkeep_interval`](Self::upkeep_interval) or so, on the runtime's driver (or timers)
+    /// thread: shared memory notices writers that are gone, so a reader that no longer
+    /// receives still deletes a killed peer's segment.
+    fn upkeep(&self) {}
 
     /// Wakes every thread blocked in [`receive_wait`](Self::receive_wait), for good (the
     /// participant is closing); sending still works.

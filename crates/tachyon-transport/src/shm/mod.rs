@@ -91,7 +91,9 @@ pub const CRITICAL_PORT: u32 = 2;
 /// [`ShmConfig::spin`]'s default: longer than a small sample's round trip between two
 /// processes (about 7 µs here), far shorter than a sleeping thread's wake-up.
 pub const DEFAULT_SPIN: Duration = Duration::from_micros(20);
-/// How long a receive thread sleeps at most before it checks its writers are alive.
+/// How often the writers a reader receives from are checked to be alive: by its receive
+/// thread while datagrams arrive, by the runtime's upkeep ([`Transport::upkeep`]) while it
+/// sleeps (it sleeps without a timeout).
 const IDLE_CHECK: Duration = Duration::from_secs(1);
 /// How long a reader that could not be reached is left alone.
 const RETRY: Duration = Duration::from_secs(1);
@@ -973,9 +975,19 @@ impl Transport for ShmTransport {
                 continue;
             }
             if !self.stopped.load(Ordering::Acquire) {
-                map::futex_wait(seq, seen, IDLE_CHECK);
+                map::futex_wait(seq, seen);
             }
             waiters.fetch_and(!WAITER_FUTEX, Ordering::SeqCst);
+        }
+    }
+
+    fn upkeep_interval(&self) -> Option<Duration> {
+        Some(IDLE_CHECK)
+    }
+
+    fn upkeep(&self) {
+        for rx in &self.rx {
+            self.check_writers(&mut lock(rx));
         }
     }
 

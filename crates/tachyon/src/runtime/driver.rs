@@ -52,6 +52,11 @@ pub(crate) struct Driver {
     pub(super) busy_poll: Option<StdDuration>,
     /// The last poll reported the waker (a user call wants the turn started again).
     woken: bool,
+    /// How often, and when next, the transports' upkeep is due ([`Transport::upkeep`]:
+    /// what their receive threads, which sleep without a timeout, leave to the driver).
+    ///
+    /// [`Transport::upkeep`]: tachyon_transport::Transport::upkeep
+    upkeep: Option<(StdDuration, Instant)>,
 }
 
 impl Driver {
@@ -91,6 +96,10 @@ impl Driver {
             forward: Vec::with_capacity(BATCH),
             busy_poll: None,
             woken: false,
+            upkeep: shared
+                .transports
+                .upkeep_interval()
+                .map(|every| (every, shared.now() + every)),
         }
     }
 
@@ -112,6 +121,12 @@ impl Driver {
         // A user call may have armed a timer since we last looked. When we will wake is
         // published under the same lock, so a later call arming an earlier timer wakes us.
         let now = shared.now();
+        if let Some((every, at)) = &mut self.upkeep {
+            if *at <= now {
+                shared.transports.upkeep();
+                *at = now + *every;
+            }
+        }
         self.lane_deadline = lane_deadline(shared);
         {
             let st = shared.lock();
@@ -212,9 +227,10 @@ impl Driver {
         sockets.chain(timers).chain(lane).collect()
     }
 
-    /// The earliest timer of either lane.
+    /// The earliest timer of either lane, or the transports' upkeep.
     fn earliest(&self) -> Option<Instant> {
-        [self.deadlines.earliest(), self.lane_deadline]
+        let upkeep = self.upkeep.map(|(_, at)| at);
+        [self.deadlines.earliest(), self.lane_deadline, upkeep]
             .into_iter()
             .flatten()
             .min()

@@ -223,6 +223,19 @@ impl Transports {
         }
     }
 
+    /// How often the transports need their upkeep ([`Transport::upkeep`]): the shortest
+    /// interval any asks for.
+    pub(crate) fn upkeep_interval(&self) -> Option<std::time::Duration> {
+        self.list.iter().filter_map(|t| t.upkeep_interval()).min()
+    }
+
+    /// Every transport's periodic work ([`Transport::upkeep`]).
+    pub(crate) fn upkeep(&self) {
+        for t in &self.list {
+            t.upkeep();
+        }
+    }
+
     /// The counters of every transport, added up.
     pub(crate) fn stats(&self) -> TransportStats {
         let mut sum = TransportStats {
