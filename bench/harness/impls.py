@@ -600,12 +600,14 @@ class XdpFloor(UdpFloor):
 class TachyonLoan(Tachyon):
     """Tachyon writing loaned samples of a fixed-size type in place and taking them in place
     (`tachyon perf --type fixed --loan`): nothing copied or serialized between the processes.
-    Scenario 9 only, through shared memory."""
+    Scenario 9 only, through shared memory. Always blocking (`--spin 0us`, whatever
+    `--tachyon-wake` says), as its targets' reference, Tachyon over UDP, runs: its label says
+    so, next to the watching or busy-polling cases."""
 
     def __init__(self, root):
         super().__init__(root)
         self.name = "tachyon-loan"
-        self.label = "Tachyon (loaned)"
+        self.label = "Tachyon (loaned, blocking)"
 
     def unsupported(self, case):
         if case.scenario != "shm" or case.spec.transport != "shm":

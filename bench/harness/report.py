@@ -263,7 +263,7 @@ def _target_rows(scenarios, agg):
                              0.2, "le", udp_case, udp_label, "tachyon-loan"))
                 small = f"{shm.id}-32-{case.placement.name}"
                 rows.append((f"loaned shm round trip p50 against 32 B, {case.label}", case.case_id, "p50",
-                             "tachyon-loan", 1.2, "le", small, "Tachyon (loaned), 32 B (same run)",
+                             "tachyon-loan", 1.2, "le", small, "Tachyon (loaned, blocking), 32 B (same run)",
                              "tachyon-loan"))
     xdp = next((s for s in scenarios if s.id == "xdp"), None)
     if xdp:

@@ -721,7 +721,7 @@ class SameHostTest(unittest.TestCase):
         self.assertEqual((loaned["of"], loaned["status"]), ("tachyon-loan", "met"))
         self.assertAlmostEqual(loaned["ratio"], 11_000 / 2_000_000)
         flat = by[("loaned shm round trip p50 against 32 B, 1 MiB, two vCPUs",
-                   "Tachyon (loaned), 32 B (same run)")]
+                   "Tachyon (loaned, blocking), 32 B (same run)")]
         self.assertAlmostEqual(flat["ratio"], 1.1)
         self.assertEqual(flat["status"], "met")
 
