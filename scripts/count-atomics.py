@@ -23,11 +23,15 @@ import subprocess
 import sys
 
 
-def instruction_counts(path):
-    """Execution counts by (object, address) of a callgrind file written with --dump-instr."""
+def instruction_counts(path, functions=None):
+    """Execution counts by (object, address) of a callgrind file written with --dump-instr;
+    with a dict as `functions`, also the function each counted address belongs to, by
+    (object, address) (`scripts/footprint.py`)."""
     counts = collections.Counter()
     objects = {}
     current = None
+    names = {}
+    function = None
     addr = 0
     after_call = False
     name_def = re.compile(r"(c?)(ob|fn|fl|fi|fe|cfi|cfl)=\((\d+)\)\s*(.*)")
@@ -41,6 +45,11 @@ def instruction_counts(path):
                         objects[ident] = name
                     if not called:
                         current = objects.get(ident)
+                elif kind == "fn":
+                    if name:
+                        names[ident] = name
+                    if not called:
+                        function = names.get(ident)
                 continue
             if line.startswith("calls="):
                 # The next cost line is the call's inclusive cost, not this instruction's.
@@ -61,6 +70,8 @@ def instruction_counts(path):
                 continue
             if len(fields) >= 2:
                 counts[(current, addr)] += int(fields[-1])
+                if functions is not None:
+                    functions[(current, addr)] = function
     return counts
 
 

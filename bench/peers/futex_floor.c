@@ -3,7 +3,9 @@
 // sleeps, a FUTEX_WAIT when the counter has not moved. No DDS, no protocol, no copies: what
 // the kernel's wake-up and context switches cost (docs/hot-path.md, "A round trip on one
 // vCPU"). With -DNOP_KIB=K each side also runs K KiB of straight-line code per message (how
-// much cold code costs once a switch has evicted it).
+// much cold code costs once a switch has evicted it); with -DDATA_KIB=K it writes a byte in
+// each 64-byte line of K KiB of data per message; with -DAVX (-DSSE) it leaves a ymm (xmm)
+// register in use, for the switch to save ("Code per message, and the kernel's wake-up").
 //
 //   cc -O2 -o target/bench/futex_floor bench/peers/futex_floor.c
 //   taskset -c 0 target/bench/futex_floor 300000        # one vCPU: both processes on it
@@ -23,6 +25,9 @@
 #ifndef NOP_KIB
 #define NOP_KIB 0
 #endif
+#ifndef DATA_KIB
+#define DATA_KIB 0
+#endif
 #define STR2(x) #x
 #define STR(x) STR2(x)
 
@@ -38,7 +43,18 @@ static long futex(_Atomic uint32_t *word, int op, uint32_t value) {
     return syscall(SYS_futex, word, op, value, NULL, NULL, 0);
 }
 
+static volatile char data[DATA_KIB * 1024 + 64];
+
 __attribute__((noinline)) static void work(void) {
+#if DATA_KIB > 0
+    for (int i = 0; i < DATA_KIB * 1024; i += 64) data[i]++;
+#endif
+#ifdef AVX
+    __asm__ volatile("vpcmpeqd %%ymm3, %%ymm3, %%ymm3" ::: "xmm3");
+#endif
+#ifdef SSE
+    __asm__ volatile("pcmpeqd %%xmm3, %%xmm3" ::: "xmm3");
+#endif
 #if NOP_KIB > 0
     __asm__ volatile(".rept " STR(NOP_KIB) " * 256\n nopl 0(%rax)\n .endr");
 #endif
@@ -98,8 +114,8 @@ int main(int argc, char **argv) {
     }
     wait(NULL);
     qsort(rtt, n, sizeof *rtt, by_value);
-    printf("round trip ns: p50 %ld p99 %ld p99.9 %ld (%d, NOP_KIB %d, %s)\n", rtt[n / 2],
-           rtt[(long)n * 99 / 100], rtt[(long)n * 999 / 1000], n, NOP_KIB,
+    printf("round trip ns: p50 %ld p99 %ld p99.9 %ld (%d, NOP_KIB %d, DATA_KIB %d, %s)\n",
+           rtt[n / 2], rtt[(long)n * 99 / 100], rtt[(long)n * 999 / 1000], n, NOP_KIB, DATA_KIB,
            spin ? "spinning" : "futex");
     return 0;
 }
