@@ -15,8 +15,17 @@ use crate::writer::Writer;
 pub const KEY_HASH_VERSION: XcdrVersion = XcdrVersion::Xcdr2;
 
 /// A 16-byte key hash.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct KeyHash(pub [u8; 16]);
+
+/// Hashed as one 128-bit word (a single hasher step: instances are looked up by key hash
+/// on every sample's path), not as a byte slice.
+impl core::hash::Hash for KeyHash {
+    #[inline]
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        state.write_u128(u128::from_ne_bytes(self.0));
+    }
+}
 
 impl core::fmt::Display for KeyHash {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

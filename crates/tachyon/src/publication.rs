@@ -741,8 +741,11 @@ impl<T: Writable> DataWriter<T> {
             }
             match st.participant.write(now, self.inner.id, req) {
                 Ok(_) => {
+                    // To a reader of another process of this host, the DATA is in its ring
+                    // already; the reader is woken once the lock is released.
+                    let published = st.publish_written(sh, now, self.inner.id);
                     st.transmit(sh, now);
-                    if st.has_sends() {
+                    if st.has_sends() || published {
                         // The datagrams leave as the lock is released; the write's events
                         // are settled under the lock again, after them, so the reader on
                         // the other end starts on the sample sooner. A write with no event
@@ -750,9 +753,11 @@ impl<T: Writable> DataWriter<T> {
                         // The timers are looked at once they left.
                         if !st.participant.has_pending_events() {
                             sh.release_after_write(st, self.inner.id);
+                            sh.wake_published(published);
                             return Ok(());
                         }
                         drop(st);
+                        sh.wake_published(published);
                         st = sh.lock_for(self.inner.id);
                     }
                     st.settle(sh, now);

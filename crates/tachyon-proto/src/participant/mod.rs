@@ -1061,6 +1061,36 @@ impl Participant {
         None
     }
 
+    /// The next datagram of writer `writer`, written into `buf` as the transmit scan would
+    /// write it at that writer's turn — but only when every new sample of the writer goes to
+    /// one locator that `direct` accepts (else `None`, and nothing is built): for a caller
+    /// that sends a write's own DATA at once, before the scan (the runtime publishes it into
+    /// a reader's shared-memory ring under its lock). A writer with more to send stays
+    /// queued for the scan; one with nothing more leaves the queue, as the scan would take
+    /// it out after asking it again.
+    pub fn poll_writer_transmit(
+        &mut self,
+        now: Instant,
+        writer: EntityId,
+        buf: &mut [u8],
+        direct: impl Fn(&Locator) -> bool,
+    ) -> Option<Transmit> {
+        let i = self.writer_slot(writer)?;
+        let w = self.writers.get_mut_touched(i)?;
+        if !w.sole_destination().is_some_and(direct) || !w.wants_to_send(now) {
+            return None;
+        }
+        let t = w.poll_transmit(now, &self.header, buf);
+        if t.is_none() || !w.wants_to_send(now) {
+            self.tx_recheck_at = earliest_of(self.tx_recheck_at, w.recheck_at());
+            self.writers.unqueue_last(i);
+        }
+        if t.is_some() {
+            self.stats.datagrams_sent += 1;
+        }
+        t
+    }
+
     /// When `handle_timeout` should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let w = self.writers.iter().filter_map(Writer::poll_timeout);

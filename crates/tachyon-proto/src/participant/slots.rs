@@ -237,6 +237,19 @@ impl<T> Slots<T> {
         Some(self.items.get(i).and_then(Option::as_ref))
     }
 
+    /// Takes endpoint `i` out of the queue if it was queued last (it was asked already and
+    /// has nothing more to send); `false` if it is not there.
+    pub(crate) fn unqueue_last(&mut self, i: usize) -> bool {
+        if self.ready.back() != Some(&i) {
+            return false;
+        }
+        self.ready.pop_back();
+        if let Some(q) = self.queued.get_mut(i) {
+            *q = false;
+        }
+        true
+    }
+
     pub(crate) fn requeue(&mut self, i: usize) {
         self.mark(i);
     }

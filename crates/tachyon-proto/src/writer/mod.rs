@@ -26,7 +26,9 @@ mod transcode;
 use std::collections::VecDeque;
 
 use tachyon_cdr::KeyHash;
-use tachyon_wire::{Count, FragmentNumberSet, Guid, SequenceNumber, SequenceNumberSet, Time};
+use tachyon_wire::{
+    Count, FragmentNumberSet, Guid, Locator, SequenceNumber, SequenceNumberSet, Time,
+};
 
 use crate::deadline::Deadlines;
 use crate::endpoint::{LivelinessKind, Reliability, RemoteReader, WriterConfig};
@@ -1003,6 +1005,17 @@ impl Writer {
             && self
                 .quiet
                 .is_some_and(|until| until.map_or(true, |t| now < t))
+    }
+
+    /// The one locator every new sample goes to, when that is all this writer sends new
+    /// data to (no shared-memory reference to follow, no split between shared memory and
+    /// the network): where a caller may send a write's own DATA at once
+    /// (`Participant::poll_writer_transmit`).
+    pub(crate) fn sole_destination(&self) -> Option<&Locator> {
+        match (&self.fanout, &self.fanout_split, &self.shm_echo) {
+            (Some(Destination::Unicast(l)), None, None) => Some(l),
+            _ => None,
+        }
     }
 
     /// Whether something is ready to send at `now` (without building it). A look at every

@@ -52,7 +52,15 @@
 //! A port's receive source has no file descriptor: a thread of its own waits on the port's
 //! doorbell in [`Transport::receive_wait`] (a futex, woken only when it sleeps; it watches the
 //! doorbell for [`ShmConfig::spin`] first while that catches datagrams, `spin.rs`), or spins
-//! on [`Transport::receive`] (busy polling).
+//! on [`Transport::receive`] (busy polling). Either looks at the rings only when the doorbell
+//! moved since a look that emptied them (a writer rings it after every datagram it stamps),
+//! which a receive finds out without taking the port's lock.
+//!
+//! A datagram is sent with [`Transport::send`], after the sender released its own locks (it
+//! may set up a channel, which opens a segment, and wakes readers: system calls); or, to one
+//! reader already set up, published at once with [`ShmTransport::publish`] under a lock of
+//! the caller's (memory stores only), the reader woken by [`ShmTransport::wake_published`]
+//! once that lock is released.
 
 pub(crate) mod layout;
 #[allow(unsafe_code)]
@@ -82,6 +90,12 @@ use layout::{channel, header, Params, STATE_CLOSED, WAITER_FUTEX};
 use rx::{Rx, RxChannel};
 use segment::{OpenError, Segment};
 use tx::{Reclaim, Tx, TxChannel, LIVENESS_PERIOD};
+
+thread_local! {
+    /// The readers a send rings the doorbell of once its lock is released (`send`).
+    static TO_WAKE: std::cell::RefCell<Vec<(Arc<Segment>, u32)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
 
 /// Port of user data.
 pub const USER_PORT: u32 = 1;
@@ -180,6 +194,13 @@ pub struct ShmTransport {
     peers: Mutex<HashMap<u64, Arc<Segment>>>,
     /// Receiving state of the user-data and critical ports.
     rx: [Mutex<Rx>; 2],
+    /// Per port (as `rx`): the doorbell's count when a look emptied every ring, tagged
+    /// (`quiet_tag`), or 0. Until the count moves nothing new was published, which a receive
+    /// sees without taking the port's lock. Written under that lock.
+    quiet: [AtomicU64; 2],
+    /// Whether a wait sleeps at once (`ShmConfig::spin` zero): it has no watch to decide,
+    /// under the lock, before sleeping.
+    sleeps_at_once: bool,
     critical: bool,
     stopped: AtomicBool,
     /// Tokens already warned about (a peer that cannot be reached is logged once).
@@ -289,6 +310,8 @@ impl ShmTransport {
                 Mutex::new(Rx::new(config.spin)),
                 Mutex::new(Rx::new(config.spin)),
             ],
+            quiet: [AtomicU64::new(0), AtomicU64::new(0)],
+            sleeps_at_once: config.spin.is_zero(),
             critical,
             stopped: AtomicBool::new(false),
             warned: Mutex::new(HashSet::new()),
@@ -304,6 +327,11 @@ impl ShmTransport {
     /// of other participants' references ([`loan`]).
     pub fn loans(&self) -> &Arc<loan::Loans> {
         &self.loans
+    }
+
+    /// Port `port`'s quiet mark (see `quiet`), as `rx_of` finds its state.
+    fn quiet_of(&self, port: u32) -> &AtomicU64 {
+        &self.quiet[rx_index(port)]
     }
 
     fn rx_of(&self, port: usize) -> io::Result<&Mutex<Rx>> {
@@ -827,6 +855,98 @@ impl ShmTransport {
         }
     }
 
+    /// A slot of ours holding `data`: `Ok(None)` when none is free, `Err` when it could not
+    /// be written (counted).
+    fn slot_with(&self, tx: &mut Tx, data: &[u8]) -> Result<Option<u32>, ()> {
+        let Some(s) = tx.alloc(&self.own, data.len()) else {
+            return Ok(None);
+        };
+        let written = self
+            .own
+            .layout
+            .slot(s)
+            .is_some_and(|(at, _)| self.own.map.write(at, data));
+        if !written {
+            tx.refs[s as usize] = 1;
+            tx.release(&self.own, s);
+            Counters::add(&self.counters.send_errors, 1);
+            return Err(());
+        }
+        Ok(Some(s))
+    }
+
+    /// A datagram of `len` bytes was pushed on channel `c` (for `port`): counted, and its
+    /// reader's doorbell counted up; a reader asleep on it goes into `wake`.
+    fn published(
+        &self,
+        tx: &Tx,
+        c: u32,
+        port: u32,
+        len: usize,
+        wake: &mut Vec<(Arc<Segment>, u32)>,
+    ) {
+        Counters::add_locked(&self.counters.datagrams_sent, 1);
+        Counters::add_locked(&self.counters.bytes_sent, len as u64);
+        let Some(reader) = tx.channels[c as usize].as_ref().map(|ch| &ch.reader) else {
+            return;
+        };
+        if let Some((seq, waiters)) = reader.doorbell(port) {
+            seq.fetch_add(1, Ordering::SeqCst);
+            if waiters.load(Ordering::SeqCst) & WAITER_FUTEX != 0 {
+                wake.push((Arc::clone(reader), port));
+            }
+        }
+    }
+
+    /// Publishes the datagram `data` to the reader at `dest` at once, with no system call
+    /// and nothing logged: for a caller that holds a lock no system call may be made under
+    /// (a write's own DATA, published under its participant's lock). The reader, if it
+    /// sleeps, is woken by [`wake_published`](Self::wake_published), which the same thread
+    /// calls once that lock is released. `false` when it cannot be done so: no channel to
+    /// that reader yet (setting one up opens its segment), the sending state locked by
+    /// another thread, a sweep or a reclaim due, no free slot, a closed or full ring — then
+    /// [`Transport::send`] does it all.
+    pub fn publish(&self, dest: &Locator, data: &[u8]) -> bool {
+        let Some(key) = self.parse(dest) else {
+            return false;
+        };
+        // Not waited for: another thread's send may hold it while it sets up a channel.
+        let mut tx = match self.tx.try_lock() {
+            Ok(tx) => tx,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return false,
+        };
+        if map::coarse_now().saturating_sub(tx.last_sweep) >= IDLE_CHECK {
+            return false;
+        }
+        let Some(&c) = tx.by_dest.get(&key) else {
+            return false;
+        };
+        let ring = self.own.layout.p.ring;
+        let room = tx.channels[c as usize].as_ref().is_some_and(|ch| {
+            ch.reader.state() != STATE_CLOSED && ch.tail.wrapping_sub(ch.head) < (ring / 2).max(1)
+        });
+        if !room {
+            return false;
+        }
+        let Ok(Some(s)) = self.slot_with(&mut tx, data) else {
+            return false;
+        };
+        if !self.push(&mut tx, c, s, data.len() as u32) {
+            // Not expected after the checks above; the slot goes back.
+            tx.refs[s as usize] = 1;
+            tx.release(&self.own, s);
+            return false;
+        }
+        TO_WAKE.with(|w| self.published(&tx, c, key.1, data.len(), &mut w.borrow_mut()));
+        true
+    }
+
+    /// Wakes the readers [`publish`](Self::publish) left asleep on this thread.
+    pub fn wake_published(&self) {
+        TO_WAKE.with(|w| ring_doorbells(&mut w.borrow_mut()));
+    }
+
     fn parse(&self, l: &Locator) -> Option<(u64, u32)> {
         if l.kind != Locator::KIND_TACHYON_SHM || l.address[..8] != self.prefix {
             return None;
@@ -915,8 +1035,26 @@ impl Transport for ShmTransport {
     }
 
     fn receive(&self, source: usize, batch: &mut RecvBatch) -> io::Result<usize> {
-        let mut rx = lock(self.rx_of(source)?);
-        Ok(self.fill(source as u32, &mut rx, batch))
+        let port = source as u32;
+        let rx = self.rx_of(source)?;
+        let quiet = self.quiet_of(port);
+        // A busy-polling thread asks again and again: while the doorbell has not moved since
+        // a look that emptied every ring, nothing was published (see `receive_wait`), and
+        // the port's lock is not taken.
+        let seen = self
+            .own
+            .doorbell(port)
+            .map(|(seq, _)| seq.load(Ordering::SeqCst));
+        if seen.is_some_and(|s| quiet.load(Ordering::Relaxed) == quiet_tag(s)) {
+            batch.begin();
+            batch.set_drained();
+            return Ok(0);
+        }
+        let mut rx = lock(rx);
+        let n = self.fill(port, &mut rx, batch);
+        let mark = seen.filter(|_| batch.drained()).map_or(0, quiet_tag);
+        quiet.store(mark, Ordering::Relaxed);
+        Ok(n)
     }
 
     fn watches_before_blocking(&self) -> bool {
@@ -930,13 +1068,26 @@ impl Transport for ShmTransport {
             .own
             .doorbell(port)
             .ok_or_else(|| io::Error::other("shm: no doorbell"))?;
-        // Whether this call watched the doorbell already, and what it saw.
-        let mut watched = false;
+        let quiet = self.quiet_of(port);
+        // Whether this call watched the doorbell already (or has no watch to make), and
+        // what it saw.
+        let mut watched = self.sleeps_at_once;
         let mut saw = None;
         loop {
             if self.stopped.load(Ordering::Acquire) {
                 batch.begin();
                 return Ok(0);
+            }
+            let seen = seq.load(Ordering::SeqCst);
+            if watched && saw.is_none() && quiet.load(Ordering::Relaxed) == quiet_tag(seen) {
+                // Nothing new since a look that emptied every ring, no watch to decide or to
+                // note: to sleep without the port's lock (a ping-pong's every other pass).
+                waiters.fetch_or(WAITER_FUTEX, Ordering::SeqCst);
+                if seq.load(Ordering::SeqCst) == seen && !self.stopped.load(Ordering::Acquire) {
+                    map::futex_wait(seq, seen);
+                }
+                waiters.fetch_and(!WAITER_FUTEX, Ordering::SeqCst);
+                continue;
             }
             let mut state = lock(rx);
             match saw.take() {
@@ -948,14 +1099,17 @@ impl Transport for ShmTransport {
                 self.check_writers(&mut state);
             }
             // A writer bumps `seq` after it published: when `seq` has not moved since a
-            // look that found nothing, there is nothing to look at (what a writer published
-            // meanwhile without bumping yet, its bump brings: the futex returns at once).
-            let seen = seq.load(Ordering::SeqCst);
-            if state.quiet != Some(seen) {
-                if self.fill(port, &mut state, batch) > 0 {
-                    return Ok(batch.len());
+            // look that emptied every ring, there is nothing to look at (what a writer
+            // published meanwhile without bumping yet, its bump brings: the futex returns at
+            // once). A look that found datagrams and emptied the rings counts too: the next
+            // call then sleeps without looking again (a ping-pong's every other look).
+            if quiet.load(Ordering::Relaxed) != quiet_tag(seen) {
+                let n = self.fill(port, &mut state, batch);
+                let mark = if batch.drained() { quiet_tag(seen) } else { 0 };
+                quiet.store(mark, Ordering::Relaxed);
+                if n > 0 {
+                    return Ok(n);
                 }
-                state.quiet = Some(seen);
             }
             if !watched {
                 // Once per call: watch the doorbell a moment before sleeping, if that pays.
@@ -1007,9 +1161,9 @@ impl Transport for ShmTransport {
 
     fn send(&self, buf: TxBuffer, len: usize, dests: &[Locator], _priority: i32) -> io::Result<()> {
         let data = &buf[..len.min(buf.len())];
-        // Doorbells to ring once the lock is released (each wake is a system call).
-        let mut wake: [Option<(Arc<Segment>, u32)>; 16] = Default::default();
-        let mut waking = 0;
+        // Doorbells to ring once the lock is released (each wake is a system call): the
+        // sending thread's list, taken out and put back, so a warm thread allocates nothing.
+        let mut wake = TO_WAKE.with(|w| std::mem::take(&mut *w.borrow_mut()));
         let mut tx = lock(&self.tx);
         if map::coarse_now().saturating_sub(tx.last_sweep) >= IDLE_CHECK {
             self.sweep_channels(&mut tx);
@@ -1031,49 +1185,26 @@ impl Transport for ShmTransport {
                 },
             };
             if slot.is_none() {
-                let mut s = tx.alloc(&self.own, data.len());
-                if s.is_none() {
+                let mut got = self.slot_with(&mut tx, data);
+                if got == Ok(None) {
                     self.sweep_channels(&mut tx);
-                    s = tx.alloc(&self.own, data.len());
+                    got = self.slot_with(&mut tx, data);
                 }
-                let Some(s) = s else {
-                    Counters::add(&self.counters.send_drops, 1);
-                    continue;
-                };
-                let written = self
-                    .own
-                    .layout
-                    .slot(s)
-                    .is_some_and(|(at, _)| self.own.map.write(at, data));
-                if !written {
-                    tx.refs[s as usize] = 1;
-                    tx.release(&self.own, s);
-                    Counters::add(&self.counters.send_errors, 1);
-                    break;
+                match got {
+                    Ok(Some(s)) => slot = Some(s),
+                    Ok(None) => {
+                        Counters::add(&self.counters.send_drops, 1);
+                        continue;
+                    }
+                    Err(()) => break,
                 }
-                slot = Some(s);
             }
             let Some(s) = slot else { continue };
             if !self.push(&mut tx, c, s, data.len() as u32) {
                 Counters::add(&self.counters.send_drops, 1);
                 continue;
             }
-            Counters::add_locked(&self.counters.datagrams_sent, 1);
-            Counters::add_locked(&self.counters.bytes_sent, data.len() as u64);
-            let Some(reader) = tx.channels[c as usize].as_ref().map(|ch| &ch.reader) else {
-                continue;
-            };
-            if let Some((seq, waiters)) = reader.doorbell(port) {
-                seq.fetch_add(1, Ordering::SeqCst);
-                if waiters.load(Ordering::SeqCst) & WAITER_FUTEX != 0 {
-                    if waking < wake.len() {
-                        wake[waking] = Some((Arc::clone(reader), port));
-                        waking += 1;
-                    } else {
-                        map::futex_wake(seq);
-                    }
-                }
-            }
+            self.published(&tx, c, port, data.len(), &mut wake);
         }
         if let Some(s) = slot {
             if tx.refs.get(s as usize) == Some(&0) {
@@ -1083,11 +1214,8 @@ impl Transport for ShmTransport {
             }
         }
         drop(tx);
-        for (reader, port) in wake.iter().take(waking).flatten() {
-            if let Some((seq, _)) = reader.doorbell(*port) {
-                map::futex_wake(seq);
-            }
-        }
+        ring_doorbells(&mut wake);
+        TO_WAKE.with(|w| *w.borrow_mut() = wake);
         Ok(())
     }
 
@@ -1099,6 +1227,20 @@ impl Transport for ShmTransport {
         }
         s
     }
+}
+
+/// Wakes the readers in `wake` (a system call each), emptying it.
+fn ring_doorbells(wake: &mut Vec<(Arc<Segment>, u32)>) {
+    for (reader, port) in wake.drain(..) {
+        if let Some((seq, _)) = reader.doorbell(port) {
+            map::futex_wake(seq);
+        }
+    }
+}
+
+/// A doorbell count as a port's quiet mark (never 0, which says "look").
+fn quiet_tag(seen: u32) -> u64 {
+    1 << 32 | u64::from(seen)
 }
 
 /// The locator of `token`'s port `port`.

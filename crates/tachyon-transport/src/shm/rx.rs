@@ -36,9 +36,6 @@ pub(crate) struct Rx {
     pub checked: Duration,
     /// Whether a wait watches the doorbell before sleeping.
     pub spin: Spin,
-    /// The doorbell's count when a look found nothing to read: until it moves, nothing new
-    /// was published.
-    pub quiet: Option<u32>,
 }
 
 impl Rx {
@@ -49,7 +46,6 @@ impl Rx {
             next: 0,
             checked: super::map::coarse_now(),
             spin: Spin::new(spin),
-            quiet: None,
         }
     }
 }

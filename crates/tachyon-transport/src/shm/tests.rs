@@ -63,6 +63,13 @@ fn send(from: &ShmTransport, to: &[&ShmTransport], port: u32, data: &[u8]) {
     from.send(buf, data.len(), &dests, 0).expect("send");
 }
 
+/// Rings `reader`'s doorbell of `port`, as a writer does once it stamped its ring entries
+/// (a receive looks at the rings only when the doorbell moved since it last emptied them).
+fn ring(reader: &ShmTransport, port: u32) {
+    let (seq, _) = reader.own.doorbell(port).expect("doorbell");
+    seq.fetch_add(1, Ordering::SeqCst);
+}
+
 fn receive_all(t: &ShmTransport, port: u32) -> Vec<(Locator, Vec<u8>)> {
     let mut batch = RecvBatch::new(4, 8192);
     let mut out = Vec::new();
@@ -229,6 +236,63 @@ fn a_receiver_watches_its_doorbell_for_the_spin_then_sleeps() {
 }
 
 #[test]
+fn publish_needs_a_channel_then_puts_the_datagram_in_the_ring_and_wakes_after() {
+    let dir = Dir::new();
+    let a = open(&dir);
+    let config = ShmConfig {
+        spin: Duration::ZERO,
+        ..dir.config()
+    };
+    let b = std::sync::Arc::new(ShmTransport::open(&config, 8192, false).expect("open"));
+    let to_b = locator(b.prefix, b.own.token, USER_PORT);
+    // No channel yet: setting one up opens a segment, which publish never does.
+    assert!(!a.publish(&to_b, b"too early"));
+    assert!(receive_all(&b, USER_PORT).is_empty());
+    assert!(!a.publish(&locator(b.prefix, 0, USER_PORT), b"no reader"));
+    send(&a, &[&b], USER_PORT, b"connect");
+    assert_eq!(receive_all(&b, USER_PORT).len(), 1);
+    // In the ring at once; a reader that looks finds it without a wake-up.
+    assert!(a.publish(&to_b, b"published"));
+    let got = receive_all(&b, USER_PORT);
+    assert_eq!(
+        got,
+        vec![(
+            locator(a.prefix, a.own.token, USER_PORT),
+            b"published".to_vec()
+        )]
+    );
+    a.wake_published();
+    // A sleeping reader: the doorbell counted, the wake-up left to `wake_published`.
+    let waiter = waiting(&b, 1);
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while !sleeping(&b) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(sleeping(&b));
+    assert!(a.publish(&to_b, b"wake"));
+    a.wake_published();
+    let waits = waiter.join().expect("join");
+    assert_eq!(waits, vec![(1, Some(b"wake".to_vec()))]);
+    // Half a ring unread: publish leaves it to send, which reclaims what the reader freed.
+    let ring = dir.config().ring as usize;
+    let mut published = 0;
+    while published < ring && a.publish(&to_b, b"x") {
+        published += 1;
+    }
+    assert!(published < ring, "stops before the ring is full");
+    a.wake_published();
+    assert_eq!(receive_all(&b, USER_PORT).len(), published);
+    send(&a, &[&b], USER_PORT, b"after");
+    assert!(a.publish(&to_b, b"again"), "the reclaim made room");
+    let got: Vec<Vec<u8>> = receive_all(&b, USER_PORT)
+        .into_iter()
+        .map(|g| g.1)
+        .collect();
+    assert_eq!(got, vec![b"after".to_vec(), b"again".to_vec()]);
+    assert_eq!(a.stats().datagrams_sent, 5 + published as u64);
+}
+
+#[test]
 fn a_closed_reader_is_noticed_and_its_segment_is_gone() {
     let dir = Dir::new();
     let (w, r) = (open(&dir), open(&dir));
@@ -352,7 +416,8 @@ fn a_hostile_writer_cannot_crash_or_hang_its_reader() {
                 }
             }
         }
-        // Bounded work per call, whatever the numbers say.
+        // Bounded work per call, whatever the numbers say (rung, or the reader does not look).
+        ring(&r, USER_PORT);
         let _ = r.receive(USER_PORT as usize, &mut batch).expect("receive");
         assert!(batch.len() <= 4);
     }
@@ -716,8 +781,14 @@ fn an_entry_is_read_once_stamped_and_a_channel_set_up_anew_starts_clean() {
         Ordering::Relaxed,
     );
     word(3, entry::LEN).store(3, Ordering::Relaxed);
+    ring(&r, USER_PORT);
     assert!(receive_all(&r, USER_PORT).is_empty());
     word(3, entry::STAMP).store(layout::stamp(3), Ordering::Release);
+    assert!(
+        receive_all(&r, USER_PORT).is_empty(),
+        "not looked at before the doorbell rings"
+    );
+    ring(&r, USER_PORT);
     assert_eq!(receive_all(&r, USER_PORT).len(), 1, "read once stamped");
     // Set up anew (ring index 0 again): the stamps of the round before are not read again.
     w.close_channel(&mut lock(&w.tx), c);

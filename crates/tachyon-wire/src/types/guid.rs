@@ -5,8 +5,21 @@ use crate::error::{EmitError, WireError};
 use std::fmt;
 
 /// The 12-byte GUID prefix shared by all entities of a participant.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct GuidPrefix(pub [u8; 12]);
+
+// GUIDs, prefixes and entity ids key the maps a sample's path looks up several times per
+// datagram. Hashed as whole words (one or two hasher steps), not as byte slices (a length
+// and the bytes, and a slice hash per field): equal values hash equally either way.
+
+impl std::hash::Hash for GuidPrefix {
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let [a, b, c, d, e, f, g, h, i, j, k, l] = self.0;
+        state.write_u64(u64::from_ne_bytes([a, b, c, d, e, f, g, h]));
+        state.write_u32(u32::from_ne_bytes([i, j, k, l]));
+    }
+}
 
 impl GuidPrefix {
     /// GUIDPREFIX_UNKNOWN: all zeros.
@@ -75,8 +88,15 @@ impl EntityKind {
 }
 
 /// The 4-byte entity id: a 3-byte key and an [`EntityKind`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct EntityId(pub [u8; 4]);
+
+impl std::hash::Hash for EntityId {
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u32(u32::from_ne_bytes(self.0));
+    }
+}
 
 impl EntityId {
     /// ENTITYID_UNKNOWN.
@@ -171,12 +191,22 @@ impl EntityId {
 }
 
 /// A full 16-byte GUID: participant prefix plus entity id.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Guid {
     /// The participant's prefix.
     pub prefix: GuidPrefix,
     /// The entity within the participant.
     pub entity_id: EntityId,
+}
+
+impl std::hash::Hash for Guid {
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let mut bytes = [0; 16];
+        bytes[..12].copy_from_slice(&self.prefix.0);
+        bytes[12..].copy_from_slice(&self.entity_id.0);
+        state.write_u128(u128::from_ne_bytes(bytes));
+    }
 }
 
 impl Guid {

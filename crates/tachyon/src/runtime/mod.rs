@@ -56,7 +56,7 @@ use std::time::Duration as StdDuration;
 use tachyon_proto::maps::HashMap;
 
 use tachyon_proto::history::{Query, ReaderHistory, Sample};
-use tachyon_proto::{Event, Instant, Participant};
+use tachyon_proto::{Destination, Event, Instant, Participant, Transmit};
 use tachyon_transport::{clock, intra, thread, Traffic, TxBuffer};
 use tachyon_wire::{EntityId, EntityKind};
 
@@ -142,6 +142,9 @@ pub(crate) struct State {
     pub(crate) participant: Participant,
     /// A lent transmit buffer the last flush did not fill (kept for the next one).
     spare: Option<TxBuffer>,
+    /// Where a write's own DATA is written to be published into shared memory at once
+    /// (`publish_written`): as large as a lent buffer, allocated at the first such write.
+    direct: Vec<u8>,
     /// The datagrams the last flushes wrote, by outbox lane, in order: handed to the outbox
     /// when the lock is released (`outbox.rs`), and sent then.
     out: [Vec<Outgoing>; outbox::LANES],
@@ -766,6 +769,14 @@ impl Shared {
         }
     }
 
+    /// Wakes the readers of other processes that this thread's last write published to
+    /// under the lock (`State::publish_written`), if it did.
+    pub(crate) fn wake_published(&self, published: bool) {
+        if let Some(shm) = self.transports.shm().filter(|_| published) {
+            shm.wake_published();
+        }
+    }
+
     /// Releases `st` after a write to `writer` (or a request for its acknowledgements): the
     /// datagrams queued under it leave, then the timers thread is woken if that writer's
     /// next timer comes before it planned to wake ([`timers_after_write`](Self::timers_after_write),
@@ -1054,6 +1065,22 @@ pub(crate) enum TimersWake {
     Driver(u64),
 }
 
+/// Queues datagram `t`, written into `buf`, in the outbox lane of its priority.
+fn queue_out(
+    shared: &Shared,
+    out: &mut [Vec<Outgoing>; outbox::LANES],
+    buf: TxBuffer,
+    t: Transmit,
+) {
+    let critical = shared.critical_above.is_some_and(|c| t.priority > c);
+    out[outbox::lane_of(critical)].push(Outgoing {
+        buf,
+        len: t.len,
+        dest: t.destination,
+        priority: t.priority,
+    });
+}
+
 impl Drop for StateGuard<'_> {
     fn drop(&mut self) {
         let (mut held, mut retired, mut news) = (None, None, None);
@@ -1093,6 +1120,7 @@ impl State {
             lane,
             participant,
             spare: None,
+            direct: Vec::new(),
             out: Default::default(),
             statuses,
             listeners: HashMap::default(),
@@ -1155,19 +1183,51 @@ impl State {
             now,
             || spare.take().unwrap_or_else(|| shared.transports.lend()),
             |buf, t| {
-                let critical = shared.critical_above.is_some_and(|c| t.priority > c);
                 let (buf, reusable) = shared.transports.shrink(buf, t.len);
                 spare.set(reusable);
-                let d = Outgoing {
-                    buf,
-                    len: t.len,
-                    dest: t.destination,
-                    priority: t.priority,
-                };
-                out[outbox::lane_of(critical)].push(d);
+                queue_out(shared, out, buf, t);
             },
         );
         self.spare = Some(unused);
+    }
+
+    /// Publishes the DATA writer `writer` just wrote straight into the ring of the reader
+    /// it goes to, under the lock, when that reader is another process's on this host and
+    /// the writer's every new sample goes there alone (`ShmTransport::publish`): the
+    /// transmit scan, the outbox and the transport's look-ups are skipped, and no system
+    /// call is made. The caller wakes the reader once the lock is released
+    /// (`ShmTransport::wake_published`); `true` when there may be one to wake. A datagram
+    /// that cannot be published so (no channel to that reader yet, a full ring) goes to the
+    /// outbox as the scan would have sent it.
+    pub(crate) fn publish_written(
+        &mut self,
+        shared: &Shared,
+        now: Instant,
+        writer: EntityId,
+    ) -> bool {
+        let Some(shm) = shared.transports.shm() else {
+            return false;
+        };
+        if self.direct.is_empty() {
+            self.direct = vec![0; shared.transports.lend().len()];
+        }
+        let is_shm = |l: &tachyon_wire::Locator| l.kind == tachyon_wire::Locator::KIND_TACHYON_SHM;
+        let Some(t) = self
+            .participant
+            .poll_writer_transmit(now, writer, &mut self.direct, is_shm)
+        else {
+            return false;
+        };
+        let data = &self.direct[..t.len];
+        if let Destination::Unicast(l) = &t.destination {
+            if shm.publish(l, data) {
+                return true;
+            }
+        }
+        let mut buf = shared.transports.lend();
+        buf[..t.len].copy_from_slice(data);
+        queue_out(shared, &mut self.out, buf, t);
+        false
     }
 
     /// The second half of [`flush`](Self::flush): the protocol's events folded into the
