@@ -101,6 +101,8 @@ fn a_writes_own_datagram_taken_at_once_is_the_one_the_scan_sends() {
     let sizes = [32, 32, 1000, 200_000, 32, 64];
     for reliability in [Reliability::Reliable, Reliability::BestEffort] {
         let readers = [reader(2, shm(2), reliability)];
+        let (p, w) = writer(reliability, &readers);
+        assert!(p.writer_sends_alone_to(w, |l| l.kind == Locator::KIND_TACHYON_SHM));
         let (scanned, none) = run(reliability, &readers, &sizes, false);
         let (direct, taken) = run(reliability, &readers, &sizes, true);
         assert_eq!(none, 0);
@@ -130,6 +132,8 @@ fn nothing_is_built_for_a_writer_whose_data_go_elsewhere_or_to_several() {
             reader(3, shm(3), Reliability::Reliable),
         ],
     ] {
+        let (p, w) = writer(Reliability::Reliable, &readers);
+        assert!(!p.writer_sends_alone_to(w, |l| l.kind == Locator::KIND_TACHYON_SHM));
         let (direct, taken) = run(Reliability::Reliable, &readers, &[32, 32], true);
         let (scanned, _) = run(Reliability::Reliable, &readers, &[32, 32], false);
         assert_eq!(taken, 0);

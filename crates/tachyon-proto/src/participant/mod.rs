@@ -1061,6 +1061,18 @@ impl Participant {
         None
     }
 
+    /// Whether every new sample of writer `writer` goes to one locator that `direct`
+    /// accepts ([`poll_writer_transmit`](Self::poll_writer_transmit) builds its datagrams).
+    pub fn writer_sends_alone_to(
+        &self,
+        writer: EntityId,
+        direct: impl Fn(&Locator) -> bool,
+    ) -> bool {
+        self.writer(writer)
+            .and_then(Writer::sole_destination)
+            .is_some_and(direct)
+    }
+
     /// The next datagram of writer `writer`, written into `buf` as the transmit scan would
     /// write it at that writer's turn — but only when every new sample of the writer goes to
     /// one locator that `direct` accepts (else `None`, and nothing is built): for a caller
@@ -1076,8 +1088,11 @@ impl Participant {
         direct: impl Fn(&Locator) -> bool,
     ) -> Option<Transmit> {
         let i = self.writer_slot(writer)?;
+        if !self.writers.get(i)?.sole_destination().is_some_and(direct) {
+            return None;
+        }
         let w = self.writers.get_mut_touched(i)?;
-        if !w.sole_destination().is_some_and(direct) || !w.wants_to_send(now) {
+        if !w.wants_to_send(now) {
             return None;
         }
         let t = w.poll_transmit(now, &self.header, buf);

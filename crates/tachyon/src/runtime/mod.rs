@@ -1208,10 +1208,13 @@ impl State {
         let Some(shm) = shared.transports.shm() else {
             return false;
         };
+        let is_shm = |l: &tachyon_wire::Locator| l.kind == tachyon_wire::Locator::KIND_TACHYON_SHM;
         if self.direct.is_empty() {
+            if !self.participant.writer_sends_alone_to(writer, is_shm) {
+                return false;
+            }
             self.direct = vec![0; shared.transports.lend().len()];
         }
-        let is_shm = |l: &tachyon_wire::Locator| l.kind == tachyon_wire::Locator::KIND_TACHYON_SHM;
         let Some(t) = self
             .participant
             .poll_writer_transmit(now, writer, &mut self.direct, is_shm)
