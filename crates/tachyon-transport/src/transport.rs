@@ -176,6 +176,26 @@ pub trait Transport: Send + Sync + fmt::Debug {
     /// counted drop, not an error: reliability repairs.
     fn send(&self, buf: TxBuffer, len: usize, dests: &[Locator], priority: i32) -> io::Result<()>;
 
+    /// The kind of locator [`publish`](Self::publish) takes, for a transport that can put a
+    /// datagram where its reader finds it without a system call (shared memory); `None`, the
+    /// default, for one whose sending is a system call.
+    fn publishes(&self) -> Option<i32> {
+        None
+    }
+
+    /// Puts datagram `data` for the one reader at `dest` where that reader finds it, at once
+    /// and with no system call: for a caller holding a lock no system call may be made under
+    /// (a write publishing its own DATA). `false` when it cannot be done so, or not now: the
+    /// datagram then goes through [`send`](Self::send). A reader that sleeps is woken by
+    /// [`wake_published`](Self::wake_published), which the same thread calls once that lock
+    /// is released.
+    fn publish(&self, _dest: &Locator, _data: &[u8]) -> bool {
+        false
+    }
+
+    /// Wakes the readers [`publish`](Self::publish) left asleep on the calling thread.
+    fn wake_published(&self) {}
+
     /// Its counters.
     fn stats(&self) -> TransportStats;
 }

@@ -58,9 +58,9 @@
 //!
 //! A datagram is sent with [`Transport::send`], after the sender released its own locks (it
 //! may set up a channel, which opens a segment, and wakes readers: system calls); or, to one
-//! reader already set up, published at once with [`ShmTransport::publish`] under a lock of
-//! the caller's (memory stores only), the reader woken by [`ShmTransport::wake_published`]
-//! once that lock is released.
+//! reader already set up, published at once with [`Transport::publish`] under a lock of
+//! the caller's (memory stores only), the reader woken by [`Transport::wake_published`] once
+//! that lock is released.
 
 pub(crate) mod layout;
 #[allow(unsafe_code)]
@@ -898,55 +898,6 @@ impl ShmTransport {
         }
     }
 
-    /// Publishes the datagram `data` to the reader at `dest` at once, with no system call
-    /// and nothing logged: for a caller that holds a lock no system call may be made under
-    /// (a write's own DATA, published under its participant's lock). The reader, if it
-    /// sleeps, is woken by [`wake_published`](Self::wake_published), which the same thread
-    /// calls once that lock is released. `false` when it cannot be done so: no channel to
-    /// that reader yet (setting one up opens its segment), the sending state locked by
-    /// another thread, a sweep or a reclaim due, no free slot, a closed or full ring — then
-    /// [`Transport::send`] does it all.
-    pub fn publish(&self, dest: &Locator, data: &[u8]) -> bool {
-        let Some(key) = self.parse(dest) else {
-            return false;
-        };
-        // Not waited for: another thread's send may hold it while it sets up a channel.
-        let mut tx = match self.tx.try_lock() {
-            Ok(tx) => tx,
-            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
-            Err(std::sync::TryLockError::WouldBlock) => return false,
-        };
-        if map::coarse_now().saturating_sub(tx.last_sweep) >= IDLE_CHECK {
-            return false;
-        }
-        let Some(&c) = tx.by_dest.get(&key) else {
-            return false;
-        };
-        let ring = self.own.layout.p.ring;
-        let room = tx.channels[c as usize].as_ref().is_some_and(|ch| {
-            ch.reader.state() != STATE_CLOSED && ch.tail.wrapping_sub(ch.head) < (ring / 2).max(1)
-        });
-        if !room {
-            return false;
-        }
-        let Ok(Some(s)) = self.slot_with(&mut tx, data) else {
-            return false;
-        };
-        if !self.push(&mut tx, c, s, data.len() as u32) {
-            // Not expected after the checks above; the slot goes back.
-            tx.refs[s as usize] = 1;
-            tx.release(&self.own, s);
-            return false;
-        }
-        TO_WAKE.with(|w| self.published(&tx, c, key.1, data.len(), &mut w.borrow_mut()));
-        true
-    }
-
-    /// Wakes the readers [`publish`](Self::publish) left asleep on this thread.
-    pub fn wake_published(&self) {
-        TO_WAKE.with(|w| ring_doorbells(&mut w.borrow_mut()));
-    }
-
     fn parse(&self, l: &Locator) -> Option<(u64, u32)> {
         if l.kind != Locator::KIND_TACHYON_SHM || l.address[..8] != self.prefix {
             return None;
@@ -1217,6 +1168,55 @@ impl Transport for ShmTransport {
         ring_doorbells(&mut wake);
         TO_WAKE.with(|w| *w.borrow_mut() = wake);
         Ok(())
+    }
+
+    fn publishes(&self) -> Option<i32> {
+        Some(Locator::KIND_TACHYON_SHM)
+    }
+
+    /// The datagram into a slot, its entry stamped on the reader's ring and the doorbell
+    /// counted up, nothing logged. `false` — and [`Transport::send`] does it all — when there
+    /// is no channel to that reader yet (setting one up opens its segment), the sending state
+    /// is locked by another thread, a sweep or a reclaim is due, no slot is free, or the ring
+    /// is closed or full.
+    fn publish(&self, dest: &Locator, data: &[u8]) -> bool {
+        let Some(key) = self.parse(dest) else {
+            return false;
+        };
+        // Not waited for: another thread's send may hold it while it sets up a channel.
+        let mut tx = match self.tx.try_lock() {
+            Ok(tx) => tx,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return false,
+        };
+        if map::coarse_now().saturating_sub(tx.last_sweep) >= IDLE_CHECK {
+            return false;
+        }
+        let Some(&c) = tx.by_dest.get(&key) else {
+            return false;
+        };
+        let ring = self.own.layout.p.ring;
+        let room = tx.channels[c as usize].as_ref().is_some_and(|ch| {
+            ch.reader.state() != STATE_CLOSED && ch.tail.wrapping_sub(ch.head) < (ring / 2).max(1)
+        });
+        if !room {
+            return false;
+        }
+        let Ok(Some(s)) = self.slot_with(&mut tx, data) else {
+            return false;
+        };
+        if !self.push(&mut tx, c, s, data.len() as u32) {
+            // Not expected after the checks above; the slot goes back.
+            tx.refs[s as usize] = 1;
+            tx.release(&self.own, s);
+            return false;
+        }
+        TO_WAKE.with(|w| self.published(&tx, c, key.1, data.len(), &mut w.borrow_mut()));
+        true
+    }
+
+    fn wake_published(&self) {
+        TO_WAKE.with(|w| ring_doorbells(&mut w.borrow_mut()));
     }
 
     fn stats(&self) -> TransportStats {

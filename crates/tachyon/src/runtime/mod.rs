@@ -769,11 +769,11 @@ impl Shared {
         }
     }
 
-    /// Wakes the readers of other processes that this thread's last write published to
-    /// under the lock (`State::publish_written`), if it did.
+    /// Wakes the readers that this thread's last write published to under the lock
+    /// (`State::publish_written`), if it did.
     pub(crate) fn wake_published(&self, published: bool) {
-        if let Some(shm) = self.transports.shm().filter(|_| published) {
-            shm.wake_published();
+        if let Some((publisher, _)) = self.transports.publisher().filter(|_| published) {
+            publisher.wake_published();
         }
     }
 
@@ -1191,39 +1191,38 @@ impl State {
         self.spare = Some(unused);
     }
 
-    /// Publishes the DATA writer `writer` just wrote straight into the ring of the reader
-    /// it goes to, under the lock, when that reader is another process's on this host and
-    /// the writer's every new sample goes there alone (`ShmTransport::publish`): the
-    /// transmit scan, the outbox and the transport's look-ups are skipped, and no system
-    /// call is made. The caller wakes the reader once the lock is released
-    /// (`ShmTransport::wake_published`); `true` when there may be one to wake. A datagram
-    /// that cannot be published so (no channel to that reader yet, a full ring) goes to the
-    /// outbox as the scan would have sent it.
+    /// Publishes the DATA writer `writer` just wrote straight to the reader it goes to,
+    /// under the lock, when a transport can do that without a system call (shared memory:
+    /// `Transport::publish`) and the writer's every new sample goes to that one reader: the
+    /// transmit scan, the outbox and the transport's look-ups are skipped. The caller wakes
+    /// the reader once the lock is released (`Shared::wake_published`); `true` when there
+    /// may be one to wake. A datagram that cannot be published so (no channel to that reader
+    /// yet, a full ring) goes to the outbox as the scan would have sent it.
     pub(crate) fn publish_written(
         &mut self,
         shared: &Shared,
         now: Instant,
         writer: EntityId,
     ) -> bool {
-        let Some(shm) = shared.transports.shm() else {
+        let Some((publisher, kind)) = shared.transports.publisher() else {
             return false;
         };
-        let is_shm = |l: &tachyon_wire::Locator| l.kind == tachyon_wire::Locator::KIND_TACHYON_SHM;
+        let takes = |l: &tachyon_wire::Locator| l.kind == kind;
         if self.direct.is_empty() {
-            if !self.participant.writer_sends_alone_to(writer, is_shm) {
+            if !self.participant.writer_sends_alone_to(writer, takes) {
                 return false;
             }
             self.direct = vec![0; shared.transports.lend().len()];
         }
         let Some(t) = self
             .participant
-            .poll_writer_transmit(now, writer, &mut self.direct, is_shm)
+            .poll_writer_transmit(now, writer, &mut self.direct, takes)
         else {
             return false;
         };
         let data = &self.direct[..t.len];
         if let Destination::Unicast(l) = &t.destination {
-            if shm.publish(l, data) {
+            if publisher.publish(l, data) {
                 return true;
             }
         }

@@ -35,6 +35,9 @@ pub(crate) struct Transports {
     shm: Option<Arc<ShmTransport>>,
     /// The AF_XDP transport, for its statistics.
     xdp: Option<Arc<XdpTransport>>,
+    /// The transport that publishes without a system call (`Transport::publishes`), and
+    /// the kind of locator it takes: the first such, if any.
+    publisher: Option<(usize, i32)>,
     /// What the participant announces: every transport's locators, most preferred first.
     locators: TransportLocators,
     /// Destinations no transport reaches (dropped).
@@ -85,9 +88,14 @@ impl Transports {
             locators.append(t.locators());
         }
         let reach = list.iter().map(|t| t.reach()).collect();
+        let publisher = list
+            .iter()
+            .enumerate()
+            .find_map(|(i, t)| Some((i, t.publishes()?)));
         Some(Transports {
             list,
             reach,
+            publisher,
             udp,
             intra,
             shm,
@@ -96,6 +104,13 @@ impl Transports {
             unroutable: AtomicU64::new(0),
             small: TxPool::new(SMALL_DATAGRAM, 4096),
         })
+    }
+
+    /// The transport that publishes a datagram without a system call
+    /// ([`Transport::publish`]), and the kind of locator it takes.
+    pub(crate) fn publisher(&self) -> Option<(&dyn Transport, i32)> {
+        let (i, kind) = self.publisher?;
+        Some((self.list.get(i)?.as_ref(), kind))
     }
 
     /// Every transport, most preferred first.
