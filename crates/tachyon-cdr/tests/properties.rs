@@ -341,3 +341,21 @@ fn decode_into_reuses_an_octet_buffer_that_fits() {
     assert_eq!(into, small);
     assert_eq!(into.bytes.as_ptr(), before, "the 4 KiB buffer was reused");
 }
+
+proptest! {
+    /// Key hashes order as their bytes do (instances are kept sorted by key hash, and DDS
+    /// hands them out in that order), though compared as one 128-bit number.
+    #[test]
+    fn key_hashes_order_as_their_bytes(
+        a in proptest::array::uniform16(any::<u8>()),
+        b in proptest::array::uniform16(any::<u8>()),
+        shared in 0usize..=16,
+    ) {
+        // Pairs with a common prefix of any length, equal ones included.
+        let mut b = b;
+        b[..shared].copy_from_slice(&a[..shared]);
+        let (ka, kb) = (tachyon_cdr::KeyHash(a), tachyon_cdr::KeyHash(b));
+        prop_assert_eq!(ka.cmp(&kb), a.as_slice().cmp(b.as_slice()));
+        prop_assert_eq!(ka.partial_cmp(&kb), Some(a.as_slice().cmp(b.as_slice())));
+    }
+}

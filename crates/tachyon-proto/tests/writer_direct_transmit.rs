@@ -1,8 +1,9 @@
 //! `Participant::poll_writer_transmit`: a write's own datagram taken at once, before the
-//! transmit scan (what the runtime publishes into a shared-memory ring under its lock), is
-//! the datagram the scan would have sent, byte for byte; what follows it (the rest of a
-//! fragmented sample, heartbeats, repairs) still goes through the scan, in the same order.
-//! A writer whose new data do not all go to one accepted locator builds nothing.
+//! transmit scan (what the runtime publishes into a shared-memory ring under its lock, or
+//! queues for its outbox whatever the transport), is the datagram the scan would have sent,
+//! byte for byte, whatever the kind of the one locator it goes to; what follows it (the rest
+//! of a fragmented sample, heartbeats, repairs) still goes through the scan, in the same
+//! order. A writer whose new data do not all go to one accepted locator builds nothing.
 
 use tachyon_cdr::KeyHash;
 use tachyon_proto::history::{Durability, History, Payload, WriterHistoryConfig};
@@ -64,7 +65,7 @@ fn run(
     reliability: Reliability,
     readers: &[RemoteReader],
     sizes: &[usize],
-    direct: bool,
+    direct: Option<i32>,
 ) -> (Sent, usize) {
     let (mut p, w) = writer(reliability, readers);
     let mut out = Vec::new();
@@ -81,10 +82,10 @@ fn run(
             Payload::copy_from_slice(&payload),
         );
         p.write(now, w, req).expect("write");
-        if direct {
+        if let Some(kind) = direct {
             let mut buf = vec![0u8; 65_536];
-            let is_shm = |l: &Locator| l.kind == Locator::KIND_TACHYON_SHM;
-            if let Some(t) = p.poll_writer_transmit(now, w, &mut buf, is_shm) {
+            let accepted = |l: &Locator| l.kind == kind;
+            if let Some(t) = p.poll_writer_transmit(now, w, &mut buf, accepted) {
                 out.push((t.clone(), buf[..t.len].to_vec()));
                 taken += 1;
             }
@@ -99,25 +100,39 @@ fn run(
 fn a_writes_own_datagram_taken_at_once_is_the_one_the_scan_sends() {
     // Small samples, and one fragmented across several datagrams.
     let sizes = [32, 32, 1000, 200_000, 32, 64];
-    for reliability in [Reliability::Reliable, Reliability::BestEffort] {
-        let readers = [reader(2, shm(2), reliability)];
-        let (p, w) = writer(reliability, &readers);
-        assert!(p.writer_sends_alone_to(w, |l| l.kind == Locator::KIND_TACHYON_SHM));
-        let (scanned, none) = run(reliability, &readers, &sizes, false);
-        let (direct, taken) = run(reliability, &readers, &sizes, true);
-        assert_eq!(none, 0);
-        assert_eq!(
-            taken,
-            sizes.len(),
-            "{reliability:?}: each write's first datagram"
-        );
-        assert!(
-            scanned.len() > sizes.len() + 2,
-            "fragments and heartbeats too"
-        );
-        assert_eq!(direct.len(), scanned.len(), "{reliability:?}");
-        for (i, (d, s)) in direct.iter().zip(&scanned).enumerate() {
-            assert_eq!(d, s, "{reliability:?}: datagram {i}");
+    let intra = Locator {
+        kind: Locator::KIND_TACHYON_INTRA,
+        port: 1,
+        address: [7; 16],
+    };
+    let udp = Locator::udp(([127, 0, 0, 1], 7400).into());
+    for at in [shm(2), udp, intra] {
+        for reliability in [Reliability::Reliable, Reliability::BestEffort] {
+            let readers = [reader(2, at, reliability)];
+            let (p, w) = writer(reliability, &readers);
+            assert_eq!(p.writer_sole_destination(w), Some(&at));
+            assert!(p.writer_sends_alone_to(w, |l| l.kind == at.kind));
+            let (scanned, none) = run(reliability, &readers, &sizes, None);
+            let (direct, taken) = run(reliability, &readers, &sizes, Some(at.kind));
+            assert_eq!(none, 0);
+            assert_eq!(
+                taken,
+                sizes.len(),
+                "{reliability:?} to {at:?}: each write's first datagram"
+            );
+            // In process a large sample goes by reference, in one DATA.
+            let more = match at.kind {
+                Locator::KIND_TACHYON_INTRA => 0,
+                _ => 3,
+            };
+            assert!(
+                scanned.len() >= sizes.len() + more,
+                "{reliability:?} to {at:?}: fragments and heartbeats too"
+            );
+            assert_eq!(direct.len(), scanned.len(), "{reliability:?} to {at:?}");
+            for (i, (d, s)) in direct.iter().zip(&scanned).enumerate() {
+                assert_eq!(d, s, "{reliability:?} to {at:?}: datagram {i}");
+            }
         }
     }
 }
@@ -134,8 +149,9 @@ fn nothing_is_built_for_a_writer_whose_data_go_elsewhere_or_to_several() {
     ] {
         let (p, w) = writer(Reliability::Reliable, &readers);
         assert!(!p.writer_sends_alone_to(w, |l| l.kind == Locator::KIND_TACHYON_SHM));
-        let (direct, taken) = run(Reliability::Reliable, &readers, &[32, 32], true);
-        let (scanned, _) = run(Reliability::Reliable, &readers, &[32, 32], false);
+        let shm_kind = Some(Locator::KIND_TACHYON_SHM);
+        let (direct, taken) = run(Reliability::Reliable, &readers, &[32, 32], shm_kind);
+        let (scanned, _) = run(Reliability::Reliable, &readers, &[32, 32], None);
         assert_eq!(taken, 0);
         assert_eq!(direct, scanned);
     }

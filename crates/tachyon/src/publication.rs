@@ -741,9 +741,10 @@ impl<T: Writable> DataWriter<T> {
             }
             match st.participant.write(now, self.inner.id, req) {
                 Ok(_) => {
-                    // To a reader of another process of this host, the DATA is in its ring
-                    // already; the reader is woken once the lock is released.
-                    let published = st.publish_written(sh, now, self.inner.id);
+                    // The write's own DATA, built at once when it goes to one locator: to
+                    // a reader of another process of this host it is in its ring already
+                    // (the reader is woken once the lock is released), else in the outbox.
+                    let published = st.send_written(sh, now, self.inner.id);
                     st.transmit(sh, now);
                     if st.has_sends() || published {
                         // The datagrams leave as the lock is released; the write's events

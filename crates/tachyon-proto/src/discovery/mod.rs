@@ -207,6 +207,9 @@ pub(crate) struct Discovery {
     deleted: VecDeque<(GuidPrefix, Instant)>,
     /// A lower bound of the earliest lease expiry.
     lease_check: Option<Instant>,
+    /// The participant whose lease the last datagram renewed, and until when another of its
+    /// datagrams need not renew it again ([`RENEW_GRANULE`]).
+    renewed: Option<(GuidPrefix, Instant)>,
     liveliness: liveliness::State,
     /// The type library and TypeLookup state.
     types: types::TypeState,
@@ -222,6 +225,15 @@ pub(crate) struct Discovery {
 
 /// Most SPDP samples buffered between two processing passes.
 const INBOX_LIMIT: usize = 256;
+
+/// The longest a participant's lease is not renewed again after a datagram renewed it.
+const RENEW_GRANULE: Duration = Duration::from_millis(1);
+
+/// How long after renewing a lease of `lease` its renewal may be skipped: [`RENEW_GRANULE`],
+/// or a 1024th of a shorter lease.
+fn renew_granule(lease: Duration) -> Duration {
+    RENEW_GRANULE.min(lease / 1024)
+}
 
 impl Participant {
     /// A participant with discovery: SPDP announcements to `discovery.spdp_destinations`,
@@ -279,6 +291,7 @@ impl Participant {
             local_topics: HashMap::default(),
             deleted: VecDeque::new(),
             lease_check: None,
+            renewed: None,
             liveliness: liveliness::State::default(),
             types: types::TypeState::with_unreadable(unreadable),
             orphans: VecDeque::new(),
@@ -580,11 +593,22 @@ impl Participant {
 
     /// A datagram from `prefix` arrived: its participant's lease is renewed.
     pub(crate) fn renew_lease(&mut self, now: Instant, prefix: GuidPrefix) {
-        if let Some(d) = self.discovery.as_mut() {
-            if let Some(p) = d.participants.get_mut(&prefix) {
-                if !p.relayed {
-                    p.lease_expiry = p.data.lease_duration.and_then(|l| now.checked_add(l));
-                }
+        let Some(d) = self.discovery.as_mut() else {
+            return;
+        };
+        // A stream of datagrams from one participant renews its lease once per granule, not
+        // at each (a look-up of the participant and a sum of times a datagram): its lease
+        // ends at most a granule early.
+        if d.renewed
+            .is_some_and(|(p, until)| p == prefix && now < until)
+        {
+            return;
+        }
+        if let Some(p) = d.participants.get_mut(&prefix) {
+            if !p.relayed {
+                let lease = p.data.lease_duration;
+                p.lease_expiry = lease.and_then(|l| now.checked_add(l));
+                d.renewed = lease.and_then(|l| Some((prefix, now.checked_add(renew_granule(l))?)));
             }
         }
     }

@@ -1068,9 +1068,13 @@ impl Participant {
         writer: EntityId,
         direct: impl Fn(&Locator) -> bool,
     ) -> bool {
-        self.writer(writer)
-            .and_then(Writer::sole_destination)
-            .is_some_and(direct)
+        self.writer_sole_destination(writer).is_some_and(direct)
+    }
+
+    /// The one locator every new sample of writer `writer` goes to, if there is one (one
+    /// matched reader, or readers of one participant reached at one locator).
+    pub fn writer_sole_destination(&self, writer: EntityId) -> Option<&Locator> {
+        self.writer(writer).and_then(Writer::sole_destination)
     }
 
     /// The next datagram of writer `writer`, written into `buf` as the transmit scan would

@@ -27,28 +27,33 @@ pub(crate) struct Slots<T> {
     items: Vec<Option<T>>,
     /// Endpoints that may have something to send, oldest mark first; each at most once.
     ready: VecDeque<usize>,
-    queued: Vec<bool>,
     /// Endpoints reached mutably since their events were last taken, each at most once;
     /// sorted highest first when `touched_sorted`.
     touched: Vec<usize>,
     touched_sorted: bool,
-    is_touched: Vec<bool>,
     /// Endpoints reached mutably since [`take_changed`](Self::take_changed) last ran.
     changed: Vec<usize>,
-    is_changed: Vec<bool>,
+    /// Per endpoint, in which of the three lists it is ([`QUEUED`], [`TOUCHED`],
+    /// [`CHANGED`]): one byte, so marking an endpoint reads and writes one place.
+    flags: Vec<u8>,
 }
+
+/// In `ready`.
+const QUEUED: u8 = 1;
+/// In `touched`.
+const TOUCHED: u8 = 2;
+/// In `changed`.
+const CHANGED: u8 = 4;
 
 impl<T> Default for Slots<T> {
     fn default() -> Self {
         Slots {
             items: Vec::new(),
             ready: VecDeque::new(),
-            queued: Vec::new(),
             touched: Vec::new(),
             touched_sorted: true,
-            is_touched: Vec::new(),
             changed: Vec::new(),
-            is_changed: Vec::new(),
+            flags: Vec::new(),
         }
     }
 }
@@ -58,9 +63,7 @@ impl<T> Slots<T> {
     pub(crate) fn push(&mut self, item: T) -> usize {
         let i = self.items.len();
         self.items.push(Some(item));
-        self.queued.push(false);
-        self.is_touched.push(false);
-        self.is_changed.push(false);
+        self.flags.push(0);
         self.mark(i);
         i
     }
@@ -209,8 +212,8 @@ impl<T> Slots<T> {
     pub(crate) fn untouch(&mut self, i: usize) {
         if self.touched.last() == Some(&i) {
             self.touched.pop();
-            if let Some(t) = self.is_touched.get_mut(i) {
-                *t = false;
+            if let Some(f) = self.flags.get_mut(i) {
+                *f &= !TOUCHED;
             }
         }
     }
@@ -224,8 +227,8 @@ impl<T> Slots<T> {
     /// at the end (it sent something and may have more).
     pub(crate) fn next_queued(&mut self) -> Option<(usize, Option<&mut T>)> {
         let i = self.ready.pop_front()?;
-        if let Some(q) = self.queued.get_mut(i) {
-            *q = false;
+        if let Some(f) = self.flags.get_mut(i) {
+            *f &= !QUEUED;
         }
         Some((i, self.items.get_mut(i).and_then(Option::as_mut)))
     }
@@ -244,8 +247,8 @@ impl<T> Slots<T> {
             return false;
         }
         self.ready.pop_back();
-        if let Some(q) = self.queued.get_mut(i) {
-            *q = false;
+        if let Some(f) = self.flags.get_mut(i) {
+            *f &= !QUEUED;
         }
         true
     }
@@ -255,9 +258,9 @@ impl<T> Slots<T> {
     }
 
     fn mark(&mut self, i: usize) {
-        if let Some(q) = self.queued.get_mut(i) {
-            if !*q {
-                *q = true;
+        if let Some(f) = self.flags.get_mut(i) {
+            if *f & QUEUED == 0 {
+                *f |= QUEUED;
                 self.ready.push_back(i);
             }
         }
@@ -268,8 +271,8 @@ impl<T> Slots<T> {
     /// skipped), and forgets them.
     pub(crate) fn take_changed(&mut self, mut f: impl FnMut(&T)) {
         for i in self.changed.drain(..) {
-            if let Some(c) = self.is_changed.get_mut(i) {
-                *c = false;
+            if let Some(f) = self.flags.get_mut(i) {
+                *f &= !CHANGED;
             }
             if let Some(Some(item)) = self.items.get(i) {
                 f(item);
@@ -278,20 +281,19 @@ impl<T> Slots<T> {
     }
 
     fn touch(&mut self, i: usize) {
-        if let Some(c) = self.is_changed.get_mut(i) {
-            if !*c {
-                *c = true;
-                self.changed.push(i);
-            }
+        let Some(f) = self.flags.get_mut(i) else {
+            return;
+        };
+        let was = *f;
+        *f |= TOUCHED | CHANGED;
+        if was & CHANGED == 0 {
+            self.changed.push(i);
         }
-        if let Some(t) = self.is_touched.get_mut(i) {
-            if !*t {
-                *t = true;
-                if self.touched.last().is_some_and(|&last| last < i) {
-                    self.touched_sorted = false;
-                }
-                self.touched.push(i);
+        if was & TOUCHED == 0 {
+            if self.touched.last().is_some_and(|&last| last < i) {
+                self.touched_sorted = false;
             }
+            self.touched.push(i);
         }
     }
 }

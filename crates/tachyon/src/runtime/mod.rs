@@ -1191,29 +1191,61 @@ impl State {
         self.spare = Some(unused);
     }
 
-    /// Publishes the DATA writer `writer` just wrote straight to the reader it goes to,
-    /// under the lock, when a transport can do that without a system call (shared memory:
-    /// `Transport::publish`) and the writer's every new sample goes to that one reader: the
-    /// transmit scan, the outbox and the transport's look-ups are skipped. The caller wakes
-    /// the reader once the lock is released (`Shared::wake_published`); `true` when there
-    /// may be one to wake. A datagram that cannot be published so (no channel to that reader
-    /// yet, a full ring) goes to the outbox as the scan would have sent it.
-    pub(crate) fn publish_written(
-        &mut self,
-        shared: &Shared,
-        now: Instant,
-        writer: EntityId,
-    ) -> bool {
-        let Some((publisher, kind)) = shared.transports.publisher() else {
+    /// Sends the DATA writer `writer` just wrote, when every new sample of the writer goes
+    /// to one locator: built at once, not found by the transmit scan (which would look at
+    /// the queued endpoints in turn, and at the writer once more to find it has nothing
+    /// more). Through a transport that publishes without a system call (shared memory:
+    /// `Transport::publish`), straight into the reader's ring under the lock; the caller
+    /// wakes the reader once the lock is released (`Shared::wake_published`), and `true`
+    /// says there may be one to wake. Anything else, or a datagram that cannot be published
+    /// so (no channel to that reader yet, a full ring), goes to the outbox as the scan would
+    /// have sent it. A writer with several destinations is left to the scan.
+    pub(crate) fn send_written(&mut self, shared: &Shared, now: Instant, writer: EntityId) -> bool {
+        let Some(kind) = self
+            .participant
+            .writer_sole_destination(writer)
+            .map(|l| l.kind)
+        else {
             return false;
         };
-        let takes = |l: &tachyon_wire::Locator| l.kind == kind;
-        if self.direct.is_empty() {
-            if !self.participant.writer_sends_alone_to(writer, takes) {
-                return false;
+        if let Some((publisher, k)) = shared.transports.publisher() {
+            if k == kind {
+                return self.publish_written(shared, publisher, now, writer, kind);
             }
+        }
+        // Into a buffer the transports lend, as the scan writes it.
+        let mut buf = self
+            .spare
+            .take()
+            .unwrap_or_else(|| shared.transports.lend());
+        match self
+            .participant
+            .poll_writer_transmit(now, writer, &mut buf, |_| true)
+        {
+            Some(t) => {
+                let (buf, reusable) = shared.transports.shrink(buf, t.len);
+                self.spare = reusable;
+                queue_out(shared, &mut self.out, buf, t);
+            }
+            None => self.spare = Some(buf),
+        }
+        false
+    }
+
+    /// [`send_written`](Self::send_written) through `publisher`, the transport of locators
+    /// of `kind`.
+    fn publish_written(
+        &mut self,
+        shared: &Shared,
+        publisher: &dyn tachyon_transport::Transport,
+        now: Instant,
+        writer: EntityId,
+        kind: i32,
+    ) -> bool {
+        if self.direct.is_empty() {
             self.direct = vec![0; shared.transports.lend().len()];
         }
+        let takes = |l: &tachyon_wire::Locator| l.kind == kind;
         let Some(t) = self
             .participant
             .poll_writer_transmit(now, writer, &mut self.direct, takes)
