@@ -142,9 +142,6 @@ pub(crate) struct State {
     pub(crate) participant: Participant,
     /// A lent transmit buffer the last flush did not fill (kept for the next one).
     spare: Option<TxBuffer>,
-    /// Where a write's own DATA is written to be published into shared memory at once
-    /// (`publish_written`): as large as a lent buffer, allocated at the first such write.
-    direct: Vec<u8>,
     /// The datagrams the last flushes wrote, by outbox lane, in order: handed to the outbox
     /// when the lock is released (`outbox.rs`), and sent then.
     out: [Vec<Outgoing>; outbox::LANES],
@@ -770,7 +767,7 @@ impl Shared {
     }
 
     /// Wakes the readers that this thread's last write published to under the lock
-    /// (`State::publish_written`), if it did.
+    /// (`State::send_written`), if it did.
     pub(crate) fn wake_published(&self, published: bool) {
         if let Some((publisher, _)) = self.transports.publisher().filter(|_| published) {
             publisher.wake_published();
@@ -1120,7 +1117,6 @@ impl State {
             lane,
             participant,
             spare: None,
-            direct: Vec::new(),
             out: Default::default(),
             statuses,
             listeners: HashMap::default(),
@@ -1201,65 +1197,28 @@ impl State {
     /// so (no channel to that reader yet, a full ring), goes to the outbox as the scan would
     /// have sent it. A writer with several destinations is left to the scan.
     pub(crate) fn send_written(&mut self, shared: &Shared, now: Instant, writer: EntityId) -> bool {
-        let Some(kind) = self
-            .participant
-            .writer_sole_destination(writer)
-            .map(|l| l.kind)
-        else {
-            return false;
-        };
-        if let Some((publisher, k)) = shared.transports.publisher() {
-            if k == kind {
-                return self.publish_written(shared, publisher, now, writer, kind);
-            }
-        }
         // Into a buffer the transports lend, as the scan writes it.
         let mut buf = self
             .spare
             .take()
             .unwrap_or_else(|| shared.transports.lend());
-        match self
-            .participant
-            .poll_writer_transmit(now, writer, &mut buf, |_| true)
-        {
-            Some(t) => {
-                let (buf, reusable) = shared.transports.shrink(buf, t.len);
-                self.spare = reusable;
-                queue_out(shared, &mut self.out, buf, t);
-            }
-            None => self.spare = Some(buf),
-        }
-        false
-    }
-
-    /// [`send_written`](Self::send_written) through `publisher`, the transport of locators
-    /// of `kind`.
-    fn publish_written(
-        &mut self,
-        shared: &Shared,
-        publisher: &dyn tachyon_transport::Transport,
-        now: Instant,
-        writer: EntityId,
-        kind: i32,
-    ) -> bool {
-        if self.direct.is_empty() {
-            self.direct = vec![0; shared.transports.lend().len()];
-        }
-        let takes = |l: &tachyon_wire::Locator| l.kind == kind;
         let Some(t) = self
             .participant
-            .poll_writer_transmit(now, writer, &mut self.direct, takes)
+            .poll_writer_transmit(now, writer, &mut buf, |_| true)
         else {
+            self.spare = Some(buf);
             return false;
         };
-        let data = &self.direct[..t.len];
-        if let Destination::Unicast(l) = &t.destination {
-            if publisher.publish(l, data) {
+        if let (Some((publisher, kind)), Destination::Unicast(l)) =
+            (shared.transports.publisher(), &t.destination)
+        {
+            if l.kind == kind && publisher.publish(l, &buf[..t.len]) {
+                self.spare = Some(buf);
                 return true;
             }
         }
-        let mut buf = shared.transports.lend();
-        buf[..t.len].copy_from_slice(data);
+        let (buf, reusable) = shared.transports.shrink(buf, t.len);
+        self.spare = reusable;
         queue_out(shared, &mut self.out, buf, t);
         false
     }
