@@ -178,7 +178,7 @@ impl Participant {
     /// Collects the parts of remote publishers' sets the readers finished, and makes
     /// visible (or drops) every set that can be decided.
     pub(super) fn assemble_sets(&mut self, now: Instant) {
-        if !self.readers.iter().any(|r| r.has_parts()) {
+        if self.coherent_readers == 0 || !self.readers.iter().any(|r| r.has_parts()) {
             return;
         }
         for (i, r) in self.readers.enumerate_mut() {

@@ -314,6 +314,10 @@ pub struct Participant {
     /// the only ones a participant's activity concerns; `None` after a match, an unmatch or
     /// a reader's deletion, found again at the next activity (`participant_activity`).
     lease_readers: Option<Vec<usize>>,
+    /// How many readers have coherent access (PRESENTATION `coherent_access`): only they
+    /// can hold parts of publisher-wide coherent sets (`assemble_sets` looks for those after
+    /// every datagram, and at no reader when this is zero).
+    coherent_readers: usize,
     /// When an endpoint that left the transmit queue with nothing to send could find
     /// something without being changed (the earliest such time): all are queued again then.
     tx_recheck_at: Option<Instant>,
@@ -358,6 +362,7 @@ impl Participant {
             last_writer: (EntityId::UNKNOWN, usize::MAX),
             last_reader: (EntityId::UNKNOWN, usize::MAX),
             lease_readers: None,
+            coherent_readers: 0,
             tx_recheck_at: None,
             packer: pack::Packer::default(),
             critical_above: None,
@@ -487,6 +492,7 @@ impl Participant {
             // builtin readers hold only what waits to be taken.
             r.forget_taken_instances();
         }
+        self.coherent_readers += usize::from(r.config().presentation.coherent_access);
         let i = self.readers.push(r);
         self.reader_ids.insert(id, i);
         Ok(())
@@ -517,6 +523,13 @@ impl Participant {
             .reader_ids
             .remove(&id)
             .ok_or(Error::UnknownReader(id))?;
+        if self
+            .readers
+            .get(i)
+            .is_some_and(|r| r.config().presentation.coherent_access)
+        {
+            self.coherent_readers = self.coherent_readers.saturating_sub(1);
+        }
         self.readers.remove(i);
         self.lease_readers = None;
         for routes in self.routes.values_mut() {
