@@ -67,6 +67,31 @@ impl ByRef<'_> {
     }
 }
 
+/// The inline QoS of a change that carries at most its key hash (alive, by value, in no
+/// coherent set, no sample identity): `Some(key hash)` for a keyed topic, `Some(None)` for
+/// none, written without building the list ([`tachyon_wire::MessageBuilder::info_ts_and_data`]);
+/// `None` for any other change ([`inline_qos_with`]).
+pub(crate) fn plain_inline_qos<'c>(
+    keyed: bool,
+    identity: Option<tachyon_wire::EntityId>,
+    change: &'c CacheChange,
+    by_reference: ByRef<'_>,
+) -> Option<Option<&'c [u8; 16]>> {
+    let plain = identity.is_none()
+        && change.coherent.is_none()
+        && change.kind == ChangeKind::Alive
+        && !by_reference.is_ref();
+    plain.then_some(keyed.then_some(&change.instance.0))
+}
+
+/// Octets of the inline QoS [`plain_inline_qos`] describes.
+pub(crate) const fn plain_qos_len(key_hash: Option<&[u8; 16]>) -> usize {
+    match key_hash {
+        Some(_) => 4 + 16 + 4,
+        None => 0,
+    }
+}
+
 /// [`inline_qos_of`], and with `identity` (the writer's entity id) the sample's identity in
 /// eProsima's parameter 0x800f (`WriterConfig::sample_identity`: discovery writers, whose
 /// samples are never coherent nor handed by reference). The identity's writer is the one of
@@ -165,5 +190,81 @@ pub(crate) fn payload_kind(change: &CacheChange) -> PayloadKind {
         ChangeKind::Alive => PayloadKind::Data,
         _ if change.payload.is_empty() => PayloadKind::None,
         _ => PayloadKind::Key,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::Coherence;
+    use tachyon_cdr::KeyHash;
+    use tachyon_wire::{EntityId, SequenceNumber, Time};
+
+    fn change(kind: ChangeKind, coherent: Option<Coherence>) -> CacheChange {
+        CacheChange {
+            sn: SequenceNumber(7),
+            kind,
+            instance: KeyHash([9; 16]),
+            source_timestamp: Time::ZERO,
+            expiry: None,
+            payload: vec![0, 1, 0, 0, 5, 6, 7, 8].into(),
+            coherent,
+        }
+    }
+
+    /// Wherever the plain description applies, it is the list `inline_qos_with` builds: the
+    /// key hash alone (keyed) or no list at all; everywhere else it does not apply.
+    #[test]
+    fn plain_inline_qos_is_the_general_list_where_it_applies() {
+        let kinds = [
+            ChangeKind::Alive,
+            ChangeKind::NotAliveDisposed,
+            ChangeKind::NotAliveUnregistered,
+            ChangeKind::NotAliveDisposedUnregistered,
+        ];
+        let sets = [
+            None,
+            Some(Coherence::Member {
+                set: SequenceNumber(3),
+                group: None,
+            }),
+        ];
+        let reference = [0u8; 8];
+        let refs = [ByRef::No, ByRef::Local, ByRef::Shared(&reference)];
+        let mut plain_seen = 0;
+        for kind in kinds {
+            for set in sets {
+                for by_ref in refs {
+                    for keyed in [false, true] {
+                        for identity in [None, Some(EntityId([0, 0, 1, 2]))] {
+                            let c = change(kind, set);
+                            let general = inline_qos_with(keyed, identity, &c, by_ref);
+                            let applies = kind == ChangeKind::Alive
+                                && set.is_none()
+                                && by_ref == ByRef::No
+                                && identity.is_none();
+                            match plain_inline_qos(keyed, identity, &c, by_ref) {
+                                Some(key_hash) => {
+                                    plain_seen += 1;
+                                    assert!(applies);
+                                    let expected = key_hash.map(|k| InlineQos::new(Some(*k), None));
+                                    assert_eq!(
+                                        general.as_ref().map(InlineQos::as_bytes),
+                                        expected.as_ref().map(InlineQos::as_bytes)
+                                    );
+                                    assert_eq!(
+                                        plain_qos_len(key_hash),
+                                        general.map_or(0, |q| q.as_bytes().len())
+                                    );
+                                    assert_eq!(payload_kind(&c), PayloadKind::Data);
+                                }
+                                None => assert!(!applies),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(plain_seen, 2);
     }
 }

@@ -22,7 +22,7 @@
 //! to sleep, all but one in [`MAX_SKIP`], which watches again to learn whether the sender
 //! moved to another CPU (a catch after a yield that ran nothing brings watching back).
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// The most waits that go straight to sleep after misses, before the next watch.
@@ -197,12 +197,12 @@ impl Spin {
     }
 }
 
-/// Watches a doorbell for up to `window`: how it caught the ring as soon as `seq` moves from
-/// `seen` (a writer rang), `None` when the window ends or the transport stops. It yields its
-/// CPU between looks, so a sender pinned to the same CPU gets to run.
+/// Watches for up to `window`: how it caught something as soon as `arrived` says so (a
+/// writer stamped a ring entry, or rang a doorbell), `None` when the window ends or the
+/// transport stops. It yields its CPU between looks, so a sender pinned to the same CPU gets
+/// to run.
 pub(crate) fn watch(
-    seq: &AtomicU32,
-    seen: u32,
+    mut arrived: impl FnMut() -> bool,
     window: Duration,
     stopped: &AtomicBool,
 ) -> Option<Catch> {
@@ -213,7 +213,7 @@ pub(crate) fn watch(
     let mut yields = 0u32;
     loop {
         for _ in 0..LOOKS {
-            if seq.load(Ordering::Acquire) != seen {
+            if arrived() {
                 return Some(Catch::of(yields, yielded.elapsed()));
             }
             if stopped.load(Ordering::Relaxed) {
@@ -234,6 +234,7 @@ pub(crate) fn watch(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicU32;
 
     #[test]
     fn misses_back_off_doubling_and_a_hit_brings_watching_back() {
@@ -360,13 +361,15 @@ mod tests {
     fn a_watch_ends_when_the_bell_rings_or_the_window_closes() {
         let (seq, stopped) = (AtomicU32::new(7), AtomicBool::new(false));
         let start = Instant::now();
-        assert_eq!(watch(&seq, 7, Duration::from_millis(2), &stopped), None);
+        let seq = &seq;
+        let rang = |seen: u32| move || seq.load(Ordering::Acquire) != seen;
+        assert_eq!(watch(rang(7), Duration::from_millis(2), &stopped), None);
         assert!(start.elapsed() >= Duration::from_millis(2));
         assert_eq!(
-            watch(&seq, 6, Duration::from_secs(60), &stopped),
+            watch(rang(6), Duration::from_secs(60), &stopped),
             Some(Catch::AtFirstLook)
         );
         stopped.store(true, Ordering::Relaxed);
-        assert_eq!(watch(&seq, 7, Duration::from_secs(60), &stopped), None);
+        assert_eq!(watch(rang(7), Duration::from_secs(60), &stopped), None);
     }
 }

@@ -60,6 +60,24 @@ pub struct DataSpec<'a> {
     pub payload: &'a [u8],
 }
 
+/// INFO_TS and a DATA of serialized data whose inline QoS is at most the key hash
+/// ([`MessageBuilder::info_ts_and_data`]).
+#[derive(Clone, Copy, Debug)]
+pub struct PlainData<'a> {
+    /// INFO_TS's timestamp.
+    pub time: Time,
+    /// Destination reader (ENTITYID_UNKNOWN for all readers).
+    pub reader_id: EntityId,
+    /// Source writer.
+    pub writer_id: EntityId,
+    /// Sequence number of the change.
+    pub writer_sn: SequenceNumber,
+    /// PID_KEY_HASH's value, the only inline QoS parameter; `None`: no inline QoS.
+    pub key_hash: Option<&'a [u8; 16]>,
+    /// The serialized data, encapsulation header included.
+    pub payload: &'a [u8],
+}
+
 /// The fields of a DATA_FRAG submessage to write.
 #[derive(Clone, Copy, Debug)]
 pub struct DataFragSpec<'a> {
@@ -160,6 +178,54 @@ impl<'b> MessageBuilder<'b> {
         put_le(&mut f, 8, &d.writer_id.0);
         put_sn(&mut f, 12, d.writer_sn);
         self.fixed(id::DATA, flags, f, qos, payload)
+    }
+
+    /// Appends INFO_TS with `time` and a DATA of serialized data whose inline QoS is the key
+    /// hash alone (`Some`) or absent (`None`): byte for byte what [`info_ts`](Self::info_ts)
+    /// then [`data`](Self::data) with `InlineQos::new(key_hash, None)` and
+    /// [`PayloadKind::Data`] write (`tests/builder.rs` checks it), in one step and without
+    /// building a parameter list: the DATA of a steady stream. Writes both or, when they do
+    /// not fit, nothing.
+    pub fn info_ts_and_data(&mut self, plain: &PlainData<'_>) -> Result<(), EmitError> {
+        /// PID_KEY_HASH with its 16 octets, then PID_SENTINEL.
+        const KEY_QOS: usize = 4 + 16 + 4;
+        /// INFO_TS (header and time), DATA's header and fixed fields, the inline QoS.
+        const HEAD: usize = 12 + 4 + 20 + KEY_QOS;
+        let qos = if plain.key_hash.is_some() { KEY_QOS } else { 0 };
+        let body = 20 + qos + plain.payload.len();
+        let padded = body.div_ceil(4) * 4;
+        let octets = u16::try_from(padded).map_err(|_| EmitError::BufferTooSmall {
+            needed: padded,
+            available: usize::from(u16::MAX),
+        })?;
+        let needed = 12 + 4 + padded;
+        if needed > self.w.remaining() {
+            return Err(EmitError::BufferTooSmall {
+                needed: self.w.pos() + needed,
+                available: self.w.pos() + self.w.remaining(),
+            });
+        }
+        let mut h = [0u8; HEAD];
+        h[..4].copy_from_slice(&[id::INFO_TS, FLAG_LITTLE, 8, 0]);
+        h[4..8].copy_from_slice(&plain.time.seconds.to_le_bytes());
+        h[8..12].copy_from_slice(&plain.time.fraction.to_le_bytes());
+        let flags = FLAG_LITTLE | 0x04 | if qos > 0 { 0x02 } else { 0 };
+        let [lo, hi] = octets.to_le_bytes();
+        h[12..16].copy_from_slice(&[id::DATA, flags, lo, hi]);
+        // extraFlags 0, octetsToInlineQos 16, readerId, writerId, writerSN.
+        h[18] = 16;
+        h[20..24].copy_from_slice(&plain.reader_id.0);
+        h[24..28].copy_from_slice(&plain.writer_id.0);
+        h[28..32].copy_from_slice(&plain.writer_sn.high().to_le_bytes());
+        h[32..36].copy_from_slice(&plain.writer_sn.low().to_le_bytes());
+        if let Some(kh) = plain.key_hash {
+            h[36..40].copy_from_slice(&[0x70, 0, 16, 0]);
+            h[40..56].copy_from_slice(kh);
+            h[56] = 1; // PID_SENTINEL, length 0
+        }
+        self.w.put(&h[..36 + qos])?;
+        self.w.put(plain.payload)?;
+        self.w.put(&[0u8; 3][..padded - body])
     }
 
     /// Appends a DATA_FRAG submessage.

@@ -39,7 +39,7 @@ pub mod parameter;
 pub mod submessage;
 pub mod types;
 
-pub use builder::{DataFragSpec, DataSpec, InlineQos, MessageBuilder, PayloadKind};
+pub use builder::{DataFragSpec, DataSpec, InlineQos, MessageBuilder, PayloadKind, PlainData};
 pub use bytes::Endian;
 pub use error::{EmitError, ParameterError, WireError};
 pub use fuzz::{fuzz_parse_message, fuzz_parse_parameter_list};

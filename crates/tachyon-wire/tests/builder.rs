@@ -3,8 +3,8 @@
 
 use tachyon_wire::{
     Count, DataFragSpec, DataSpec, EntityId, FragmentNumber, FragmentNumberSet, GuidPrefix, Header,
-    InlineQos, MessageBuilder, MessageView, PayloadKind, ProtocolVersion, SequenceNumber,
-    SequenceNumberSet, SubmessageView, Time, VendorId,
+    InlineQos, MessageBuilder, MessageView, PayloadKind, PlainData, ProtocolVersion,
+    SequenceNumber, SequenceNumberSet, SubmessageView, Time, VendorId,
 };
 
 fn header() -> Header {
@@ -251,6 +251,53 @@ mod fixed_layouts {
                 }
                 other => prop_assert!(false, "{:?}", other),
             }
+        }
+
+        /// The steady stream's DATA written in one step is what the general calls write,
+        /// byte for byte; where it does not fit, it writes nothing.
+        #[test]
+        fn info_ts_and_data_is_info_ts_then_data(
+            (reader, writer, writer_sn) in (entity(), entity(), sn()),
+            (seconds, fraction) in (any::<i32>(), any::<u32>()),
+            key_hash in proptest::option::of(any::<[u8; 16]>()),
+            payload in proptest::collection::vec(any::<u8>(), 0..80),
+            size in 20usize..200,
+        ) {
+            let time = Time { seconds, fraction };
+            let mut general = vec![0u8; 1024];
+            let mut b = MessageBuilder::new(&mut general, &header()).unwrap();
+            b.info_ts(Some(time)).unwrap();
+            let qos = key_hash.map(|k| InlineQos::new(Some(k), None));
+            b.data(&DataSpec {
+                reader_id: reader,
+                writer_id: writer,
+                writer_sn,
+                inline_qos: qos.as_ref().map(|q| q.as_bytes()),
+                kind: PayloadKind::Data,
+                payload: &payload,
+            })
+            .unwrap();
+            let general_len = b.finish();
+            let plain = PlainData {
+                time,
+                reader_id: reader,
+                writer_id: writer,
+                writer_sn,
+                key_hash: key_hash.as_ref(),
+                payload: &payload,
+            };
+            let mut fused = vec![0xeeu8; 1024];
+            let mut b = MessageBuilder::new(&mut fused, &header()).unwrap();
+            b.info_ts_and_data(&plain).unwrap();
+            let fused_len = b.finish();
+            prop_assert_eq!(&fused[..fused_len], &general[..general_len]);
+            // Too small a buffer: an error, and nothing after the header.
+            let mut small = vec![0u8; size];
+            let mut b = MessageBuilder::new(&mut small, &header()).unwrap();
+            let fits = b.info_ts_and_data(&plain).is_ok();
+            let len = b.finish();
+            prop_assert_eq!(fits, size >= general_len);
+            prop_assert_eq!(len, if fits { general_len } else { 20 });
         }
     }
 }

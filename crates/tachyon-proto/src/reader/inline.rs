@@ -39,6 +39,14 @@ impl<'a> InlineParams<'a> {
             return p;
         };
         p.big_endian = q.endian() == tachyon_wire::Endian::Big;
+        // The usual list (a steady stream's: `MessageBuilder::info_ts_and_data`): the key hash
+        // and the sentinel (the list was checked: the sentinel follows), nothing to walk.
+        if let Some(([0x70, 0, 16, 0], rest)) = q.as_bytes().split_first_chunk::<4>() {
+            if rest.len() == 16 + 4 && !p.big_endian {
+                p.key_hash = rest.get(..16);
+                return p;
+            }
+        }
         for param in q.iter() {
             let slot = match param.pid {
                 PID_KEY_HASH => &mut p.key_hash,
@@ -125,6 +133,33 @@ mod tests {
         // What `get` finds, parameter by parameter.
         assert_eq!(p.coherent_set, q.get(PID_COHERENT_SET));
         assert_eq!(p.shm_sample, q.get(PID_TACHYON_SHM_SAMPLE));
+    }
+
+    /// The key hash alone (a steady stream's list, read without a walk) gives what the walk
+    /// gives, in either byte order; a list that only starts the same way is walked.
+    #[test]
+    fn the_key_hash_alone_reads_as_the_walk_does() {
+        let key = [5u8; 16];
+        for endian in [Endian::Little, Endian::Big] {
+            let bytes = list(&[(PID_KEY_HASH, &key)], endian);
+            let q = ParameterListView::parse(&bytes, endian).unwrap();
+            let p = InlineParams::of(Some(q));
+            assert_eq!(p.key_hash(), Some(KeyHash(key)));
+            assert_eq!(p.key_hash, q.get(PID_KEY_HASH));
+            assert_eq!((p.status(), p.big_endian), (0, endian == Endian::Big));
+            assert_eq!(
+                (p.coherent_set, p.shm_sample, p.local_sample),
+                (None, None, None)
+            );
+        }
+        let bytes = list(
+            &[(PID_KEY_HASH, &key), (PID_STATUS_INFO, &[0, 0, 0, 1])],
+            Endian::Little,
+        );
+        let p = InlineParams::of(Some(
+            ParameterListView::parse(&bytes, Endian::Little).unwrap(),
+        ));
+        assert_eq!((p.key_hash(), p.status()), (Some(KeyHash(key)), 1));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use tachyon_wire::{
     DataFragSpec, DataSpec, EntityId, FragmentNumber, Guid, Header, Locator, MessageBuilder,
-    PayloadKind, SequenceNumber, SequenceNumberSet,
+    PayloadKind, PlainData, SequenceNumber, SequenceNumberSet,
 };
 
 use super::proxy::{FragRun, ReaderProxy};
@@ -179,25 +179,47 @@ impl Writer {
                 )?;
             }
             let by_ref = by_reference(reach, change);
-            let qos = layout::inline_qos_with(self.config.keyed, self.identity(), change, by_ref);
-            let qos_len = qos.as_ref().map_or(0, |q| q.as_bytes().len());
+            // The usual change (alive, by value, at most a key hash inline) is written in one
+            // step; any other builds its parameter list.
+            let plain =
+                layout::plain_inline_qos(self.config.keyed, self.identity(), change, by_ref);
+            let qos = match plain {
+                Some(_) => None,
+                None => layout::inline_qos_with(self.config.keyed, self.identity(), change, by_ref),
+            };
+            let qos_len = match plain {
+                Some(key_hash) => layout::plain_qos_len(key_hash),
+                None => qos.as_ref().map_or(0, |q| q.as_bytes().len()),
+            };
             let whole = INFO_TS + layout::data(qos_len, on_wire(change, by_ref));
             if self.next_fragment == 0 && whole <= mb.remaining() {
-                let to = DataTo {
-                    reader: EntityId::UNKNOWN,
-                    readers: self.fanout_readers(),
-                    writer: self.guid,
-                };
-                put_data(
-                    &mut mb,
-                    &to,
-                    change,
-                    by_ref,
-                    qos.as_ref(),
-                    &mut self.stats,
-                    &mut self.local,
-                )
-                .ok()?;
+                if let Some(key_hash) = plain {
+                    mb.info_ts_and_data(&PlainData {
+                        time: change.source_timestamp,
+                        reader_id: EntityId::UNKNOWN,
+                        writer_id: self.guid.entity_id,
+                        writer_sn: change.sn,
+                        key_hash,
+                        payload: &change.payload,
+                    })
+                    .ok()?;
+                } else {
+                    let to = DataTo {
+                        reader: EntityId::UNKNOWN,
+                        readers: self.fanout_readers(),
+                        writer: self.guid,
+                    };
+                    put_data(
+                        &mut mb,
+                        &to,
+                        change,
+                        by_ref,
+                        qos.as_ref(),
+                        &mut self.stats,
+                        &mut self.local,
+                    )
+                    .ok()?;
+                }
                 self.stats.data_sent += 1;
                 self.next_new = SequenceNumber(change.sn.0 + 1);
                 wrote = true;

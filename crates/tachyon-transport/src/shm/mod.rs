@@ -988,24 +988,15 @@ impl Transport for ShmTransport {
     fn receive(&self, source: usize, batch: &mut RecvBatch) -> io::Result<usize> {
         let port = source as u32;
         let rx = self.rx_of(source)?;
-        let quiet = self.quiet_of(port);
-        // A busy-polling thread asks again and again: while the doorbell has not moved since
-        // a look that emptied every ring, nothing was published (see `receive_wait`), and
-        // the port's lock is not taken.
-        let seen = self
-            .own
-            .doorbell(port)
-            .map(|(seq, _)| seq.load(Ordering::SeqCst));
-        if seen.is_some_and(|s| quiet.load(Ordering::Relaxed) == quiet_tag(s)) {
-            batch.begin();
-            batch.set_drained();
-            return Ok(0);
-        }
+        // A busy-polling thread asks again and again: it looks at each ring's next entry
+        // itself, the line its writer stamps, not at the doorbell. A doorbell watched
+        // between two vCPUs put two more cache-line transfers before every datagram: the
+        // writer's count (a locked add, which waits for the entry's line first) moving the
+        // doorbell's line away from the watcher, then the entry's line fetched after it. The
+        // quiet mark is left as it is: it holds a doorbell count only a look that emptied the
+        // rings saw, and anything published since moved the count past it.
         let mut rx = lock(rx);
-        let n = self.fill(port, &mut rx, batch);
-        let mark = seen.filter(|_| batch.drained()).map_or(0, quiet_tag);
-        quiet.store(mark, Ordering::Relaxed);
-        Ok(n)
+        Ok(self.fill(port, &mut rx, batch))
     }
 
     fn watches_before_blocking(&self) -> bool {
@@ -1066,8 +1057,16 @@ impl Transport for ShmTransport {
                 // Once per call: watch the doorbell a moment before sleeping, if that pays.
                 watched = true;
                 if let Some(window) = state.spin.due() {
+                    // Each ring's next entry, the line its writer stamps, is watched itself
+                    // (as a busy-polling `receive` looks at it), with the port's lock held;
+                    // the doorbell only for what no attached ring shows (a new channel).
+                    // Between two vCPUs a watched doorbell put two more cache-line transfers
+                    // before the datagram: the writer's count moving the doorbell's line
+                    // away, then the entry's line fetched only after it.
+                    let rings = &state.attached;
+                    let arrived = || any_stamped(rings) || seq.load(Ordering::Acquire) != seen;
+                    saw = Some(crate::spin::watch(arrived, window, &self.stopped));
                     drop(state);
-                    saw = Some(crate::spin::watch(seq, seen, window, &self.stopped));
                     continue;
                 }
             }
@@ -1227,6 +1226,16 @@ impl Transport for ShmTransport {
         }
         s
     }
+}
+
+/// Whether the next entry of one of `rings` is stamped: a datagram to read (an entry with any
+/// other stamp is left to [`ShmTransport::fill`], which checks and counts it).
+fn any_stamped(rings: &[RxChannel]) -> bool {
+    rings.iter().any(|ch| {
+        ch.writer
+            .ring_entry(ch.c, ch.head)
+            .is_some_and(|e| e.stamp.load(Ordering::Acquire) == layout::stamp(ch.head))
+    })
 }
 
 /// Wakes the readers in `wake` (a system call each), emptying it.
