@@ -1,5 +1,5 @@
-//! Watching a receive source a moment before sleeping on it, and only while that pays: a
-//! shared-memory doorbell ([`ShmConfig::spin`](crate::shm::ShmConfig::spin)), or any
+//! Watching a receive source a moment before sleeping on it, and only while that pays:
+//! shared memory's rings ([`ShmConfig::spin`](crate::shm::ShmConfig::spin)), or any
 //! transport's non-blocking receive (the runtime's receive threads, `[threads.receive] spin`).
 //!
 //! A receive thread that sleeps is woken by the kernel when a datagram comes; on a virtual

@@ -50,11 +50,14 @@
 //! # Threads
 //!
 //! A port's receive source has no file descriptor: a thread of its own waits on the port's
-//! doorbell in [`Transport::receive_wait`] (a futex, woken only when it sleeps; it watches the
-//! doorbell for [`ShmConfig::spin`] first while that catches datagrams, `spin.rs`), or spins
-//! on [`Transport::receive`] (busy polling). Either looks at the rings only when the doorbell
-//! moved since a look that emptied them (a writer rings it after every datagram it stamps),
-//! which a receive finds out without taking the port's lock.
+//! doorbell in [`Transport::receive_wait`] (a futex, woken only when it sleeps; it first
+//! watches the next entry of each of its rings, and the doorbell, for [`ShmConfig::spin`]
+//! while that catches datagrams, `spin.rs`), or spins on [`Transport::receive`] (busy
+//! polling), which looks at the rings' next entries at every try. A wait that is about to
+//! sleep looks at the rings only when the doorbell moved since a look that emptied them (a
+//! writer rings it after every datagram it stamps), which it finds out without taking the
+//! port's lock. Watching the entries, not the doorbell, spares two cache-line transfers
+//! before each datagram between two cores (`docs/hot-path.md`, twenty-sixth session).
 //!
 //! A datagram is sent with [`Transport::send`], after the sender released its own locks (it
 //! may set up a channel, which opens a segment, and wakes readers: system calls); or, to one
@@ -138,7 +141,8 @@ pub struct ShmConfig {
     /// Bytes of `/dev/shm` a writer's loan area takes at most (its slots: this divided by
     /// a sample's size, 4 to 256). Default 64 MiB.
     pub loan_bytes: u64,
-    /// How long a receive thread watches its doorbell before it sleeps on the futex
+    /// How long a receive thread watches its rings (the next entry of each) and its doorbell
+    /// before it sleeps on the futex
     /// ([`Transport::receive_wait`]): a datagram published meanwhile is taken without a
     /// wake-up (on this project's virtual machines about 35 µs each, a halted vCPU's). It
     /// yields its CPU as it watches, so a sender that shares the CPU still runs; a watch that
@@ -195,8 +199,8 @@ pub struct ShmTransport {
     /// Receiving state of the user-data and critical ports.
     rx: [Mutex<Rx>; 2],
     /// Per port (as `rx`): the doorbell's count when a look emptied every ring, tagged
-    /// (`quiet_tag`), or 0. Until the count moves nothing new was published, which a receive
-    /// sees without taking the port's lock. Written under that lock.
+    /// (`quiet_tag`), or 0. Until the count moves nothing new was published, which a wait
+    /// about to sleep sees without taking the port's lock. Written under that lock.
     quiet: [AtomicU64; 2],
     /// Whether a wait sleeps at once (`ShmConfig::spin` zero): it has no watch to decide,
     /// under the lock, before sleeping.
@@ -1054,7 +1058,7 @@ impl Transport for ShmTransport {
                 }
             }
             if !watched {
-                // Once per call: watch the doorbell a moment before sleeping, if that pays.
+                // Once per call: watch a moment before sleeping, if that pays.
                 watched = true;
                 if let Some(window) = state.spin.due() {
                     // Each ring's next entry, the line its writer stamps, is watched itself
