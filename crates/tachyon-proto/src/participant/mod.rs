@@ -1074,16 +1074,6 @@ impl Participant {
         None
     }
 
-    /// Whether every new sample of writer `writer` goes to one locator that `direct`
-    /// accepts ([`poll_writer_transmit`](Self::poll_writer_transmit) builds its datagrams).
-    pub fn writer_sends_alone_to(
-        &self,
-        writer: EntityId,
-        direct: impl Fn(&Locator) -> bool,
-    ) -> bool {
-        self.writer_sole_destination(writer).is_some_and(direct)
-    }
-
     /// The one locator every new sample of writer `writer` goes to, if there is one (one
     /// matched reader, or readers of one participant reached at one locator).
     pub fn writer_sole_destination(&self, writer: EntityId) -> Option<&Locator> {
@@ -1092,9 +1082,9 @@ impl Participant {
 
     /// The next datagram of writer `writer`, written into `buf` as the transmit scan would
     /// write it at that writer's turn — but only when every new sample of the writer goes to
-    /// one locator that `direct` accepts (else `None`, and nothing is built): for a caller
-    /// that sends a write's own DATA at once, before the scan (the runtime publishes it into
-    /// a reader's shared-memory ring under its lock). A writer with more to send stays
+    /// one locator ([`writer_sole_destination`](Self::writer_sole_destination); else `None`,
+    /// and nothing is built): for a caller that sends a write's own DATA at once, before the
+    /// scan (the runtime, `State::send_written`). A writer with more to send stays
     /// queued for the scan; one with nothing more leaves the queue, as the scan would take
     /// it out after asking it again.
     pub fn poll_writer_transmit(
@@ -1102,12 +1092,9 @@ impl Participant {
         now: Instant,
         writer: EntityId,
         buf: &mut [u8],
-        direct: impl Fn(&Locator) -> bool,
     ) -> Option<Transmit> {
         let i = self.writer_slot(writer)?;
-        if !self.writers.get(i)?.sole_destination().is_some_and(direct) {
-            return None;
-        }
+        self.writers.get(i)?.sole_destination()?;
         let w = self.writers.get_mut_touched(i)?;
         if !w.wants_to_send(now) {
             return None;

@@ -1202,10 +1202,7 @@ impl State {
             .spare
             .take()
             .unwrap_or_else(|| shared.transports.lend());
-        let Some(t) = self
-            .participant
-            .poll_writer_transmit(now, writer, &mut buf, |_| true)
-        else {
+        let Some(t) = self.participant.poll_writer_transmit(now, writer, &mut buf) else {
             self.spare = Some(buf);
             return false;
         };
