@@ -12,17 +12,19 @@
 //! ```
 //!
 //! Every region starts on a 64-byte line; a channel's `head` (written by its reader) has a
-//! line of its own. A ring entry (16 bytes) is a stamp, a slot number and a length: the
-//! owner writes the slot and the length, then the stamp (the entry's ring index plus one,
-//! with release ordering); a reader waiting for ring index `i` watches entry `i`'s stamp
-//! and finds in the same line what it needs to read the datagram. No shared `tail` and no
-//! length word in the slot: a datagram's way from writer to reader crosses the entry's line
-//! and the datagram's lines, and nothing before them (`docs/hot-path.md`).
+//! line of its own. A ring entry (256 bytes, four lines) is a stamp, a slot number, a length
+//! and room for a datagram of up to [`entry::INLINE`] bytes: a datagram that fits is written
+//! into the entry itself ([`INLINE_SLOT`]), a larger one into a slot the entry names. The
+//! owner writes the datagram (or the slot number) and the length, then the stamp (the entry's
+//! ring index plus one, with release ordering); a reader waiting for ring index `i` watches
+//! entry `i`'s stamp. No shared `tail` and no length word in the slot: a small datagram's way
+//! from writer to reader crosses the entry's lines and nothing else, and a reader that looks
+//! at the entry's lines together with its stamp has them all at once (`docs/hot-path.md`).
 
 /// "TACHSHM1".
 pub(crate) const MAGIC: u64 = u64::from_be_bytes(*b"TACHSHM1");
 /// The layout's version; a segment of another version is not used.
-pub(crate) const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 3;
 
 /// Header offsets.
 pub(crate) mod header {
@@ -77,13 +79,22 @@ pub(crate) mod entry {
     /// Ring index + 1 (wrapping) once the entry holds that index's datagram; 0 when the
     /// channel was set up and the entry not written since.
     pub(crate) const STAMP: usize = 0;
-    /// The slot holding the datagram.
+    /// The slot holding the datagram, or [`super::INLINE_SLOT`]: the entry holds it.
     pub(crate) const SLOT: usize = 4;
     /// The datagram's length.
     pub(crate) const LEN: usize = 8;
-    /// An entry's size.
-    pub(crate) const SIZE: usize = 16;
+    /// Where the entry holds its datagram itself.
+    pub(crate) const DATA: usize = 16;
+    /// An entry's size: four lines.
+    pub(crate) const SIZE: usize = 256;
+    /// The largest datagram an entry holds itself: a small sample's DATA with its inline QoS
+    /// and a HEARTBEAT (a 32-byte sample's takes 156 bytes).
+    pub(crate) const INLINE: usize = SIZE - DATA;
 }
+
+/// The slot number of an entry that holds its datagram itself (no slot has it: there are at
+/// most [`limits::MAX_SLOTS`]).
+pub(crate) const INLINE_SLOT: u32 = u32::MAX;
 
 /// The stamp of ring index `i`'s entry once written.
 pub(crate) fn stamp(i: u32) -> u32 {
@@ -285,9 +296,9 @@ mod tests {
         for c in 0..4 {
             let at = l.channel(c).expect("channel");
             assert_eq!(at % LINE, 0);
-            // An entry never straddles two lines.
+            // Every entry starts a line.
             for i in 0..16 {
-                assert_eq!(l.ring_entry(at, i) % entry::SIZE, 0);
+                assert_eq!(l.ring_entry(at, i) % LINE, 0);
             }
         }
     }

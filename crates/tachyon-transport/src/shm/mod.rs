@@ -9,10 +9,12 @@
 //! holds (`layout.rs`):
 //!
 //! - **slots**, small (2 KiB) and large (one datagram of the largest size), which the owner
-//!   writes datagrams into: a datagram to several readers of the host is written once;
+//!   writes datagrams of more than 240 bytes (`layout::entry::INLINE`) into: such a
+//!   datagram to several readers of the host is written once;
 //! - **channels**, one per (reader participant, port) the owner sends to: a single-producer
 //!   single-consumer ring of entries (a stamp saying which ring index the entry holds, a
-//!   slot number and a length), written by the owner, and a `head` written by the reader;
+//!   length, and the datagram itself when it is small, else the number of its slot), written
+//!   by the owner, and a `head` written by the reader;
 //! - **doorbells**, one per port of the owner as a receiver: a futex word other
 //!   participants bump after publishing, and a flag saying whether a thread sleeps on it;
 //! - an **incoming table**: tokens of the segments that hold channels for the owner, which
@@ -89,7 +91,7 @@ use crate::error::TransportError;
 use crate::queue::lock;
 use crate::stats::{Counters, TransportStats};
 use crate::transport::{Reach, RxSource, Traffic, Transport, TransportLocators, TxBuffer, TxPool};
-use layout::{channel, header, Params, STATE_CLOSED, WAITER_FUTEX};
+use layout::{channel, entry, header, Params, INLINE_SLOT, STATE_CLOSED, WAITER_FUTEX};
 use rx::{Rx, RxChannel};
 use segment::{OpenError, Segment};
 use tx::{Reclaim, Tx, TxChannel, LIVENESS_PERIOD};
@@ -122,16 +124,18 @@ const STALE_INIT: Duration = Duration::from_secs(10);
 pub struct ShmConfig {
     /// Where segments live. Default `/dev/shm`.
     pub dir: PathBuf,
-    /// Slots of [`small_slot_size`](Self::small_slot_size) bytes (heartbeats, ACKNACKs,
-    /// small samples). Default 1024.
+    /// Slots of [`small_slot_size`](Self::small_slot_size) bytes, for datagrams of more
+    /// than 240 bytes (a smaller one, such as a small sample's DATA, a HEARTBEAT or an
+    /// ACKNACK, is held by its ring entry). Default 512.
     pub small_slots: u32,
     /// Bytes of a small slot. Default 2048.
     pub small_slot_size: u32,
     /// Slots of the largest datagram. Default 64.
     pub large_slots: u32,
-    /// Readers (participant and port) this participant can send to. Default 256.
+    /// Readers (participant and port) this participant can send to. Default 128.
     pub channels: u32,
-    /// Datagrams in flight to one reader; a power of two. Default 256.
+    /// Datagrams in flight to one reader; a power of two. Each takes a ring entry of 256
+    /// bytes of the segment per reader. Default 128.
     pub ring: u32,
     /// Participants that can send to this one. Default 256.
     pub incoming: u32,
@@ -156,11 +160,11 @@ impl Default for ShmConfig {
     fn default() -> ShmConfig {
         ShmConfig {
             dir: PathBuf::from("/dev/shm"),
-            small_slots: 1024,
+            small_slots: 512,
             small_slot_size: 2048,
             large_slots: 64,
-            channels: 256,
-            ring: 256,
+            channels: 128,
+            ring: 128,
             incoming: 256,
             group: None,
             loan_bytes: 64 << 20,
@@ -567,9 +571,9 @@ impl ShmTransport {
         self.close_channel(tx, c);
     }
 
-    /// Publishes slot `slot`, holding a datagram of `len` bytes, on channel `c`; `false`
-    /// when its ring is full.
-    fn push(&self, tx: &mut Tx, c: u32, slot: u32, len: u32) -> bool {
+    /// Publishes a datagram of `len` bytes on channel `c`, held by `stored`; `false` when
+    /// its ring is full (or the entry could not be written).
+    fn push(&self, tx: &mut Tx, c: u32, stored: Stored<'_>, len: u32) -> bool {
         let closed = !tx.channels[c as usize]
             .as_ref()
             .is_some_and(|ch| ch.reader.state() != STATE_CLOSED);
@@ -603,6 +607,15 @@ impl ShmTransport {
         };
         let Some(entry) = self.own.ring_entry(c, ch.tail) else {
             return false;
+        };
+        let slot = match stored {
+            Stored::Slot(s) => s,
+            Stored::Inline(data) => {
+                if data.len() > entry::INLINE || !self.own.map.write(entry.data, data) {
+                    return false;
+                }
+                INLINE_SLOT
+            }
         };
         entry.slot.store(slot, Ordering::Relaxed);
         entry.len.store(len, Ordering::Relaxed);
@@ -709,8 +722,16 @@ impl ShmTransport {
             }
             let slot = entry.slot.load(Ordering::Relaxed);
             let len = entry.len.load(Ordering::Relaxed) as usize;
-            match w.layout.slot(slot).filter(|&(_, cap)| len <= cap) {
-                Some((at, _)) => {
+            let at = match slot {
+                INLINE_SLOT => (len <= entry::INLINE).then_some(entry.data),
+                _ => w
+                    .layout
+                    .slot(slot)
+                    .filter(|&(_, cap)| len <= cap)
+                    .map(|(at, _)| at),
+            };
+            match at {
+                Some(at) => {
                     let before = batch.len();
                     batch.push_with(source, len, &self.counters, |dst| w.map.read(at, dst));
                     if batch.len() > before {
@@ -726,7 +747,7 @@ impl ShmTransport {
                         writer = format_args!("{:016x}", w.token),
                         slot,
                         len,
-                        "shm: a ring entry names no slot, or a length beyond its slot; dropped"
+                        "shm: a ring entry names no slot, or a length beyond its slot or itself; dropped"
                     );
                 }
             }
@@ -911,6 +932,15 @@ impl ShmTransport {
         let token = u64::from_be_bytes(t);
         (token != 0 && (l.port == USER_PORT || l.port == CRITICAL_PORT)).then_some((token, l.port))
     }
+}
+
+/// Where a datagram being published is.
+#[derive(Clone, Copy)]
+enum Stored<'a> {
+    /// In a slot of ours.
+    Slot(u32),
+    /// Not yet anywhere: small enough for the ring entry itself ([`entry::INLINE`]).
+    Inline(&'a [u8]),
 }
 
 /// What reading a channel ended with.
@@ -1138,6 +1168,15 @@ impl Transport for ShmTransport {
                     }
                 },
             };
+            if data.len() <= entry::INLINE {
+                // Into the ring entry itself: no slot.
+                if self.push(&mut tx, c, Stored::Inline(data), data.len() as u32) {
+                    self.published(&tx, c, port, data.len(), &mut wake);
+                } else {
+                    Counters::add(&self.counters.send_drops, 1);
+                }
+                continue;
+            }
             if slot.is_none() {
                 let mut got = self.slot_with(&mut tx, data);
                 if got == Ok(None) {
@@ -1154,7 +1193,7 @@ impl Transport for ShmTransport {
                 }
             }
             let Some(s) = slot else { continue };
-            if !self.push(&mut tx, c, s, data.len() as u32) {
+            if !self.push(&mut tx, c, Stored::Slot(s), data.len() as u32) {
                 Counters::add(&self.counters.send_drops, 1);
                 continue;
             }
@@ -1205,13 +1244,20 @@ impl Transport for ShmTransport {
         if !room {
             return false;
         }
-        let Ok(Some(s)) = self.slot_with(&mut tx, data) else {
-            return false;
+        let stored = match data.len() <= entry::INLINE {
+            // Into the ring entry itself: no slot.
+            true => Stored::Inline(data),
+            false => match self.slot_with(&mut tx, data) {
+                Ok(Some(s)) => Stored::Slot(s),
+                _ => return false,
+            },
         };
-        if !self.push(&mut tx, c, s, data.len() as u32) {
-            // Not expected after the checks above; the slot goes back.
-            tx.refs[s as usize] = 1;
-            tx.release(&self.own, s);
+        if !self.push(&mut tx, c, stored, data.len() as u32) {
+            // Not expected after the checks above; a slot goes back.
+            if let Stored::Slot(s) = stored {
+                tx.refs[s as usize] = 1;
+                tx.release(&self.own, s);
+            }
             return false;
         }
         TO_WAKE.with(|w| self.published(&tx, c, key.1, data.len(), &mut w.borrow_mut()));

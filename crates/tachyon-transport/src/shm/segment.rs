@@ -163,13 +163,15 @@ impl Segment {
             .u64_at(self.layout.channel(c)? + layout::channel::READER)
     }
 
-    /// Ring entry `i` of channel `c`: its stamp, slot and length words.
+    /// Ring entry `i` of channel `c`: its stamp, slot and length words, and where it holds
+    /// a datagram itself.
     pub(crate) fn ring_entry(&self, c: u32, i: u32) -> Option<Entry<'_>> {
         let at = self.layout.ring_entry(self.layout.channel(c)?, i);
         Some(Entry {
             stamp: self.map.u32_at(at + layout::entry::STAMP)?,
             slot: self.map.u32_at(at + layout::entry::SLOT)?,
             len: self.map.u32_at(at + layout::entry::LEN)?,
+            data: at + layout::entry::DATA,
         })
     }
 
@@ -185,6 +187,9 @@ pub(crate) struct Entry<'a> {
     pub stamp: &'a AtomicU32,
     pub slot: &'a AtomicU32,
     pub len: &'a AtomicU32,
+    /// The offset, in the segment, of the [`layout::entry::INLINE`] bytes where the entry
+    /// holds a datagram itself.
+    pub data: usize,
 }
 
 /// Header words are constants below 256 and every segment has at least 256 bytes (checked on

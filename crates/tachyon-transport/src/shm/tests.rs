@@ -53,6 +53,11 @@ fn open(dir: &Dir) -> ShmTransport {
     ShmTransport::open(&dir.config(), 8192, true).expect("open")
 }
 
+/// A datagram too large for a ring entry to hold itself: it takes a slot.
+fn slotted(tag: u8) -> Vec<u8> {
+    vec![tag; entry::INLINE + 1]
+}
+
 fn send(from: &ShmTransport, to: &[&ShmTransport], port: u32, data: &[u8]) {
     let mut buf = from.tx_buffer();
     buf[..data.len()].copy_from_slice(data);
@@ -121,7 +126,7 @@ fn one_slot_serves_eight_readers_and_is_freed_when_all_read() {
     let free = || lock(&w.tx).free_small.len();
     let before = free();
     for i in 0..5u8 {
-        send(&w, &refs, USER_PORT, &[i; 100]);
+        send(&w, &refs, USER_PORT, &slotted(i));
     }
     assert_eq!(
         before - free(),
@@ -130,7 +135,7 @@ fn one_slot_serves_eight_readers_and_is_freed_when_all_read() {
     );
     for r in &readers {
         let got = receive_all(r, USER_PORT);
-        let want: Vec<Vec<u8>> = (0..5u8).map(|i| vec![i; 100]).collect();
+        let want: Vec<Vec<u8>> = (0..5u8).map(slotted).collect();
         assert_eq!(got.into_iter().map(|g| g.1).collect::<Vec<_>>(), want);
     }
     w.sweep_channels(&mut lock(&w.tx));
@@ -293,10 +298,77 @@ fn publish_needs_a_channel_then_puts_the_datagram_in_the_ring_and_wakes_after() 
 }
 
 #[test]
+fn a_small_datagram_is_held_by_its_ring_entries_and_takes_no_slot() {
+    let dir = Dir::new();
+    let w = open(&dir);
+    let readers: Vec<ShmTransport> = (0..3).map(|_| open(&dir)).collect();
+    let refs: Vec<&ShmTransport> = readers.iter().collect();
+    let free = || lock(&w.tx).free_small.len();
+    let before = free();
+    let small: Vec<u8> = (0..entry::INLINE).map(|i| i as u8).collect();
+    send(&w, &refs, USER_PORT, &small);
+    send(&w, &refs, USER_PORT, b"");
+    assert_eq!(free(), before, "held by each reader's ring entry");
+    send(&w, &refs, USER_PORT, &slotted(7));
+    assert_eq!(before - free(), 1, "one byte more: a slot");
+    // Through `publish` too (the path of a write to one reader).
+    let dest = locator(readers[0].prefix, readers[0].own.token, USER_PORT);
+    assert!(w.publish(&dest, b"published"));
+    for r in &readers {
+        let got: Vec<Vec<u8>> = receive_all(r, USER_PORT).into_iter().map(|g| g.1).collect();
+        let mut want = vec![small.clone(), Vec::new(), slotted(7)];
+        if r.own.token == readers[0].own.token {
+            want.push(b"published".to_vec());
+        }
+        assert_eq!(got, want);
+        assert_eq!(r.stats().malformed, 0);
+    }
+}
+
+#[test]
+fn an_entry_claiming_to_hold_more_than_it_can_is_dropped_and_counted() {
+    let dir = Dir::new();
+    let (w, r) = (open(&dir), open(&dir));
+    send(&w, &[&r], USER_PORT, b"first");
+    assert_eq!(receive_all(&r, USER_PORT).len(), 1);
+    let c = *lock(&w.tx)
+        .by_dest
+        .get(&(r.own.token, USER_PORT))
+        .expect("channel");
+    let l = w.own.layout;
+    let scribbler = map::Mapping::open(w.segment_path()).expect("map");
+    let word = |i: u32, field: usize| {
+        scribbler
+            .u32_at(l.ring_entry(l.channel(c).expect("channel"), i) + field)
+            .expect("word")
+    };
+    // Ring index 1: "in the entry itself", one byte longer than an entry holds.
+    word(1, entry::SLOT).store(layout::INLINE_SLOT, Ordering::Relaxed);
+    word(1, entry::LEN).store(entry::INLINE as u32 + 1, Ordering::Relaxed);
+    word(1, entry::STAMP).store(layout::stamp(1), Ordering::Release);
+    ring(&r, USER_PORT);
+    assert!(receive_all(&r, USER_PORT).is_empty(), "dropped");
+    assert_eq!(r.stats().malformed, 1, "counted");
+    // The ring goes on after it (the writer skips the index scribbled over).
+    {
+        let mut tx = lock(&w.tx);
+        let ch = tx.channels[c as usize].as_mut().expect("channel");
+        ch.entries[1] = layout::INLINE_SLOT;
+        ch.tail = 2;
+    }
+    send(&w, &[&r], USER_PORT, b"third");
+    let got: Vec<Vec<u8>> = receive_all(&r, USER_PORT)
+        .into_iter()
+        .map(|g| g.1)
+        .collect();
+    assert_eq!(got, vec![b"third".to_vec()]);
+}
+
+#[test]
 fn a_closed_reader_is_noticed_and_its_segment_is_gone() {
     let dir = Dir::new();
     let (w, r) = (open(&dir), open(&dir));
-    send(&w, &[&r], USER_PORT, b"one");
+    send(&w, &[&r], USER_PORT, &slotted(1));
     assert_eq!(dir.segments(), 2);
     drop(r);
     assert_eq!(
@@ -312,9 +384,10 @@ fn a_closed_reader_is_noticed_and_its_segment_is_gone() {
         .copied()
         .expect("a channel");
     let mut buf = w.tx_buffer();
-    buf[..3].copy_from_slice(b"two");
+    let two = slotted(2);
+    buf[..two.len()].copy_from_slice(&two);
     let l = locator(w.prefix, dest.0, USER_PORT);
-    w.send(buf, 3, &[l], 0).expect("send");
+    w.send(buf, two.len(), &[l], 0).expect("send");
     assert!(lock(&w.tx).by_dest.is_empty(), "the channel is closed");
     assert_eq!(
         lock(&w.tx).free_small.len(),
@@ -399,8 +472,13 @@ fn a_hostile_writer_cannot_crash_or_hang_its_reader() {
         let entry = |i: u32| l.ring_entry(channel0, i);
         match round % 5 {
             0 => {
-                // A stamp the reader takes, naming any slot and any length.
-                word(entry(head) + entry::SLOT).store(next() as u32, Ordering::Relaxed);
+                // A stamp the reader takes, naming any slot (or the entry itself) and any
+                // length.
+                let slot = match next() % 2 {
+                    0 => layout::INLINE_SLOT,
+                    _ => next() as u32,
+                };
+                word(entry(head) + entry::SLOT).store(slot, Ordering::Relaxed);
                 word(entry(head) + entry::LEN).store(next() as u32, Ordering::Relaxed);
                 word(entry(head) + entry::STAMP).store(layout::stamp(head), Ordering::Release);
             }
@@ -456,7 +534,7 @@ fn scribble_head(w: &ShmTransport, reader: &ShmTransport) {
 fn a_hostile_reader_loses_its_channel_not_the_writers_slots() {
     let dir = Dir::new();
     let (w, bad, good) = (open(&dir), open(&dir), open(&dir));
-    send(&w, &[&bad, &good], USER_PORT, b"x");
+    send(&w, &[&bad, &good], USER_PORT, &slotted(b'x'));
     assert_eq!(receive_all(&good, USER_PORT).len(), 1);
     // The reader writes a head it was never given.
     scribble_head(&w, &bad);
@@ -468,8 +546,8 @@ fn a_hostile_reader_loses_its_channel_not_the_writers_slots() {
     assert!(!lock(&w.tx)
         .by_dest
         .contains_key(&(bad.own.token, USER_PORT)));
-    send(&w, &[&good], USER_PORT, b"y");
-    assert_eq!(receive_all(&good, USER_PORT)[0].1, b"y");
+    send(&w, &[&good], USER_PORT, &slotted(b'y'));
+    assert_eq!(receive_all(&good, USER_PORT)[0].1, slotted(b'y'));
     w.sweep_channels(&mut lock(&w.tx));
     assert_eq!(
         lock(&w.tx).free_small.len(),
@@ -488,7 +566,7 @@ fn a_readers_head_is_read_once_its_ring_looks_half_full() {
     let free = lock(&w.tx).free_small.len();
     // Ring of 8: the first four leave the heads unread.
     for i in 0..4u8 {
-        send(&w, &[&good], USER_PORT, &[i]);
+        send(&w, &[&good], USER_PORT, &slotted(i));
         assert_eq!(receive_all(&good, USER_PORT).len(), 1);
     }
     assert_eq!(
@@ -496,7 +574,7 @@ fn a_readers_head_is_read_once_its_ring_looks_half_full() {
         free - 4,
         "held until the head is read"
     );
-    send(&w, &[&good], USER_PORT, b"4");
+    send(&w, &[&good], USER_PORT, &slotted(4));
     assert_eq!(receive_all(&good, USER_PORT).len(), 1);
     assert_eq!(
         lock(&w.tx).free_small.len(),

@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::layout::channel;
+use super::layout::{channel, INLINE_SLOT};
 use super::segment::Segment;
 
 /// How often a channel whose reader does not move is checked for a dead reader.
@@ -28,7 +28,8 @@ pub(crate) struct TxChannel {
     pub tail: u32,
     /// Oldest ring index the reader has not released (as last read and checked).
     pub head: u32,
-    /// The slot of each published ring entry (`entries[i & mask]`).
+    /// The slot of each published ring entry (`entries[i & mask]`; [`INLINE_SLOT`] for one
+    /// that holds its datagram itself).
     pub entries: Vec<u32>,
     /// When the reader's liveness was last checked, and its head then.
     pub checked: (Instant, u32),
@@ -88,8 +89,12 @@ impl Tx {
         None
     }
 
-    /// One reader less holds slot `s`; the last one frees it.
+    /// One reader less holds slot `s`; the last one frees it. An entry that held its
+    /// datagram itself ([`INLINE_SLOT`]) holds no slot.
     pub(crate) fn release(&mut self, own: &Segment, s: u32) {
+        if s == INLINE_SLOT {
+            return;
+        }
         let Some(r) = self.refs.get_mut(s as usize) else {
             return;
         };
