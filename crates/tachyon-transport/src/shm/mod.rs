@@ -135,7 +135,7 @@ pub struct ShmConfig {
     /// Readers (participant and port) this participant can send to. Default 128.
     pub channels: u32,
     /// Datagrams in flight to one reader; a power of two. Each takes a ring entry of 256
-    /// bytes of the segment per reader. Default 128.
+    /// bytes of the segment per reader. Default 256.
     pub ring: u32,
     /// Participants that can send to this one. Default 256.
     pub incoming: u32,
@@ -164,7 +164,7 @@ impl Default for ShmConfig {
             small_slot_size: 2048,
             large_slots: 64,
             channels: 128,
-            ring: 128,
+            ring: 256,
             incoming: 256,
             group: None,
             loan_bytes: 64 << 20,
