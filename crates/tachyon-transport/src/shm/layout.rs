@@ -18,8 +18,9 @@
 //! owner writes the datagram (or the slot number) and the length, then the stamp (the entry's
 //! ring index plus one, with release ordering); a reader waiting for ring index `i` watches
 //! entry `i`'s stamp. No shared `tail` and no length word in the slot: a small datagram's way
-//! from writer to reader crosses the entry's lines and nothing else, and a reader that looks
-//! at the entry's lines together with its stamp has them all at once (`docs/hot-path.md`).
+//! from writer to reader crosses the entry's lines and nothing else; its first 48 bytes come
+//! with the stamp's line, and the lines after it are known before the stamp is read (not
+//! named by it, as a slot is: `docs/hot-path.md`).
 
 /// "TACHSHM1".
 pub(crate) const MAGIC: u64 = u64::from_be_bytes(*b"TACHSHM1");

@@ -325,23 +325,49 @@ fn a_small_datagram_is_held_by_its_ring_entries_and_takes_no_slot() {
     }
 }
 
+/// Another process's view of the ring entries of `w`'s channel to `r` (what a buggy or
+/// hostile writer could write there).
+struct Scribbler {
+    map: map::Mapping,
+    layout: layout::Layout,
+    channel: usize,
+}
+
+impl Scribbler {
+    /// The channel's number, and the view.
+    fn of(w: &ShmTransport, r: &ShmTransport) -> (u32, Scribbler) {
+        let c = *lock(&w.tx)
+            .by_dest
+            .get(&(r.own.token, USER_PORT))
+            .expect("channel");
+        let layout = w.own.layout;
+        let channel = layout.channel(c).expect("channel");
+        let map = map::Mapping::open(w.segment_path()).expect("map");
+        (
+            c,
+            Scribbler {
+                map,
+                layout,
+                channel,
+            },
+        )
+    }
+
+    /// Ring entry `i`'s word at `field` (a constant of `layout::entry`).
+    fn entry_word(&self, i: u32, field: usize) -> &std::sync::atomic::AtomicU32 {
+        let at = self.layout.ring_entry(self.channel, i) + field;
+        self.map.u32_at(at).expect("word")
+    }
+}
+
 #[test]
 fn an_entry_claiming_to_hold_more_than_it_can_is_dropped_and_counted() {
     let dir = Dir::new();
     let (w, r) = (open(&dir), open(&dir));
     send(&w, &[&r], USER_PORT, b"first");
     assert_eq!(receive_all(&r, USER_PORT).len(), 1);
-    let c = *lock(&w.tx)
-        .by_dest
-        .get(&(r.own.token, USER_PORT))
-        .expect("channel");
-    let l = w.own.layout;
-    let scribbler = map::Mapping::open(w.segment_path()).expect("map");
-    let word = |i: u32, field: usize| {
-        scribbler
-            .u32_at(l.ring_entry(l.channel(c).expect("channel"), i) + field)
-            .expect("word")
-    };
+    let (c, scribbler) = Scribbler::of(&w, &r);
+    let word = |i: u32, field: usize| scribbler.entry_word(i, field);
     // Ring index 1: "in the entry itself", one byte longer than an entry holds.
     word(1, entry::SLOT).store(layout::INLINE_SLOT, Ordering::Relaxed);
     word(1, entry::LEN).store(entry::INLINE as u32 + 1, Ordering::Relaxed);
@@ -842,17 +868,8 @@ fn an_entry_is_read_once_stamped_and_a_channel_set_up_anew_starts_clean() {
         send(&w, &[&r], USER_PORT, d);
     }
     assert_eq!(receive_all(&r, USER_PORT).len(), 3);
-    let c = *lock(&w.tx)
-        .by_dest
-        .get(&(r.own.token, USER_PORT))
-        .expect("channel");
-    let l = w.own.layout;
-    let scribbler = map::Mapping::open(w.segment_path()).expect("map");
-    let word = |i: u32, field: usize| {
-        scribbler
-            .u32_at(l.ring_entry(l.channel(c).expect("channel"), i) + field)
-            .expect("word")
-    };
+    let (c, scribbler) = Scribbler::of(&w, &r);
+    let word = |i: u32, field: usize| scribbler.entry_word(i, field);
     // Ring index 3 gets entry 0's slot and length, not yet its stamp: nothing to read.
     word(3, entry::SLOT).store(
         word(0, entry::SLOT).load(Ordering::Relaxed),
