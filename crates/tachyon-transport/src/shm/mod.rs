@@ -571,9 +571,9 @@ impl ShmTransport {
         self.close_channel(tx, c);
     }
 
-    /// Publishes a datagram of `len` bytes on channel `c`, held by `stored`; `false` when
-    /// its ring is full (or the entry could not be written).
-    fn push(&self, tx: &mut Tx, c: u32, stored: Stored<'_>, len: u32) -> bool {
+    /// Publishes the datagram `stored` holds on channel `c`; `false` when its ring is full
+    /// (or the entry could not be written).
+    fn push(&self, tx: &mut Tx, c: u32, stored: Stored<'_>) -> bool {
         let closed = !tx.channels[c as usize]
             .as_ref()
             .is_some_and(|ch| ch.reader.state() != STATE_CLOSED);
@@ -608,13 +608,13 @@ impl ShmTransport {
         let Some(entry) = self.own.ring_entry(c, ch.tail) else {
             return false;
         };
-        let slot = match stored {
-            Stored::Slot(s) => s,
+        let (slot, len) = match stored {
+            Stored::Slot(s, len) => (s, len),
             Stored::Inline(data) => {
                 if data.len() > entry::INLINE || !self.own.map.write(entry.data, data) {
                     return false;
                 }
-                INLINE_SLOT
+                (INLINE_SLOT, data.len() as u32)
             }
         };
         entry.slot.store(slot, Ordering::Relaxed);
@@ -937,8 +937,8 @@ impl ShmTransport {
 /// Where a datagram being published is.
 #[derive(Clone, Copy)]
 enum Stored<'a> {
-    /// In a slot of ours.
-    Slot(u32),
+    /// In a slot of ours (the slot, the datagram's length).
+    Slot(u32, u32),
     /// Not yet anywhere: small enough for the ring entry itself ([`entry::INLINE`]).
     Inline(&'a [u8]),
 }
@@ -1168,32 +1168,30 @@ impl Transport for ShmTransport {
                     }
                 },
             };
-            if data.len() <= entry::INLINE {
+            let stored = if data.len() <= entry::INLINE {
                 // Into the ring entry itself: no slot.
-                if self.push(&mut tx, c, Stored::Inline(data), data.len() as u32) {
-                    self.published(&tx, c, port, data.len(), &mut wake);
-                } else {
-                    Counters::add(&self.counters.send_drops, 1);
-                }
-                continue;
-            }
-            if slot.is_none() {
-                let mut got = self.slot_with(&mut tx, data);
-                if got == Ok(None) {
-                    self.sweep_channels(&mut tx);
-                    got = self.slot_with(&mut tx, data);
-                }
-                match got {
-                    Ok(Some(s)) => slot = Some(s),
-                    Ok(None) => {
-                        Counters::add(&self.counters.send_drops, 1);
-                        continue;
+                Stored::Inline(data)
+            } else {
+                if slot.is_none() {
+                    let mut got = self.slot_with(&mut tx, data);
+                    if got == Ok(None) {
+                        self.sweep_channels(&mut tx);
+                        got = self.slot_with(&mut tx, data);
                     }
-                    Err(()) => break,
+                    match got {
+                        Ok(Some(s)) => slot = Some(s),
+                        Ok(None) => {
+                            Counters::add(&self.counters.send_drops, 1);
+                            continue;
+                        }
+                        Err(()) => break,
+                    }
                 }
-            }
-            let Some(s) = slot else { continue };
-            if !self.push(&mut tx, c, Stored::Slot(s), data.len() as u32) {
+                let Some(s) = slot else { continue };
+                // One slot, shared by every reader it is published to.
+                Stored::Slot(s, data.len() as u32)
+            };
+            if !self.push(&mut tx, c, stored) {
                 Counters::add(&self.counters.send_drops, 1);
                 continue;
             }
@@ -1248,13 +1246,13 @@ impl Transport for ShmTransport {
             // Into the ring entry itself: no slot.
             true => Stored::Inline(data),
             false => match self.slot_with(&mut tx, data) {
-                Ok(Some(s)) => Stored::Slot(s),
+                Ok(Some(s)) => Stored::Slot(s, data.len() as u32),
                 _ => return false,
             },
         };
-        if !self.push(&mut tx, c, stored, data.len() as u32) {
+        if !self.push(&mut tx, c, stored) {
             // Not expected after the checks above; a slot goes back.
-            if let Stored::Slot(s) = stored {
+            if let Stored::Slot(s, _) = stored {
                 tx.refs[s as usize] = 1;
                 tx.release(&self.own, s);
             }
