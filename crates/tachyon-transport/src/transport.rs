@@ -176,6 +176,23 @@ pub trait Transport: Send + Sync + fmt::Debug {
     /// counted drop, not an error: reliability repairs.
     fn send(&self, buf: TxBuffer, len: usize, dests: &[Locator], priority: i32) -> io::Result<()>;
 
+    /// [`send`](Self::send), except that the destinations this transport finds it cannot
+    /// reach at all, though they are of its kind and in its reach (shared memory: a reader's
+    /// segment of another user, no channel left for it), are not dropped: they are put in
+    /// `refused` and the buffer is given back, so that the caller sends the datagram there
+    /// another way (their announced alternates). The default never refuses.
+    fn send_or_refuse(
+        &self,
+        buf: TxBuffer,
+        len: usize,
+        dests: &[Locator],
+        priority: i32,
+        refused: &mut Vec<Locator>,
+    ) -> io::Result<Option<TxBuffer>> {
+        let _ = refused;
+        self.send(buf, len, dests, priority).map(|()| None)
+    }
+
     /// The kind of locator [`publish`](Self::publish) takes, for a transport that can put a
     /// datagram where its reader finds it without a system call (shared memory); `None`, the
     /// default, for one whose sending is a system call.

@@ -286,6 +286,88 @@ fn eight_readers_on_one_writer() {
     assert_eq!(p.statistics().intra.datagrams_sent, 0);
 }
 
+/// A writer whose segment has a channel for one reader participant only: the second
+/// reader participant of the host is reached over UDP instead (the way it announced next),
+/// and both get every sample, in order, best effort as reliable.
+#[test]
+fn a_reader_shared_memory_cannot_reach_gets_its_samples_over_udp() {
+    let mut s = settings(false);
+    s.shm.channels = 1;
+    tachyon_transport::testing::require_isolated_network();
+    let p = DomainParticipant::with_settings(84, &s).expect("participant");
+    let publisher = p.create_publisher().expect("publisher");
+    let topic = p.create_topic::<Stamp>("stamps").expect("topic");
+    let reliable = publisher
+        .create_datawriter(&topic, writer_qos())
+        .expect("writer");
+    let best_effort_topic = p.create_topic::<Stamp>("stamps-be").expect("topic");
+    let best_effort = publisher
+        .create_datawriter(
+            &best_effort_topic,
+            DataWriterQos::default().best_effort().keep_all(),
+        )
+        .expect("writer");
+    let readers: Vec<(DomainParticipant, DataReader<Stamp>, DataReader<Stamp>)> = (0..2)
+        .map(|_| {
+            let q = participant(84, false);
+            let sub = q.create_subscriber().expect("subscriber");
+            let r = sub
+                .create_datareader(
+                    &q.create_topic::<Stamp>("stamps").expect("topic"),
+                    reader_qos(),
+                )
+                .expect("reader");
+            let b = sub
+                .create_datareader(
+                    &q.create_topic::<Stamp>("stamps-be").expect("topic"),
+                    DataReaderQos::default().best_effort().keep_all(),
+                )
+                .expect("reader");
+            (q, r, b)
+        })
+        .collect();
+    common::wait_writer_matches(&reliable, 2);
+    common::wait_writer_matches(&best_effort, 2);
+    for (_, r, b) in &readers {
+        common::wait_reader_matches(r, 1);
+        common::wait_reader_matches(b, 1);
+    }
+    let n = 200u64;
+    for i in 0..n {
+        reliable.write(&Stamp { pid: 1, n: i }).expect("write");
+        best_effort.write(&Stamp { pid: 2, n: i }).expect("write");
+        if i % 20 == 19 {
+            // Best effort: no faster than the readers take.
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+    for (_, r, b) in &readers {
+        let got = common::take_at_least(r, n as usize);
+        assert_eq!(check_in_order(&got, 1), n as usize);
+        let got = common::take_at_least(b, n as usize);
+        assert_eq!(
+            check_in_order(&got, 2),
+            n as usize,
+            "best effort lost nothing"
+        );
+    }
+    let via_shm: Vec<u64> = readers
+        .iter()
+        .map(|(q, _, _)| q.statistics().shm.datagrams_received)
+        .collect();
+    assert_eq!(
+        via_shm.iter().filter(|&&d| d > 0).count(),
+        1,
+        "one reader participant through shared memory, the other not: {via_shm:?}"
+    );
+    let (udp, shm) = (p.statistics().transport, p.statistics().shm);
+    assert!(
+        udp.datagrams_sent - shm.datagrams_sent >= n,
+        "the other over UDP: {udp:?}"
+    );
+    assert_eq!(shm.send_drops, 0, "nothing dropped: {shm:?}");
+}
+
 /// `[shm]` numbers that give no usable segment refuse the participant, naming the key; a
 /// directory that cannot hold a segment only leaves shared memory out (UDP still works).
 #[test]

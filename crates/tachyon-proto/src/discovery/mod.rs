@@ -220,7 +220,27 @@ pub(crate) struct Discovery {
     /// The server state, when this participant is a discovery server.
     server: Option<server::Server>,
     events: VecDeque<Event>,
+    /// The locators of remote endpoints that have a less preferred way to them, that way,
+    /// and whose they are ([`LocatorAlternates`]).
+    alternates: HashMap<Locator, (GuidPrefix, Vec<Locator>)>,
+    /// Those not yet taken ([`Participant::poll_locator_alternates`]).
+    alternates_news: VecDeque<LocatorAlternates>,
     stats: DiscoveryStats,
+}
+
+/// A locator a remote participant announced, of the transport discovery chose for it, and
+/// the unicast locators of the next transport both sides have that the same announcement
+/// named (a same-host participant's shared-memory locator, and its UDP ones). A transport
+/// that finds it cannot reach a locator after all (a segment of another user, no channel
+/// left) has the datagram sent there instead, so the pair loses nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocatorAlternates {
+    /// Whose locators these are.
+    pub participant: GuidPrefix,
+    /// The locator chosen.
+    pub locator: Locator,
+    /// Where to send instead.
+    pub alternates: Vec<Locator>,
 }
 
 /// Most SPDP samples buffered between two processing passes.
@@ -296,6 +316,8 @@ impl Participant {
             types: types::TypeState::with_unreadable(unreadable),
             orphans: VecDeque::new(),
             events: VecDeque::new(),
+            alternates: HashMap::default(),
+            alternates_news: VecDeque::new(),
             stats: DiscoveryStats::default(),
         }));
         p
@@ -654,6 +676,13 @@ impl Participant {
         self.discovery.as_mut()?.events.pop_front()
     }
 
+    /// The next locator of a remote participant found to have a less preferred way to it
+    /// (or that way changed), in the order found; see [`LocatorAlternates`]. A participant's
+    /// are forgotten when it is lost ([`Event::ParticipantLost`]).
+    pub fn poll_locator_alternates(&mut self) -> Option<LocatorAlternates> {
+        self.discovery.as_mut()?.alternates_news.pop_front()
+    }
+
     fn expire_leases(&mut self, now: Instant, d: &mut Discovery) {
         let expired: Vec<GuidPrefix> = d
             .participants
@@ -680,6 +709,8 @@ impl Participant {
             return;
         }
         tracing::debug!(participant = %prefix, ?reason, "participant lost");
+        d.alternates.retain(|_, (p, _)| *p != prefix);
+        d.alternates_news.retain(|a| a.participant != prefix);
         let pubs: Vec<Guid> = d
             .publications
             .keys()
@@ -836,15 +867,32 @@ pub(crate) fn usable_pair(
     multicast: &[Locator],
     use_multicast: bool,
 ) -> (Vec<Locator>, Vec<Locator>) {
+    let (u, m, _) = usable_pair_alternates(reach, unicast, multicast, use_multicast);
+    (u, m)
+}
+
+/// [`usable_pair`], and the unicast locators of the next rule of `reach` after the chosen
+/// one that covers any (the way to the same endpoint if its chosen transport cannot reach
+/// it after all: [`LocatorAlternates`]).
+pub(crate) fn usable_pair_alternates(
+    reach: &[Reach],
+    unicast: &[Locator],
+    multicast: &[Locator],
+    use_multicast: bool,
+) -> (Vec<Locator>, Vec<Locator>, Vec<Locator>) {
     let (u, rule) = usable_by(reach, unicast, false);
     if u.is_empty() {
-        return (u, usable_by(reach, multicast, use_multicast).0);
+        return (u, usable_by(reach, multicast, use_multicast).0, Vec::new());
     }
     let m = match reach.get(rule) {
         Some(r) => usable_by(std::slice::from_ref(r), multicast, use_multicast).0,
         None => Vec::new(),
     };
-    (u, m)
+    let alternates = match reach.get(rule + 1..) {
+        Some(rest) => usable_by(rest, unicast, false).0,
+        None => Vec::new(),
+    };
+    (u, m, alternates)
 }
 
 /// Whether a UDPv4 locator names a multicast group.
@@ -866,6 +914,35 @@ impl Discovery {
             self.subscriptions.get(reader).map(|s| &**s)
         };
         data?.content_filter.as_ref()
+    }
+
+    /// Notes that `chosen` (locators of `participant`, of one transport) can also be
+    /// reached at `alternates`, telling the runtime when that is news.
+    pub(crate) fn note_alternates(
+        &mut self,
+        participant: GuidPrefix,
+        chosen: &[Locator],
+        alternates: &[Locator],
+    ) {
+        if alternates.is_empty() {
+            return;
+        }
+        for l in chosen {
+            let known = self
+                .alternates
+                .get(l)
+                .is_some_and(|(p, a)| *p == participant && a == alternates);
+            if known {
+                continue;
+            }
+            self.alternates
+                .insert(*l, (participant, alternates.to_vec()));
+            self.alternates_news.push_back(LocatorAlternates {
+                participant,
+                locator: *l,
+                alternates: alternates.to_vec(),
+            });
+        }
     }
 }
 
@@ -929,6 +1006,27 @@ mod tests {
             (vec![], vec![udp(7401, 239)]),
             "multicast-only endpoints"
         );
+    }
+
+    #[test]
+    fn a_chosen_transport_has_the_next_one_in_reach_as_its_alternate() {
+        let shm_here = Reach {
+            kind: SHM,
+            address_prefix: vec![1],
+            multicast: false,
+        };
+        let reach = [shm_here, Reach::kind(Locator::KIND_UDPV4)];
+        let same_host = [udp(7411, 10), vendor(SHM, 1), udp(7411, 11)];
+        let (u, _, alt) = usable_pair_alternates(&reach, &same_host, &[], true);
+        assert_eq!(u, vec![vendor(SHM, 1)]);
+        assert_eq!(alt, vec![udp(7411, 10), udp(7411, 11)], "the UDP ones");
+        // UDP chosen: nothing after it.
+        let other_host = [udp(7411, 10), vendor(SHM, 2)];
+        let (u, _, alt) = usable_pair_alternates(&reach, &other_host, &[], true);
+        assert_eq!((u, alt), (vec![udp(7411, 10)], vec![]));
+        // Shared memory only: no way after it.
+        let (_, _, alt) = usable_pair_alternates(&reach, &[vendor(SHM, 1)], &[], true);
+        assert!(alt.is_empty());
     }
 
     #[test]

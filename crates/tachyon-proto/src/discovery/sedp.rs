@@ -8,7 +8,7 @@ use tachyon_cdr::KeyHash;
 use tachyon_wire::{EntityId, Guid, GuidPrefix, VendorId};
 
 use super::data::{PublicationData, SubscriptionData};
-use super::{guid_key, key_guid, usable, usable_pair, Discovery};
+use super::{guid_key, key_guid, usable, usable_pair, usable_pair_alternates, Discovery};
 use crate::endpoint::{RemoteReader, RemoteWriter};
 use crate::event::Event;
 use crate::history::{ChangeKind, Durability, InstanceState, Payload, Query, Sample};
@@ -415,13 +415,14 @@ impl Participant {
             tracing::debug!(endpoint = %p.guid, "publication refused: max_remote_endpoints reached");
             return;
         }
-        fill_locators(
+        let alternates = fill_locators(
             &d.config,
             &mut p.unicast_locators,
             &mut p.multicast_locators,
             &owner.data.default_unicast,
             &owner.data.default_multicast,
         );
+        d.note_alternates(p.guid.prefix, &p.unicast_locators, &alternates);
         p.qos = d.writer_qos.intern(p.qos);
         p.type_info = p.type_info.map(|t| d.type_infos.intern(t));
         let old = d.publications.insert(p.guid, Box::new(p.clone()));
@@ -476,13 +477,14 @@ impl Participant {
             tracing::debug!(endpoint = %s.guid, "subscription refused: max_remote_endpoints reached");
             return;
         }
-        fill_locators(
+        let alternates = fill_locators(
             &d.config,
             &mut s.unicast_locators,
             &mut s.multicast_locators,
             &owner.data.default_unicast,
             &owner.data.default_multicast,
         );
+        d.note_alternates(s.guid.prefix, &s.unicast_locators, &alternates);
         s.qos = d.reader_qos.intern(s.qos);
         s.type_info = s.type_info.map(|t| d.type_infos.intern(t));
         let old = d.subscriptions.insert(s.guid, Box::new(s.clone()));
@@ -700,19 +702,24 @@ fn inconsistent_topics(d: &mut Discovery, topic: &str, type_name: &str, remote: 
     }
 }
 
-/// An endpoint without locators of its own uses its participant's defaults.
+/// An endpoint without locators of its own uses its participant's defaults. Returns the
+/// unicast locators of the next transport in reach, if the announcement named any
+/// ([`usable_pair_alternates`]).
 fn fill_locators(
     config: &super::DiscoveryConfig,
     unicast: &mut Vec<tachyon_wire::Locator>,
     multicast: &mut Vec<tachyon_wire::Locator>,
     default_unicast: &[tachyon_wire::Locator],
     default_multicast: &[tachyon_wire::Locator],
-) {
+) -> Vec<tachyon_wire::Locator> {
     if unicast.is_empty() && multicast.is_empty() {
         *unicast = default_unicast.to_vec();
         *multicast = default_multicast.to_vec();
     }
-    (*unicast, *multicast) = usable_pair(&config.reach, unicast, multicast, config.use_multicast);
+    let alternates;
+    (*unicast, *multicast, alternates) =
+        usable_pair_alternates(&config.reach, unicast, multicast, config.use_multicast);
+    alternates
 }
 
 fn durability(k: DurabilityKind) -> Durability {

@@ -386,7 +386,8 @@ impl ShmTransport {
         let path = segment::path_of(&self.dir, token);
         if lock(&self.warned).insert(token) {
             tracing::warn!(segment = %path.display(), error = %error,
-                "shm: {what}; datagrams to this participant are dropped until it can be reached");
+                "shm: {what}; datagrams to this participant go the way it announced next (UDP), \
+                 or are dropped if none, until shared memory reaches it");
         } else {
             tracing::debug!(segment = %path.display(), error = %error, "shm: {what}");
         }
@@ -1143,7 +1144,24 @@ impl Transport for ShmTransport {
         self.pool.take()
     }
 
-    fn send(&self, buf: TxBuffer, len: usize, dests: &[Locator], _priority: i32) -> io::Result<()> {
+    fn send(&self, buf: TxBuffer, len: usize, dests: &[Locator], priority: i32) -> io::Result<()> {
+        let mut refused = Vec::new();
+        self.send_or_refuse(buf, len, dests, priority, &mut refused)?;
+        if !refused.is_empty() {
+            Counters::add(&self.counters.send_drops, refused.len() as u64);
+        }
+        Ok(())
+    }
+
+    fn send_or_refuse(
+        &self,
+        buf: TxBuffer,
+        len: usize,
+        dests: &[Locator],
+        _priority: i32,
+        refused: &mut Vec<Locator>,
+    ) -> io::Result<Option<TxBuffer>> {
+        let before = refused.len();
         let data = &buf[..len.min(buf.len())];
         // Doorbells to ring once the lock is released (each wake is a system call): the
         // sending thread's list, taken out and put back, so a warm thread allocates nothing.
@@ -1163,7 +1181,8 @@ impl Transport for ShmTransport {
                 None => match self.connect(&mut tx, token, port) {
                     Some(c) => c,
                     None => {
-                        Counters::add(&self.counters.send_drops, 1);
+                        // Out of reach after all: the caller's to send another way.
+                        refused.push(*d);
                         continue;
                     }
                 },
@@ -1207,7 +1226,7 @@ impl Transport for ShmTransport {
         drop(tx);
         ring_doorbells(&mut wake);
         TO_WAKE.with(|w| *w.borrow_mut() = wake);
-        Ok(())
+        Ok((refused.len() > before).then_some(buf))
     }
 
     fn publishes(&self) -> Option<i32> {

@@ -1230,6 +1230,9 @@ impl State {
         let mut touched = Touched::default();
         while let Some(e) = self.participant.poll_event() {
             any = true;
+            if let Event::ParticipantLost { participant, .. } = &e {
+                shared.transports.forget_alternates(*participant);
+            }
             touched.add(notify::endpoint_of(&e));
             if let Some(reader) = self.builtin.apply(&self.participant, now, &e) {
                 touched.add(Some(reader));
@@ -1239,6 +1242,9 @@ impl State {
                 Some(id) if shared.lane_of(id) != self.lane => forwarded.push(e),
                 _ => self.record(&e),
             }
+        }
+        while let Some(a) = self.participant.poll_locator_alternates() {
+            shared.transports.learn_alternates(a);
         }
         if self.lane == MAIN && shared.lanes.len() > CRITICAL {
             self.feed_lanes(shared, now, forwarded);

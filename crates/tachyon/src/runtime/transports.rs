@@ -10,7 +10,10 @@
 //! [`route`]: Transports::route
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+use tachyon_proto::discovery::LocatorAlternates;
+use tachyon_proto::maps::HashMap;
 
 use tachyon_proto::Destination;
 use tachyon_transport::intra::IntraTransport;
@@ -19,7 +22,7 @@ use tachyon_transport::xdp::XdpTransport;
 use tachyon_transport::{
     RxSource, Transport, TransportLocators, TransportStats, TxBuffer, TxPool, UdpTransport,
 };
-use tachyon_wire::{Locator, Reach};
+use tachyon_wire::{GuidPrefix, Locator, Reach};
 
 /// A participant's transports, most preferred first.
 #[derive(Debug)]
@@ -42,6 +45,10 @@ pub(crate) struct Transports {
     locators: TransportLocators,
     /// Destinations no transport reaches (dropped).
     unroutable: AtomicU64,
+    /// Where a datagram goes instead when the transport of a locator refuses it
+    /// ([`Transport::send_or_refuse`]): the locators its participant announced next
+    /// (discovery's [`LocatorAlternates`]), and whose they are.
+    alternates: Mutex<HashMap<Locator, (GuidPrefix, Vec<Locator>)>>,
     /// Buffers of [`SMALL_DATAGRAM`] bytes that small datagrams are moved into while they wait
     /// in the outbox, so a burst of thousands of heartbeats or ACKNACKs (a discovery storm)
     /// holds thousands of small buffers, not thousands of 64 KiB ones.
@@ -102,6 +109,7 @@ impl Transports {
             xdp,
             locators,
             unroutable: AtomicU64::new(0),
+            alternates: Mutex::new(HashMap::default()),
             small: TxPool::new(SMALL_DATAGRAM, 4096),
         })
     }
@@ -233,8 +241,61 @@ impl Transports {
 
     fn send_via(&self, i: usize, buf: TxBuffer, len: usize, dests: &[Locator], priority: i32) {
         let t = &self.list[i];
-        if let Err(e) = t.send(buf, len, dests, priority) {
-            tracing::debug!(transport = t.name(), error = %e, "send failed");
+        let mut refused = Vec::new();
+        match t.send_or_refuse(buf, len, dests, priority, &mut refused) {
+            Ok(None) => {}
+            Ok(Some(buf)) => self.send_instead(i, buf, len, &refused, priority),
+            Err(e) => tracing::debug!(transport = t.name(), error = %e, "send failed"),
+        }
+    }
+
+    /// Sends a datagram the transport `refused_by` refused for `refused` to their
+    /// alternates, through a transport less preferred than it; what has none is dropped.
+    #[cold]
+    fn send_instead(
+        &self,
+        refused_by: usize,
+        buf: TxBuffer,
+        len: usize,
+        refused: &[Locator],
+        priority: i32,
+    ) {
+        let mut instead = Vec::new();
+        {
+            let alternates = self.alternates.lock().unwrap_or_else(|p| p.into_inner());
+            for l in refused {
+                match alternates.get(l) {
+                    Some((_, alt)) => instead.extend(alt.iter().copied()),
+                    None => {
+                        self.unroutable.fetch_add(1, Ordering::Relaxed);
+                        tracing::debug!(dest = %l, "refused by its transport, and no other way announced");
+                    }
+                }
+            }
+        }
+        instead.sort_unstable_by_key(|l| (l.kind, l.port, l.address));
+        instead.dedup();
+        // Only to transports after the refusing one: the alternates are of those, and no
+        // datagram goes round in a circle.
+        instead.retain(|l| self.route(l).is_some_and(|i| i > refused_by));
+        if instead.is_empty() {
+            return;
+        }
+        self.send_split(buf, len, &instead, priority);
+    }
+
+    /// Takes in what discovery learnt of other ways to remote locators
+    /// ([`LocatorAlternates`]).
+    pub(crate) fn learn_alternates(&self, a: LocatorAlternates) {
+        let mut alternates = self.alternates.lock().unwrap_or_else(|p| p.into_inner());
+        alternates.insert(a.locator, (a.participant, a.alternates));
+    }
+
+    /// Forgets the alternates of a participant that is gone.
+    pub(crate) fn forget_alternates(&self, participant: GuidPrefix) {
+        let mut alternates = self.alternates.lock().unwrap_or_else(|p| p.into_inner());
+        if !alternates.is_empty() {
+            alternates.retain(|_, (p, _)| *p != participant);
         }
     }
 
