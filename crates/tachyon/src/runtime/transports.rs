@@ -9,6 +9,7 @@
 //!
 //! [`route`]: Transports::route
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -53,6 +54,14 @@ pub(crate) struct Transports {
     /// in the outbox, so a burst of thousands of heartbeats or ACKNACKs (a discovery storm)
     /// holds thousands of small buffers, not thousands of 64 KiB ones.
     small: TxPool,
+}
+
+thread_local! {
+    /// The destinations a transport refused for the datagram this thread sends
+    /// ([`Transports::send_via`]).
+    static REFUSED: Cell<Vec<Locator>> = const { Cell::new(Vec::new()) };
+    /// Where it goes instead ([`Transports::send_instead`]).
+    static INSTEAD: Cell<Vec<Locator>> = const { Cell::new(Vec::new()) };
 }
 
 /// Datagrams up to this size wait in the outbox in a small buffer (heartbeats, ACKNACKs,
@@ -241,12 +250,16 @@ impl Transports {
 
     fn send_via(&self, i: usize, buf: TxBuffer, len: usize, dests: &[Locator], priority: i32) {
         let t = &self.list[i];
-        let mut refused = Vec::new();
+        // The sending thread's list, taken out and put back (a datagram sent instead comes
+        // through here again, and finds it empty): a warm thread allocates nothing.
+        let mut refused = REFUSED.take();
+        refused.clear();
         match t.send_or_refuse(buf, len, dests, priority, &mut refused) {
             Ok(None) => {}
             Ok(Some(buf)) => self.send_instead(i, buf, len, &refused, priority),
             Err(e) => tracing::debug!(transport = t.name(), error = %e, "send failed"),
         }
+        REFUSED.set(refused);
     }
 
     /// Sends a datagram the transport `refused_by` refused for `refused` to their
@@ -260,7 +273,8 @@ impl Transports {
         refused: &[Locator],
         priority: i32,
     ) {
-        let mut instead = Vec::new();
+        let mut instead = INSTEAD.take();
+        instead.clear();
         {
             let alternates = self.alternates.lock().unwrap_or_else(|p| p.into_inner());
             for l in refused {
@@ -278,10 +292,15 @@ impl Transports {
         // Only to transports after the refusing one: the alternates are of those, and no
         // datagram goes round in a circle.
         instead.retain(|l| self.route(l).is_some_and(|i| i > refused_by));
-        if instead.is_empty() {
-            return;
+        match instead.first().and_then(|l| self.route(l)) {
+            // One transport (UDP, as a rule): the same buffer, no copy.
+            Some(first) if instead[1..].iter().all(|l| self.route(l) == Some(first)) => {
+                self.send_via(first, buf, len, &instead, priority);
+            }
+            Some(_) => self.send_split(buf, len, &instead, priority),
+            None => {}
         }
-        self.send_split(buf, len, &instead, priority);
+        INSTEAD.set(instead);
     }
 
     /// Takes in what discovery learnt of other ways to remote locators
