@@ -983,14 +983,19 @@ mod tests {
         assert_eq!(usable(&[], &list, true), vec![], "nothing reaches");
     }
 
-    #[test]
-    fn the_most_preferred_transport_in_reach_wins_per_list() {
+    /// Shared memory of host 1 (locators whose address starts with 1), then UDP.
+    fn shm_then_udp() -> [Reach; 2] {
         let shm_here = Reach {
             kind: SHM,
             address_prefix: vec![1],
             multicast: false,
         };
-        let reach = [shm_here, Reach::kind(Locator::KIND_UDPV4)];
+        [shm_here, Reach::kind(Locator::KIND_UDPV4)]
+    }
+
+    #[test]
+    fn the_most_preferred_transport_in_reach_wins_per_list() {
+        let reach = shm_then_udp();
         let same_host = [udp(7411, 10), vendor(SHM, 1)];
         assert_eq!(usable(&reach, &same_host, false), vec![vendor(SHM, 1)]);
         let other_host = [udp(7411, 10), vendor(SHM, 2)];
@@ -1010,12 +1015,7 @@ mod tests {
 
     #[test]
     fn a_chosen_transport_has_the_next_one_in_reach_as_its_alternate() {
-        let shm_here = Reach {
-            kind: SHM,
-            address_prefix: vec![1],
-            multicast: false,
-        };
-        let reach = [shm_here, Reach::kind(Locator::KIND_UDPV4)];
+        let reach = shm_then_udp();
         let same_host = [udp(7411, 10), vendor(SHM, 1), udp(7411, 11)];
         let (u, _, alt) = usable_pair_alternates(&reach, &same_host, &[], true);
         assert_eq!(u, vec![vendor(SHM, 1)]);
