@@ -24,6 +24,11 @@ pub struct TransportStats {
     /// Records of a peer rejected as malformed: out-of-range indices, lengths or offsets
     /// read from a shared-memory segment (a corrupt or hostile process), each dropped.
     pub malformed: u64,
+    /// Datagrams to destinations the transport could not reach at all, given back to be
+    /// sent another way (shared memory: no channel left for the reader, or its segment
+    /// cannot be opened; the runtime then sends them to the locators the reader's
+    /// participant announced next, UDP). One per destination.
+    pub refused: u64,
 }
 
 /// The live counters (relaxed atomics: they are statistics, not synchronisation).
@@ -38,6 +43,7 @@ pub(crate) struct Counters {
     pub skipped_locators: AtomicU64,
     pub send_errors: AtomicU64,
     pub malformed: AtomicU64,
+    pub refused: AtomicU64,
 }
 
 impl Counters {
@@ -72,6 +78,7 @@ impl Counters {
             skipped_locators: ld(&self.skipped_locators),
             send_errors: ld(&self.send_errors),
             malformed: ld(&self.malformed),
+            refused: ld(&self.refused),
         }
     }
 }

@@ -30,7 +30,8 @@ pub struct ParticipantStatistics {
     /// Of which shared memory (`tachyon_transport::shm`): datagrams published to readers of
     /// other processes of this host (`datagrams_sent`), read from writers' segments
     /// (`datagrams_received`), dropped because a reader's ring or the slots were full
-    /// (`send_drops`), records of a corrupt or hostile segment rejected (`malformed`).
+    /// (`send_drops`), records of a corrupt or hostile segment rejected (`malformed`), datagrams
+    /// to readers it could not reach at all, sent over UDP instead (`refused`).
     pub shm: TransportStats,
     /// The AF_XDP transport (`[xdp]`): datagrams through its rings, those it handed to the
     /// kernel's UDP socket instead, the kernel's drops on its socket, its modes.

@@ -366,6 +366,7 @@ fn a_reader_shared_memory_cannot_reach_gets_its_samples_over_udp() {
         "the other over UDP: {udp:?}"
     );
     assert_eq!(shm.send_drops, 0, "nothing dropped: {shm:?}");
+    assert!(shm.refused >= n, "refused, and sent over UDP: {shm:?}");
 }
 
 /// `[shm]` numbers that give no usable segment refuse the participant, naming the key; a

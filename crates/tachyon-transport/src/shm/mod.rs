@@ -572,6 +572,84 @@ impl ShmTransport {
         self.close_channel(tx, c);
     }
 
+    /// Publishes the first `len` bytes of `buf` to every reader of `dests` (one slot for
+    /// all, or a copy in each ring entry when small) and rings their doorbells; the readers
+    /// it cannot set a channel up for go in `refused`, and `buf` comes back if there are any.
+    fn send_to(
+        &self,
+        buf: TxBuffer,
+        len: usize,
+        dests: &[Locator],
+        refused: &mut Vec<Locator>,
+    ) -> io::Result<Option<TxBuffer>> {
+        let before = refused.len();
+        let data = &buf[..len.min(buf.len())];
+        // Doorbells to ring once the lock is released (each wake is a system call): the
+        // sending thread's list, taken out and put back, so a warm thread allocates nothing.
+        let mut wake = TO_WAKE.with(|w| std::mem::take(&mut *w.borrow_mut()));
+        let mut tx = lock(&self.tx);
+        if map::coarse_now().saturating_sub(tx.last_sweep) >= IDLE_CHECK {
+            self.sweep_channels(&mut tx);
+        }
+        let mut slot = None;
+        for d in dests {
+            let Some((token, port)) = self.parse(d) else {
+                Counters::add(&self.counters.skipped_locators, 1);
+                continue;
+            };
+            let c = match tx.by_dest.get(&(token, port)) {
+                Some(&c) => c,
+                None => match self.connect(&mut tx, token, port) {
+                    Some(c) => c,
+                    None => {
+                        // Out of reach after all: the caller's to send another way.
+                        refused.push(*d);
+                        continue;
+                    }
+                },
+            };
+            let stored = if data.len() <= entry::INLINE {
+                // Into the ring entry itself: no slot.
+                Stored::Inline(data)
+            } else {
+                if slot.is_none() {
+                    let mut got = self.slot_with(&mut tx, data);
+                    if got == Ok(None) {
+                        self.sweep_channels(&mut tx);
+                        got = self.slot_with(&mut tx, data);
+                    }
+                    match got {
+                        Ok(Some(s)) => slot = Some(s),
+                        Ok(None) => {
+                            Counters::add(&self.counters.send_drops, 1);
+                            continue;
+                        }
+                        Err(()) => break,
+                    }
+                }
+                let Some(s) = slot else { continue };
+                // One slot, shared by every reader it is published to.
+                Stored::Slot(s, data.len() as u32)
+            };
+            if !self.push(&mut tx, c, stored) {
+                Counters::add(&self.counters.send_drops, 1);
+                continue;
+            }
+            self.published(&tx, c, port, data.len(), &mut wake);
+        }
+        if let Some(s) = slot {
+            if tx.refs.get(s as usize) == Some(&0) {
+                // Published to nobody: back to the free list.
+                tx.refs[s as usize] = 1;
+                tx.release(&self.own, s);
+            }
+        }
+        drop(tx);
+        ring_doorbells(&mut wake);
+        TO_WAKE.with(|w| *w.borrow_mut() = wake);
+        Ok((refused.len() > before).then_some(buf))
+    }
+
     /// Publishes the datagram `stored` holds on channel `c`; `false` when its ring is full
     /// (or the entry could not be written).
     fn push(&self, tx: &mut Tx, c: u32, stored: Stored<'_>) -> bool {
@@ -1144,12 +1222,11 @@ impl Transport for ShmTransport {
         self.pool.take()
     }
 
-    fn send(&self, buf: TxBuffer, len: usize, dests: &[Locator], priority: i32) -> io::Result<()> {
+    fn send(&self, buf: TxBuffer, len: usize, dests: &[Locator], _priority: i32) -> io::Result<()> {
         let mut refused = Vec::new();
-        self.send_or_refuse(buf, len, dests, priority, &mut refused)?;
-        if !refused.is_empty() {
-            Counters::add(&self.counters.send_drops, refused.len() as u64);
-        }
+        self.send_to(buf, len, dests, &mut refused)?;
+        // Nobody to send them another way: dropped.
+        Counters::add(&self.counters.send_drops, refused.len() as u64);
         Ok(())
     }
 
@@ -1162,71 +1239,9 @@ impl Transport for ShmTransport {
         refused: &mut Vec<Locator>,
     ) -> io::Result<Option<TxBuffer>> {
         let before = refused.len();
-        let data = &buf[..len.min(buf.len())];
-        // Doorbells to ring once the lock is released (each wake is a system call): the
-        // sending thread's list, taken out and put back, so a warm thread allocates nothing.
-        let mut wake = TO_WAKE.with(|w| std::mem::take(&mut *w.borrow_mut()));
-        let mut tx = lock(&self.tx);
-        if map::coarse_now().saturating_sub(tx.last_sweep) >= IDLE_CHECK {
-            self.sweep_channels(&mut tx);
-        }
-        let mut slot = None;
-        for d in dests {
-            let Some((token, port)) = self.parse(d) else {
-                Counters::add(&self.counters.skipped_locators, 1);
-                continue;
-            };
-            let c = match tx.by_dest.get(&(token, port)) {
-                Some(&c) => c,
-                None => match self.connect(&mut tx, token, port) {
-                    Some(c) => c,
-                    None => {
-                        // Out of reach after all: the caller's to send another way.
-                        refused.push(*d);
-                        continue;
-                    }
-                },
-            };
-            let stored = if data.len() <= entry::INLINE {
-                // Into the ring entry itself: no slot.
-                Stored::Inline(data)
-            } else {
-                if slot.is_none() {
-                    let mut got = self.slot_with(&mut tx, data);
-                    if got == Ok(None) {
-                        self.sweep_channels(&mut tx);
-                        got = self.slot_with(&mut tx, data);
-                    }
-                    match got {
-                        Ok(Some(s)) => slot = Some(s),
-                        Ok(None) => {
-                            Counters::add(&self.counters.send_drops, 1);
-                            continue;
-                        }
-                        Err(()) => break,
-                    }
-                }
-                let Some(s) = slot else { continue };
-                // One slot, shared by every reader it is published to.
-                Stored::Slot(s, data.len() as u32)
-            };
-            if !self.push(&mut tx, c, stored) {
-                Counters::add(&self.counters.send_drops, 1);
-                continue;
-            }
-            self.published(&tx, c, port, data.len(), &mut wake);
-        }
-        if let Some(s) = slot {
-            if tx.refs.get(s as usize) == Some(&0) {
-                // Published to nobody: back to the free list.
-                tx.refs[s as usize] = 1;
-                tx.release(&self.own, s);
-            }
-        }
-        drop(tx);
-        ring_doorbells(&mut wake);
-        TO_WAKE.with(|w| *w.borrow_mut() = wake);
-        Ok((refused.len() > before).then_some(buf))
+        let back = self.send_to(buf, len, dests, refused)?;
+        Counters::add(&self.counters.refused, (refused.len() - before) as u64);
+        Ok(back)
     }
 
     fn publishes(&self) -> Option<i32> {

@@ -348,6 +348,7 @@ impl Transports {
             sum.skipped_locators += s.skipped_locators;
             sum.send_errors += s.send_errors;
             sum.malformed += s.malformed;
+            sum.refused += s.refused;
         }
         sum
     }
