@@ -177,8 +177,9 @@ pub trait Transport: Send + Sync + fmt::Debug {
     fn send(&self, buf: TxBuffer, len: usize, dests: &[Locator], priority: i32) -> io::Result<()>;
 
     /// [`send`](Self::send), except that the destinations this transport finds it cannot
-    /// reach at all, though they are of its kind and in its reach (shared memory: a reader's
-    /// segment of another user, no channel left for it), are not dropped: they are put in
+    /// reach at all, though they are of its kind and in its reach (shared memory: no channel
+    /// left for the reader, its table of incoming segments full, its segment not openable),
+    /// are not dropped: they are put in
     /// `refused` and the buffer is given back, so that the caller sends the datagram there
     /// another way (their announced alternates). The default never refuses.
     fn send_or_refuse(

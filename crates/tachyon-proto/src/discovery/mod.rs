@@ -231,8 +231,9 @@ pub(crate) struct Discovery {
 /// A locator a remote participant announced, of the transport discovery chose for it, and
 /// the unicast locators of the next transport both sides have that the same announcement
 /// named (a same-host participant's shared-memory locator, and its UDP ones). A transport
-/// that finds it cannot reach a locator after all (a segment of another user, no channel
-/// left) has the datagram sent there instead, so the pair loses nothing.
+/// that finds it cannot reach a locator after all (shared memory: no channel left in the
+/// writer's segment, the reader's table of incoming segments full, a segment that cannot be
+/// opened) has the datagram sent there instead, so the pair loses nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LocatorAlternates {
     /// Whose locators these are.
@@ -867,7 +868,7 @@ pub(crate) fn usable_pair(
     multicast: &[Locator],
     use_multicast: bool,
 ) -> (Vec<Locator>, Vec<Locator>) {
-    let (u, m, _) = usable_pair_alternates(reach, unicast, multicast, use_multicast);
+    let (u, m, _) = pair(reach, unicast, multicast, use_multicast, false);
     (u, m)
 }
 
@@ -880,6 +881,17 @@ pub(crate) fn usable_pair_alternates(
     multicast: &[Locator],
     use_multicast: bool,
 ) -> (Vec<Locator>, Vec<Locator>, Vec<Locator>) {
+    pair(reach, unicast, multicast, use_multicast, true)
+}
+
+/// [`usable_pair`]'s choice; the alternates only when asked for (empty otherwise).
+fn pair(
+    reach: &[Reach],
+    unicast: &[Locator],
+    multicast: &[Locator],
+    use_multicast: bool,
+    alternates: bool,
+) -> (Vec<Locator>, Vec<Locator>, Vec<Locator>) {
     let (u, rule) = usable_by(reach, unicast, false);
     if u.is_empty() {
         return (u, usable_by(reach, multicast, use_multicast).0, Vec::new());
@@ -888,7 +900,7 @@ pub(crate) fn usable_pair_alternates(
         Some(r) => usable_by(std::slice::from_ref(r), multicast, use_multicast).0,
         None => Vec::new(),
     };
-    let alternates = match reach.get(rule + 1..) {
+    let alternates = match reach.get(rule + 1..).filter(|_| alternates) {
         Some(rest) => usable_by(rest, unicast, false).0,
         None => Vec::new(),
     };
