@@ -337,6 +337,33 @@ def _one_line(rec):
     return "no figures"
 
 
+STALLS_SECONDS = 2.0
+
+
+def measure_stalls(out_dir, scenarios):
+    """The machine's own stalls under busy-polling, before the matrix: `tachyon floor stalls` on
+    each vCPU at once (raw/machine-stalls-cpuN.json), for the scenarios that busy-poll."""
+    tachyon = os.path.join(ROOT, "target/release/tachyon")
+    if not any(s.id in report.STALL_SCENARIOS for s in scenarios) or not os.access(tachyon, os.X_OK):
+        return
+    procs = []
+    for cpu in range(os.cpu_count() or 1):
+        path = os.path.join(out_dir, "raw", f"machine-stalls-cpu{cpu}.json")
+        procs.append(subprocess.Popen(
+            [tachyon, "floor", "stalls", "--cpu", str(cpu), "--duration", str(STALLS_SECONDS),
+             "--warmup", "0.2", "--quiet", "--json", path],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    for p in procs:
+        try:
+            p.wait(timeout=STALLS_SECONDS + 30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    stalls = report.machine_stalls(out_dir)
+    print("machine stalls: " + ("; ".join(f"vCPU {x['cpu']} {x['per_s']:,.0f}/s p50 {x['p50'] / 1e3:.1f} µs"
+                                          for x in stalls) or "not measured"), flush=True)
+
+
 # --- report ----------------------------------------------------------------------------------
 
 def load_records(out_dir):
@@ -358,6 +385,7 @@ def write_report(out_dir, args, plan, skipped, elapsed_s, command, load_start=No
     agg = report.aggregate(load_records(out_dir))
     target_rows = report.targets(scenarios, agg)
     info = report.machine_info(ROOT)
+    info["stalls"] = report.machine_stalls(out_dir)
     options = {"form": "short" if args.short else "long", "reps": args.reps, "command": command,
                "elapsed_s": round(elapsed_s, 1), "load_start": load_start}
     order = [i for name in IMPL_ORDER for i in agg_impls(agg) if i.split("-")[0] == name]
@@ -434,6 +462,7 @@ def main():
     print(f"report folder: {out_dir}", flush=True)
     started, load_start = time.monotonic(), report.load_average()
     try:
+        measure_stalls(out_dir, [s for s, _, _, _ in plan])
         run_matrix(plan, runner, args.reps)
     except KeyboardInterrupt:
         print("interrupted: the report covers the runs done so far", flush=True)

@@ -1,6 +1,8 @@
 """From the run records to summary.json and summary.md: medians over repetitions, ratios of Tachyon
 to each other implementation, the targets, machine information."""
 import datetime
+import glob
+import json
 import os
 import platform
 import statistics
@@ -58,6 +60,8 @@ def run_metrics(record):
         m["variance"] = (lat["stddev"] / 1000) ** 2 if lat.get("stddev") is not None else None
         m["count"] = lat.get("count")
         m["pings_lost"] = lat.get("lost")
+        seconds = (record.get("config") or {}).get("duration_s")
+        m["round_trips_per_s"] = lat["count"] / seconds if lat.get("count") and seconds else None
     bulk = record.get("bulk")
     if bulk:
         m["bulk_samples_per_s"] = bulk.get("samples_per_s")
@@ -380,6 +384,71 @@ def machine_info(root):
             "commit": git("rev-parse", "--short=12", "HEAD") + dirty, "branch": git("rev-parse", "--abbrev-ref", "HEAD")}
 
 
+STALLS_GLOB = "raw/machine-stalls-cpu*.json"
+# The scenarios with busy-polling rows between two vCPUs (their stall shares are printed).
+STALL_SCENARIOS = ("shm", "xdp")
+
+
+def _busy_polls(impl):
+    """Whether implementation `impl` of the harness spins instead of sleeping."""
+    return "busy-poll" in impl or impl == "iceoryx2"
+
+
+def machine_stalls(out_dir):
+    """What `tachyon floor stalls` measured at the start of the run, one record per vCPU:
+    [{"cpu", "per_s", "p50", "p99", "max"}] (ns), sorted by vCPU; [] when not measured."""
+    found = []
+    for path in sorted(glob.glob(os.path.join(out_dir, STALLS_GLOB))):
+        try:
+            with open(path, encoding="utf-8") as f:
+                rec = json.load(f)
+            lat, seconds = rec["latency"], rec["config"]["duration_s"]
+            cpu = int(os.path.basename(path).split("cpu")[1].split(".")[0])
+        except (OSError, ValueError, KeyError, IndexError, TypeError):
+            continue
+        if not seconds:
+            continue
+        found.append({"cpu": cpu, "per_s": lat["count"] / seconds, "p50": lat.get("p50"),
+                      "p99": lat.get("p99"), "max": lat.get("max")})
+    return sorted(found, key=lambda x: x["cpu"])
+
+
+def stalls_line(stalls):
+    """The summary's line on the machine's own stalls (None without them)."""
+    if not stalls:
+        return None
+    each = "; ".join(f"vCPU {x['cpu']} {x['per_s']:,.0f}/s, p50 {_fmt_value('p50', x['p50'])} µs, "
+                     f"max {_fmt_value('max', x['max'])} µs" for x in stalls)
+    return ("- the machine's own stalls (`tachyon floor stalls`: a thread spinning on each vCPU, all at "
+            f"once, at the start; gaps of 2 µs or more): {each}. A busy-polled round trip that meets one "
+            "takes about that long whatever the program: the *stall share* below the busy-polling tables "
+            "says how many of a row's round trips they can reach; where it nears 0.1 %, that row's p99.9 "
+            "lies among the machine's stalls (a faster ping-pong runs more round trips between two "
+            "stalls, so the same stalls reach a smaller share of them)")
+
+
+def stall_shares(scenario, agg, stalls):
+    """For the busy-polling rows of `scenario` on two vCPUs: the share of their round trips that meet a stall
+    of either vCPU (stalls a second of both over round trips a second), as Markdown lines."""
+    if not stalls or scenario.kind != "latency":
+        return []
+    per_s = sum(x["per_s"] for x in stalls)
+    rows = []
+    for case in scenario.cases:
+        if case.placement.active_cpu == case.placement.passive_cpu:
+            continue
+        for impl, cell in sorted(agg.get(case.case_id, {}).items()):
+            if not _busy_polls(impl):
+                continue
+            rate = cell["medians"].get("round_trips_per_s") if cell.get("ok") else None
+            if rate:
+                rows.append(f"{cell['label']} ({case.label}) {100 * per_s / rate:.2f} %")
+    if not rows:
+        return []
+    return [f"- stall share (the machine's {per_s:,.0f} stalls a second over the row's round trips a second): "
+            + "; ".join(rows), ""]
+
+
 # --- Markdown --------------------------------------------------------------------------------
 
 def _fmt_value(key, v):
@@ -490,8 +559,10 @@ def markdown(info, options, scenarios, agg, skipped, unsupported, target_rows, o
            f"- took {elapsed_s / 60:.1f} min; command: `{options['command']}`",
            f"- load average (1 min) at the start {_load(options.get('load_start'))}, at the end "
            f"{_load(info.get('load_end'))}: other work on the machine shows in the figures",
-           "- every process pinned with `taskset`; all traffic inside private network namespaces",
-           ""]
+           "- every process pinned with `taskset`; all traffic inside private network namespaces"]
+    if stalls_line(info.get("stalls")):
+        out.append(stalls_line(info.get("stalls")))
+    out.append("")
     if skipped:
         out.append("Not run:")
         out += [f"- {name}: {why}" for name, why in skipped.items()]
@@ -513,6 +584,8 @@ def markdown(info, options, scenarios, agg, skipped, unsupported, target_rows, o
         lines, notes = scenario_table(s, agg, order, options["reps"])
         all_notes |= notes
         out += lines + [""]
+        if s.id in STALL_SCENARIOS:
+            out += stall_shares(s, agg, info.get("stalls"))
         out += failures(s, agg)
         mismatches = payload_mismatches(s, agg)
         if mismatches:

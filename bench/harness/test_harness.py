@@ -725,6 +725,39 @@ class SameHostTest(unittest.TestCase):
         self.assertAlmostEqual(flat["ratio"], 1.1)
         self.assertEqual(flat["status"], "met")
 
+    def test_the_machines_stalls_are_read_and_give_busy_polling_rows_their_share(self):
+        with tempfile.TemporaryDirectory() as out:
+            os.makedirs(os.path.join(out, "raw"))
+            for cpu, count in ((0, 600), (1, 400)):
+                with open(os.path.join(out, "raw", f"machine-stalls-cpu{cpu}.json"), "w") as f:
+                    json.dump({"latency": {"count": count, "p50": 24_000, "p99": 60_000, "max": 150_000},
+                               "config": {"duration_s": 2.0}}, f)
+            with open(os.path.join(out, "raw", "machine-stalls-cpu2.json"), "w") as f:
+                f.write("not json")
+            stalls = report.machine_stalls(out)
+        self.assertEqual([(x["cpu"], x["per_s"]) for x in stalls], [(0, 300.0), (1, 200.0)])
+        self.assertIn("vCPU 0 300/s, p50 24.0 µs, max 150.0 µs", report.stalls_line(stalls))
+        self.assertIsNone(report.stalls_line([]))
+        ok = {"ok": 1, "errors": [], "approximate": []}
+        agg = {"shm-32-split": {"tachyon-busy-poll": dict(ok, label="Tachyon (busy-poll)",
+                                                          medians={"round_trips_per_s": 400_000}),
+                                "iceoryx2": dict(ok, label="iceoryx2", medians={"round_trips_per_s": 500_000}),
+                                "tachyon": dict(ok, label="Tachyon", medians={"round_trips_per_s": 20_000})},
+               "shm-32-same": {"tachyon": dict(ok, label="Tachyon", medians={"round_trips_per_s": 200_000})}}
+        lines = report.stall_shares(self.scenario(), agg, stalls)
+        self.assertEqual(len(lines), 2)
+        # 500 stalls a second over 400,000 and 500,000 round trips; the blocking rows and the
+        # one-vCPU case have none.
+        self.assertIn("Tachyon (busy-poll) (32 B, two vCPUs) 0.12 %", lines[0])
+        self.assertIn("iceoryx2 (32 B, two vCPUs) 0.10 %", lines[0])
+        self.assertNotIn("Tachyon (32 B", lines[0])
+        self.assertEqual(report.stall_shares(self.scenario(), agg, []), [])
+
+    def test_a_latency_record_gives_its_round_trips_a_second(self):
+        rec = {"harness": {}, "latency": {"count": 1000, "max": 5, "mean": 2},
+               "config": {"duration_s": 4.0}}
+        self.assertEqual(report.run_metrics(rec)["round_trips_per_s"], 250.0)
+
 
 class JoinSummaryTest(unittest.TestCase):
     """bench/join.py's table: medians over the runs that matched, failed runs counted apart,

@@ -106,3 +106,45 @@ fn impossible_sizes_are_refused_with_status_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("65507"));
 }
+
+/// `floor stalls` records the gaps in a spinning thread's clock readings: a process stopped
+/// for 100 ms (SIGSTOP, then SIGCONT) shows one of at least that, and every stall it records
+/// is of 2 µs or more.
+#[test]
+fn stalls_records_the_time_a_spinning_thread_lost_its_cpu() {
+    let probe = tachyon()
+        .args(["floor", "stalls", "--duration", "1.5", "--warmup", "0"])
+        .args(["--quiet", "--json", "-"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("stalls");
+    let pid = probe.id().to_string();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let signal = |s: &str| {
+        let ok = Command::new("kill")
+            .args([s, &pid])
+            .status()
+            .is_ok_and(|st| st.success());
+        assert!(ok, "kill {s} {pid}");
+    };
+    signal("-STOP");
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    signal("-CONT");
+    let r = json(probe.wait_with_output().expect("the probe's output"));
+    assert_eq!(r["implementation"], "machine");
+    assert_eq!(r["role"], "stalls");
+    let l = &r["latency"];
+    assert!(
+        l["max"].as_u64().unwrap() >= 100_000_000,
+        "the 100 ms stop is a stall: {l}"
+    );
+    assert!(l["min"].as_u64().unwrap() >= 2_000, "{l}");
+    let histogram: u64 = r["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b[1].as_u64().unwrap())
+        .sum();
+    assert_eq!(histogram, l["count"].as_u64().unwrap());
+}

@@ -5,11 +5,15 @@
 //! Each datagram carries its sequence number in its first 8 octets (little-endian); the rest
 //! is filler. `--wake blocking` waits in `recv`; `--wake busy-poll` spins on a non-blocking
 //! socket, as a spinning DDS receive thread (or an AF_XDP ring) does.
+//!
+//! `stalls` has no network at all: the machine's own floor under busy-polling, the time it
+//! takes a spinning thread's CPU away (`stalls.rs`).
 
 mod echo;
 mod flood;
 mod ping;
 mod socket;
+mod stalls;
 
 use std::net::SocketAddr;
 
@@ -33,6 +37,10 @@ pub enum FloorMode {
     Sub,
     /// Ping and pong in one process (two threads).
     Intra,
+    /// No network: spin on the clock and record every gap of 2 µs or more, the time the
+    /// machine took the CPU away (ticks, interrupts, the host): a busy-polled round trip that
+    /// meets one takes at least that long, whatever the program.
+    Stalls,
 }
 
 /// How a receiver waits for the next datagram.
@@ -179,6 +187,7 @@ pub fn run(a: &FloorArgs) -> Result<(), Failure> {
             None
         }
         FloorMode::Sub => Some(flood::subscribe(a)?),
+        FloorMode::Stalls => Some(stalls::run(a)?),
         FloorMode::Intra => {
             let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
             let (ea, es) = (a.clone(), std::sync::Arc::clone(&stop));

@@ -103,16 +103,20 @@ fn us(ns: u64) -> String {
 
 /// The one line printed each second.
 pub fn live_line(role: &str, i: &Interval) -> String {
+    let what = match role {
+        "stalls" => "stalls",
+        _ => "round trips",
+    };
     match (i.p50, i.max) {
         (Some(p50), Some(max)) => format!(
-            "{role} {:6.1}s  {:>8} round trips  p50 {:>8} µs  max {:>8} µs",
+            "{role} {:6.1}s  {:>8} {what}  p50 {:>8} µs  max {:>8} µs",
             i.t,
             i.count,
             us(p50),
             us(max)
         ),
-        _ if role == "ping" || role == "intra" => {
-            format!("{role} {:6.1}s  {:>8} round trips", i.t, i.count)
+        _ if role == "ping" || role == "intra" || role == "stalls" => {
+            format!("{role} {:6.1}s  {:>8} {what}", i.t, i.count)
         }
         _ => format!(
             "{role} {:6.1}s  {:>10.0} samples/s  {:>9.1} Mbit/s",
@@ -124,6 +128,9 @@ pub fn live_line(role: &str, i: &Interval) -> String {
 /// The table printed at the end of a run.
 pub fn print_table(r: &RunResult, out: &mut impl Write) -> std::io::Result<()> {
     let c = &r.config;
+    if r.role == "stalls" {
+        return print_stalls(r, out);
+    }
     let history = if c.history == "keep-last" {
         format!("keep-last({})", c.depth)
     } else {
@@ -197,6 +204,23 @@ pub fn print_table(r: &RunResult, out: &mut impl Write) -> std::io::Result<()> {
         writeln!(out, "discovery  {:.2} ms", d as f64 / 1e6)?;
     }
     Ok(())
+}
+
+/// The end of `tachyon floor stalls`: the gaps of 2 µs or more in a spinning thread's clock.
+fn print_stalls(r: &RunResult, out: &mut impl Write) -> std::io::Result<()> {
+    let l = r.latency.clone().unwrap_or_default();
+    writeln!(
+        out,
+        "stalls of a spinning thread (gaps of 2 µs or more in its clock readings, µs)\n  count {}  {:.0} a second  min {}  p50 {}  p90 {}  p99 {}  max {}  lost in all {:.2} % of the time",
+        l.count,
+        l.count as f64 / r.config.duration_s.max(1e-9),
+        us(l.min),
+        us(l.p50),
+        us(l.p90),
+        us(l.p99),
+        us(l.max),
+        l.count as f64 * l.mean as f64 / (r.config.duration_s.max(1e-9) * 1e7),
+    )
 }
 
 /// The end of a run: the table on standard error (so `--json -` keeps standard output clean)
