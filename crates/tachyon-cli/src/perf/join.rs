@@ -100,8 +100,6 @@ pub fn run(a: &PerfArgs) -> Result<(), Failure> {
         .map_or(0.0, |d| d.as_secs_f64());
     println!("{{\"index\": {i}, \"matched_at\": {at:.6}}}");
     let end = started + Duration::from_secs_f64(a.duration);
-    while !stop_requested() && Instant::now() < end {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    super::sleep_until_stopped(end);
     Ok(())
 }

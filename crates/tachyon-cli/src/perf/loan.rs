@@ -237,12 +237,11 @@ fn run_with<F: FixedSample>(a: &PerfArgs) -> Result<Option<RunResult>, Failure> 
                 StatusMask::DATA_AVAILABLE,
             );
         }
+        if listener {
+            super::sleep_until_stopped(end);
+        }
         let mut seqs = Vec::new();
-        while Instant::now() < end && !super::stop_requested() {
-            if listener {
-                std::thread::sleep(Duration::from_millis(20));
-                continue;
-            }
+        while !listener && Instant::now() < end && !super::stop_requested() {
             take_seqs(&ends.reader, &mut seqs)?;
             for &seq in &seqs {
                 send(&ends.writer, seq)?;

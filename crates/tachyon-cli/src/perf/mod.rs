@@ -17,6 +17,7 @@ mod types;
 mod write_take;
 
 use std::fmt;
+use std::time::Instant;
 
 pub use options::PerfArgs;
 use options::{Mode, TypeKind};
@@ -89,6 +90,50 @@ pub(crate) fn stop_requested() -> bool {
         .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
 }
 
+/// The read end of a pipe SIGINT and SIGTERM write a byte to (after raising [`STOP`]), for a
+/// thread that waits for them without waking up to look: a busy-polling ping-pong's vCPUs
+/// are not taken from it every few milliseconds by an idle main thread.
+static STOP_PIPE: std::sync::OnceLock<std::sync::Mutex<std::os::unix::net::UnixStream>> =
+    std::sync::OnceLock::new();
+
+/// Raises [`STOP`] and writes to [`STOP_PIPE`] on SIGINT and SIGTERM.
+fn handle_stop_signals() -> Result<(), Failure> {
+    let stop = STOP.get_or_init(Default::default);
+    let (read, write) = std::os::unix::net::UnixStream::pair()
+        .map_err(|e| Failure::Other(format!("cannot create the signal pipe: {e}")))?;
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let failed =
+            |e: std::io::Error| Failure::Other(format!("cannot handle signal {signal}: {e}"));
+        signal_hook::flag::register(signal, std::sync::Arc::clone(stop)).map_err(failed)?;
+        let write = write.try_clone().map_err(failed)?;
+        signal_hook::low_level::pipe::register(signal, write).map_err(failed)?;
+    }
+    let _ = STOP_PIPE.set(std::sync::Mutex::new(read));
+    Ok(())
+}
+
+/// Sleeps until `end`, or until SIGINT or SIGTERM arrived (at once if one had).
+pub(crate) fn sleep_until_stopped(end: Instant) {
+    use std::io::Read;
+    while !stop_requested() {
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        let Some(Ok(mut pipe)) = STOP_PIPE.get().map(|p| p.lock()) else {
+            std::thread::sleep(left);
+            return;
+        };
+        // A byte: a signal (the flag is raised before it is written); a timeout: `end`.
+        if pipe.set_read_timeout(Some(left)).is_err() {
+            drop(pipe);
+            std::thread::sleep(left);
+            return;
+        }
+        let _ = pipe.read(&mut [0u8; 16]);
+    }
+}
+
 /// Runs `tachyon perf` as the arguments say.
 pub fn run(a: &PerfArgs) -> Result<(), Failure> {
     a.validate().map_err(Failure::Usage)?;
@@ -96,11 +141,7 @@ pub fn run(a: &PerfArgs) -> Result<(), Failure> {
         return storm::run(a);
     }
     if matches!(a.mode, Mode::Pong | Mode::Pub | Mode::Join) {
-        let stop = STOP.get_or_init(Default::default);
-        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-            signal_hook::flag::register(signal, std::sync::Arc::clone(stop))
-                .map_err(|e| Failure::Other(format!("cannot handle signal {signal}: {e}")))?;
-        }
+        handle_stop_signals()?;
     }
     if a.mode == Mode::Join {
         return join::run(a);

@@ -128,9 +128,7 @@ pub fn run<T: PerfSample>(a: &PerfArgs, node: &Node<T>) -> Result<(), Failure> {
         eprintln!("pong: answering pings for {} s", a.warmup + a.duration);
     }
     let end = Instant::now() + Duration::from_secs_f64(a.warmup + a.duration);
-    while Instant::now() < end && !super::stop_requested() {
-        std::thread::sleep(Duration::from_millis(50).min(end - Instant::now().min(end)));
-    }
+    super::sleep_until_stopped(end);
     node.ping_reader.set_listener(None, StatusMask::NONE);
     drop(responder);
     node.check_transport(a).map_err(Failure::Other)?;
