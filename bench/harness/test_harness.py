@@ -752,6 +752,10 @@ class SameHostTest(unittest.TestCase):
         self.assertIn("iceoryx2 (32 B, two vCPUs) 0.10 %", lines[0])
         self.assertNotIn("Tachyon (32 B", lines[0])
         self.assertEqual(report.stall_shares(self.scenario(), agg, []), [])
+        paced = Scenario("xdp", 10, "t", "latency", "n", cases=[
+            Case("xdp", "xdp-bound", "bound", Spec("latency", 32, rate=1000.0), SPLIT)])
+        bound = {"xdp-bound": {"xdp-busy-poll": dict(ok, label="raw", medians={"round_trips_per_s": 1000})}}
+        self.assertEqual(report.stall_shares(paced, bound, stalls), [])
 
     def test_a_latency_record_gives_its_round_trips_a_second(self):
         rec = {"harness": {}, "latency": {"count": 1000, "max": 5, "mean": 2},
