@@ -428,8 +428,9 @@ def stalls_line(stalls):
 
 
 def stall_shares(scenario, agg, stalls):
-    """For the busy-polling rows of `scenario` on two vCPUs, round trips back to back: the share of their round trips that meet a stall
-    of either vCPU (stalls a second of both over round trips a second), as Markdown lines."""
+    """For the busy-polling rows of `scenario` on two vCPUs, round trips back to back: the share
+    of their round trips the stalls of either vCPU can reach (stalls a second of both over round
+    trips a second), as Markdown lines."""
     if not stalls or scenario.kind != "latency":
         return []
     per_s = sum(x["per_s"] for x in stalls)

@@ -39,7 +39,7 @@ pub enum FloorMode {
     Intra,
     /// No network: spin on the clock and record every gap of 2 µs or more, the time the
     /// machine took the CPU away (ticks, interrupts, the host): a busy-polled round trip that
-    /// meets one takes at least that long, whatever the program.
+    /// meets one takes about that long, whatever the program.
     Stalls,
 }
 

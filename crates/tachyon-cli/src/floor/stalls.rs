@@ -3,11 +3,12 @@
 //! One thread, pinned with `--cpu`, reads the monotonic clock in a loop and records every gap
 //! between two readings of [`STALL_NS`] or more: time the CPU was not running it (a timer
 //! tick, an interrupt, a host that ran something else on the vCPU, another thread of the
-//! machine). A busy-polled round trip that meets such a stall on either side takes at least
-//! that long, whatever the program: where the share of round trips that meet one (stalls a
-//! second over round trips a second) passes a percentile, that percentile is the machine's.
-//! The record's `latency` is the distribution of the stalls (its `count` their number);
-//! `bench/run.py` runs one per vCPU, both at once, at the start of every run.
+//! machine). A busy-polled round trip that meets such a stall on either side takes about
+//! that long, whatever the program: where the share of round trips the stalls can reach
+//! (stalls a second over round trips a second) nears a percentile, that percentile lies among
+//! the machine's stalls. The record's `latency` is the distribution of the stalls (its `count`
+//! their number); `bench/run.py` runs one per vCPU, all at once, before a run that has
+//! scenario 9 or 10 in it.
 
 use std::time::{Duration, Instant};
 
